@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs'
+import cors from '@fastify/cors'
+import helmet from '@fastify/helmet'
+import rateLimit from '@fastify/rate-limit'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import { Redis } from 'ioredis'
+import { pino, type Logger } from 'pino'
+import { backoffice } from './backoffice/index.js'
+import { iam } from './iam/index.js'
+import type { Config } from './platform/config.js'
+import { openDatabase, type Database } from './platform/db/database.js'
+import { AppError } from './platform/errors.js'
+import { registerErrorHandling } from './platform/http/error-handler.js'
+import { registerMetrics } from './platform/http/metrics.js'
+import { registerOpenApi } from './platform/http/openapi.js'
+import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
+import { createMailer } from './platform/mail/mailer.js'
+import { createOutboxWorker } from './platform/mail/outbox-worker.js'
+import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
+import { resolveSecrets } from './platform/secrets.js'
+import './platform/types.js'
+import { storefront } from './storefront/index.js'
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+
+export type BuildAppOptions = {
+  config: Config
+  /** An open, migrated database to use (tests); the app then leaves it open on close. */
+  database?: Database
+  /** A pino logger to write to; by default one at `config.logLevel` on stdout. */
+  logger?: Logger
+  /** Start background workers such as the outbox (default true). */
+  startWorkers?: boolean
+}
+
+/** Builds the application without listening: platform first, then the three route groups. */
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] })
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    genReqId: traceIdFor,
+    logController: new LogController({ requestIdLogLabel: 'trace_id' }),
+    bodyLimit: 1024 * 1024,
+    trustProxy: config.trustProxy ? [...config.trustProxy] : false,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  })
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  // Bodies are JSON only: anything else is 415, not a string handed to a handler.
+  app.removeContentTypeParser('text/plain')
+  registerTraceHeader(app)
+  registerErrorHandling(app)
+
+  const ownsDatabase = !options.database
+  const database =
+    options.database ??
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolMax: config.db.poolMax,
+      connectTimeoutMs: config.db.connectTimeoutMs,
+      statementTimeoutMs: config.db.statementTimeoutMs,
+      onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost'),
+    }))
+  if (ownsDatabase) await database.migrate()
+
+  const secrets = await resolveSecrets(config)
+  app.decorate('config', config)
+  app.decorate('database', database)
+  app.decorate('db', database.db)
+  app.decorate('secrets', secrets)
+  app.decorate('info', { name: pkg.name, version: pkg.version, startedAt: new Date() })
+
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger: app.log as Logger })
+  const outbox = createOutboxWorker({ db: database.db, mailer, logger: app.log as Logger, pollMs: config.outboxPollMs })
+  app.decorate('outbox', outbox)
+
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 })
+    : undefined
+  redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
+
+  await app.register(helmet, { global: true })
+  await app.register(rateLimit, {
+    global: false,
+    ...(redis ? { redis, nameSpace: 'boxoffice:rl:' } : {}),
+    // A rate-limit store that is down must not take the API down with it.
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', { headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) } }),
+  })
+  await registerOpenApi(app, pkg.version)
+  registerMetrics(app, { poolStats: database.poolStats, outboxBacklog: () => countEmailsByStatus(database.db) })
+
+  // Storefront API keys must never reach a browser: CORS exists only for the staff groups.
+  const staffCors = async (scope: FastifyInstance) => {
+    if (config.corsOrigins.length > 0) {
+      await scope.register(cors, { origin: [...config.corsOrigins], credentials: false, maxAge: 600 })
+    }
+  }
+  await app.register(storefront, { prefix: '/stf/v1' })
+  await app.register(
+    async (scope) => {
+      await staffCors(scope)
+      await scope.register(iam)
+    },
+    { prefix: '/iam/v1' },
+  )
+  await app.register(
+    async (scope) => {
+      await staffCors(scope)
+      await scope.register(backoffice)
+    },
+    { prefix: '/adm/v1' },
+  )
+
+  app.addHook('onReady', async () => {
+    if (options.startWorkers !== false) outbox.start()
+  })
+  app.addHook('onClose', async () => {
+    await outbox.stop()
+    mailer.close()
+    if (redis) await redis.quit().catch(() => undefined)
+    if (ownsDatabase) await database.close()
+  })
+  return app
+}

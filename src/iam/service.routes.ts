@@ -1,0 +1,45 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ZErrorEnvelope } from '../platform/http/schemas.js'
+
+const ZHealth = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) })
+const ZHealthDown = ZErrorEnvelope.extend({
+  status: z.literal('unavailable'),
+  checks: z.object({ database: z.literal('down') }),
+})
+const ZInfo = z.object({
+  name: z.string(),
+  version: z.string(),
+  started_at: z.iso.datetime(),
+  uptime_seconds: z.number().int(),
+})
+
+/** Health (the readiness probe: one database round trip) and service information. No auth. */
+export const serviceRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/health',
+    { schema: { tags: ['iam'], summary: 'Health check', response: { 200: ZHealth, 503: ZHealthDown } } },
+    async (request, reply) => {
+      try {
+        await app.database.ping()
+        return { status: 'ok' as const, checks: { database: 'ok' as const } }
+      } catch (error) {
+        request.log.warn({ err: error }, 'health check: database down')
+        return reply.code(503).header('retry-after', '1').send({
+          code: 'service_unavailable' as const,
+          message: 'The database cannot be reached',
+          trace_id: request.id,
+          status: 'unavailable' as const,
+          checks: { database: 'down' as const },
+        })
+      }
+    },
+  )
+
+  app.get('/info', { schema: { tags: ['iam'], summary: 'Service information', response: { 200: ZInfo } } }, async () => ({
+    name: app.info.name,
+    version: app.info.version,
+    started_at: app.info.startedAt.toISOString(),
+    uptime_seconds: Math.floor((Date.now() - app.info.startedAt.getTime()) / 1000),
+  }))
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod'
+
+/**
+ * Every setting the process reads, parsed once at boot (API.md section 6).
+ * An empty variable counts as unset, so `SMTP_URL=` in a compose file means "no SMTP".
+ */
+const urlWithScheme = (schemes: string[]) =>
+  z.url().refine((value) => schemes.some((s) => value.startsWith(`${s}://`)), {
+    message: `must be a ${schemes.join(' or ')} URL`,
+  })
+
+const seconds = (fallback: number) => z.coerce.number().int().min(1).max(31_536_000).default(fallback)
+const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
+
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((value) => value === 'true' || value === '1' || value === 'yes')
+
+export const ZEnv = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: urlWithScheme(['postgres', 'postgresql']).optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+    DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    SMTP_URL: urlWithScheme(['smtp', 'smtps']).optional(),
+    MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    ADMIN_EMAIL: z.email().optional(),
+    ADMIN_PASSWORD: z.string().min(8).max(128).optional(),
+    IAM_RESET_URL: urlWithScheme(['http', 'https']).default('http://localhost:3000/reset'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    REDIS_URL: urlWithScheme(['redis', 'rediss']).optional(),
+    CORS_ORIGINS: commaList
+      .pipe(z.array(z.url({ message: 'must list full origins such as https://admin.example.com' })))
+      .optional(),
+    TRUST_PROXY: commaList.optional(),
+    SEED_DEMO: booleanFlag(true),
+    OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    STF_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
+    STF_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
+    STF_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
+    STF_MAGIC_LINK_TTL_SECONDS: seconds(10 * 60),
+    STF_VERIFY_EMAIL_TTL_SECONDS: seconds(48 * 3600),
+    IAM_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
+    IAM_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
+    IAM_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
+  })
+  .superRefine((env, ctx) => {
+    if (env.DATABASE_URL && !env.JWT_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required when DATABASE_URL is set' })
+    }
+    if (Boolean(env.ADMIN_EMAIL) !== Boolean(env.ADMIN_PASSWORD)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [env.ADMIN_EMAIL ? 'ADMIN_PASSWORD' : 'ADMIN_EMAIL'],
+        message: 'ADMIN_EMAIL and ADMIN_PASSWORD are set together',
+      })
+    }
+  })
+
+export type Env = z.input<typeof ZEnv>
+
+export type Config = Readonly<{
+  port: number
+  host: string
+  /** Unset: the embedded PGlite database in `dataDir`. */
+  databaseUrl: string | undefined
+  dataDir: string
+  db: Readonly<{ poolMax: number; connectTimeoutMs: number; statementTimeoutMs: number }>
+  smtpUrl: string | undefined
+  mailFrom: string
+  /** Unset with the embedded database: generated and kept in `dataDir`. */
+  jwtSecret: string | undefined
+  admin: Readonly<{ email: string; password: string }> | undefined
+  iamResetUrl: string
+  logLevel: z.infer<typeof ZEnv>['LOG_LEVEL']
+  redisUrl: string | undefined
+  corsOrigins: readonly string[]
+  trustProxy: readonly string[] | undefined
+  seedDemo: boolean
+  outboxPollMs: number
+  ttl: Readonly<{
+    stfAccess: number
+    stfRefresh: number
+    stfReset: number
+    stfMagicLink: number
+    stfVerifyEmail: number
+    iamAccess: number
+    iamRefresh: number
+    iamReset: number
+  }>
+}>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Parses the environment or throws one ConfigError whose message names each bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([key, value]) => key in ZEnv.shape && value !== undefined && value.trim() !== ''),
+  )
+  const parsed = ZEnv.safeParse(present)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment')
+      const got = name in present ? ` (got ${JSON.stringify(redact(name, present[name]))})` : ''
+      return `${name} ${issue.message}${got}`
+    })
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
+  }
+  const e = parsed.data
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    db: Object.freeze({
+      poolMax: e.DB_POOL_MAX,
+      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    }),
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    jwtSecret: e.JWT_SECRET,
+    admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? Object.freeze({ email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD }) : undefined,
+    iamResetUrl: e.IAM_RESET_URL,
+    logLevel: e.LOG_LEVEL,
+    redisUrl: e.REDIS_URL,
+    corsOrigins: Object.freeze(e.CORS_ORIGINS ?? []),
+    trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
+    seedDemo: e.SEED_DEMO,
+    outboxPollMs: e.OUTBOX_POLL_MS,
+    ttl: Object.freeze({
+      stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,
+      stfRefresh: e.STF_REFRESH_TOKEN_TTL_SECONDS,
+      stfReset: e.STF_RESET_TOKEN_TTL_SECONDS,
+      stfMagicLink: e.STF_MAGIC_LINK_TTL_SECONDS,
+      stfVerifyEmail: e.STF_VERIFY_EMAIL_TTL_SECONDS,
+      iamAccess: e.IAM_ACCESS_TOKEN_TTL_SECONDS,
+      iamRefresh: e.IAM_REFRESH_TOKEN_TTL_SECONDS,
+      iamReset: e.IAM_RESET_TOKEN_TTL_SECONDS,
+    }),
+  })
+}
+
+/** The names of every variable the process reads; the compose test checks against it. */
+export const KNOWN_ENV = Object.freeze(Object.keys(ZEnv.shape))
+
+const SECRET = /SECRET|PASSWORD/
+function redact(name: string, value: string | undefined) {
+  if (value === undefined) return value
+  if (SECRET.test(name)) return '***'
+  // Credentials inside URLs stay out of logs too.
+  return value.replace(/\/\/[^@/]*@/, '//***@')
+}

@@ -1,0 +1,128 @@
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PGlite } from '@electric-sql/pglite'
+import { sql } from 'drizzle-orm'
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
+import pg from 'pg'
+import * as schema from './schema.js'
+
+export type Schema = typeof schema
+
+/** Both drivers answer raw queries with `{ rows }`. */
+type RowsOf<T> = { rows: (T extends Record<string, unknown> ? T : Record<string, unknown>)[] }
+export interface RowsResultHKT extends PgQueryResultHKT {
+  readonly type: RowsOf<this['row']>
+}
+
+/** A database handle or a transaction: repositories accept either. */
+export type Db = PgDatabase<RowsResultHKT, Schema>
+
+export type PoolStats = { total: number; idle: number; waiting: number }
+
+export type Database = {
+  db: Db
+  driver: 'pg' | 'pglite'
+  /** One round trip; throws when the database cannot be reached. */
+  ping(): Promise<void>
+  migrate(): Promise<void>
+  poolStats(): PoolStats
+  close(): Promise<void>
+}
+
+export type OpenDatabaseOptions = {
+  /** A postgres:// URL; without it the embedded PGlite is used. */
+  url?: string | undefined
+  /** Where PGlite keeps its files; `null` keeps it in memory (tests). */
+  dataDir?: string | null
+  poolMax?: number
+  connectTimeoutMs?: number
+  statementTimeoutMs?: number
+  onPoolError?: (error: Error) => void
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', import.meta.url))
+
+// Any constant works: it only has to be the same for every process of this application.
+const MIGRATION_LOCK_ID = 7_344_021
+
+const casing = 'snake_case' as const
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir ?? null)
+}
+
+function openPostgres(url: string, options: OpenDatabaseOptions): Database {
+  const statementTimeout = options.statementTimeoutMs ?? 5000
+  const poolConfig: pg.PoolConfig = {
+    connectionString: url,
+    max: options.poolMax ?? 10,
+    // A database that does not answer yields a fast 503 instead of a hanging request.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 2000,
+    statement_timeout: statementTimeout,
+    query_timeout: statementTimeout + 1000,
+    lock_timeout: Math.min(3000, statementTimeout),
+    idle_in_transaction_session_timeout: statementTimeout * 2,
+    application_name: 'boxoffice',
+  }
+  const pool = new pg.Pool(poolConfig)
+  // An idle client whose server went away emits here; unhandled, it would end the process.
+  pool.on('error', (error) => options.onPoolError?.(error))
+  const db = drizzlePg(pool, { schema, casing }) as unknown as Db
+  return {
+    db,
+    driver: 'pg',
+    ping: async () => {
+      await pool.query('select 1')
+    },
+    migrate: async () => {
+      // Several replicas may start at once: one migrates while the others wait.
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: poolConfig.connectionTimeoutMillis })
+      await client.connect()
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
+        await migratePg(drizzlePg(client, { casing }), { migrationsFolder: MIGRATIONS_FOLDER })
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined)
+        await client.end()
+      }
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => pool.end(),
+  }
+}
+
+async function openPglite(dataDir: string | null): Promise<Database> {
+  let location: string | undefined
+  if (dataDir !== null) {
+    location = path.resolve(dataDir, 'pglite')
+    await mkdir(location, { recursive: true })
+  }
+  const client = await PGlite.create(location)
+  const db = drizzlePglite(client, { schema, casing }) as unknown as Db
+  return {
+    db,
+    driver: 'pglite',
+    ping: async () => {
+      await client.query('select 1')
+    },
+    migrate: async () => {
+      await migratePglite(drizzlePglite(client, { casing }), { migrationsFolder: MIGRATIONS_FOLDER })
+    },
+    // One connection, shared: nothing to pool.
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    close: () => client.close(),
+  }
+}
+
+/** Tables of the application schema, for tests and tools that reset a database. */
+export async function listTables(db: Db): Promise<string[]> {
+  const result = await db.execute<{ tablename: string }>(
+    sql`select tablename from pg_tables where schemaname = 'public' order by tablename`,
+  )
+  return result.rows.map((row) => row.tablename)
+}

@@ -1,0 +1,69 @@
+/**
+ * The error catalogue: the only place that lists error codes and their statuses
+ * (API.md section 2). Every failure a client sees is one of these, in one envelope:
+ * `{ code, message, trace_id }`, plus `details` for validation failures.
+ */
+export const ERRORS = {
+  validation_error: { status: 400, message: 'The request is not valid' },
+  invalid_json: { status: 400, message: 'The request body is not valid JSON' },
+  /** `X-Affiliate-Code` names no active affiliate of the authenticated seller. */
+  invalid_affiliate: { status: 400, message: 'The affiliate code is not valid for this seller' },
+  /** Basic or Bearer credentials missing, malformed, wrong, revoked or expired. */
+  unauthorized: { status: 401, message: 'Authentication is required' },
+  /** Login with a wrong username or password: one answer for both. */
+  invalid_credentials: { status: 401, message: 'The email or password is incorrect' },
+  /** Refresh, reset, magic-link, verify-email or customer token unknown, used, revoked or expired. */
+  invalid_token: { status: 401, message: 'The token is invalid or has expired' },
+  forbidden: { status: 403, message: 'You do not have permission to do this' },
+  /** Also the answer for another tenant's object, so that its existence is never revealed. */
+  not_found: { status: 404, message: 'The resource was not found' },
+  email_taken: { status: 409, message: 'This email is already in use' },
+  already_exists: { status: 409, message: 'A resource with this name or code already exists' },
+  insufficient_inventory: { status: 409, message: 'Not enough tickets left' },
+  idempotency_conflict: {
+    status: 409,
+    message: 'This Idempotency-Key was already used with a different request',
+  },
+  basket_expired: { status: 410, message: 'The basket hold has expired' },
+  payload_too_large: { status: 413, message: 'The request body is too large' },
+  unsupported_media_type: { status: 415, message: 'The request body must be application/json' },
+  coupon_invalid: { status: 422, message: 'This coupon does not exist or is not valid now' },
+  coupon_not_applicable: { status: 422, message: 'This coupon does not apply to this basket' },
+  coupon_exhausted: { status: 422, message: 'This coupon has reached its usage limit' },
+  unsupported_payment_method: { status: 422, message: 'This payment method is not supported' },
+  basket_empty: { status: 422, message: 'The basket has no items' },
+  rate_limited: { status: 429, message: 'Too many requests, retry later' },
+  internal_error: { status: 500, message: 'An unexpected error occurred' },
+  /** The database cannot be reached or did not answer in time; the process recovers by itself. */
+  service_unavailable: { status: 503, message: 'The service is temporarily unavailable' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+export type ErrorDetail = { path: string; message: string }
+
+export type AppErrorOptions = {
+  message?: string
+  details?: ErrorDetail[]
+  headers?: Record<string, string>
+  cause?: unknown
+}
+
+/** A failure with a stable code. Services throw it; the error handler renders it. */
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly details: ErrorDetail[] | undefined
+  readonly headers: Record<string, string>
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    super(options.message ?? ERRORS[code].message, { cause: options.cause })
+    this.name = 'AppError'
+    this.code = code
+    this.status = ERRORS[code].status
+    this.details = options.details
+    this.headers = options.headers ?? {}
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError

@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { ERRORS, type ErrorCode } from '../errors.js'
+
+const codes = Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]]
+
+/** The error envelope, for the OpenAPI document. */
+export const ZErrorEnvelope = z
+  .object({
+    code: z.enum(codes),
+    message: z.string(),
+    trace_id: z.string(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Error' })
+
+export const ZUuid = z.uuid()
+
+/** `page` (1-based) and `limit` (1..100, default 20), as every list takes them. */
+export const ZPageQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+})
+export type TPageQuery = z.infer<typeof ZPageQuery>
+
+export const ZPageMeta = z.object({
+  count: z.number().int(),
+  limit: z.number().int(),
+  page: z.number().int(),
+  total: z.number().int(),
+}).meta({ id: 'PaginationMeta' })
+
+export const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: ZPageMeta })
+
+export function pageMeta(query: TPageQuery, count: number, total: number) {
+  return { count, limit: query.limit, page: query.page, total }
+}

@@ -1,0 +1,79 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '../db/database.js'
+import { outboxEmails } from './outbox.table.js'
+
+export type OutboxEmail = typeof outboxEmails.$inferSelect
+
+export type EmailMessage = {
+  /** What the email is for, e.g. `stf.verify_email`: for logs and metrics. */
+  kind: string
+  to: string
+  subject: string
+  text: string
+  html?: string
+}
+
+/** Queues an email. Pass the transaction of the change that causes it. */
+export async function enqueueEmail(db: Db, message: EmailMessage): Promise<void> {
+  await db.insert(outboxEmails).values({
+    kind: message.kind,
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html ?? null,
+  })
+}
+
+/**
+ * Leases up to `limit` due emails to this worker for `leaseSeconds`. One statement, so no
+ * transaction stays open while the SMTP server is talked to; SKIP LOCKED lets several
+ * processes claim disjoint rows, and a crashed worker's lease simply runs out.
+ */
+export async function claimDueEmails(db: Db, limit: number, leaseSeconds: number): Promise<OutboxEmail[]> {
+  const result = await db.execute<Record<string, unknown>>(sql`
+    update ${outboxEmails}
+       set locked_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
+     where id in (
+       select id from ${outboxEmails}
+        where status = 'pending' and next_attempt_at <= now()
+          and (locked_until is null or locked_until < now())
+        order by next_attempt_at
+        limit ${limit}
+        for update skip locked)
+    returning id, kind, "to", subject, text, html, attempts`)
+  return result.rows as OutboxEmail[]
+}
+
+/** Marks an email sent and forgets its body, which may hold a single-use link. */
+export async function markEmailSent(db: Db, id: string): Promise<void> {
+  await db
+    .update(outboxEmails)
+    .set({ status: 'sent', sentAt: sql`now()`, lockedUntil: null, text: '', html: null, lastError: null })
+    .where(eq(outboxEmails.id, id))
+}
+
+export async function markEmailFailed(db: Db, id: string, error: string, retryInMs: number | null): Promise<void> {
+  await db
+    .update(outboxEmails)
+    .set(
+      retryInMs === null
+        ? { status: 'dead', lockedUntil: null, lastError: error }
+        : {
+            lockedUntil: null,
+            lastError: error,
+            nextAttemptAt: sql`now() + make_interval(secs => ${retryInMs / 1000})`,
+          },
+    )
+    .where(and(eq(outboxEmails.id, id), eq(outboxEmails.status, 'pending')))
+}
+
+export async function countEmailsByStatus(db: Db): Promise<Record<string, number>> {
+  const rows = await db
+    .select({ status: outboxEmails.status, count: sql<number>`count(*)::int` })
+    .from(outboxEmails)
+    .where(sql`${outboxEmails.status} <> 'sent'`)
+    .groupBy(outboxEmails.status)
+  const counts: Record<string, number> = { pending: 0, dead: 0 }
+  for (const row of rows) counts[row.status] = Number(row.count)
+  return counts
+}

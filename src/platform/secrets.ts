@@ -1,0 +1,36 @@
+import { hkdfSync, randomBytes } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Config } from './config.js'
+
+export type Secrets = Readonly<{
+  /** Signs staff and customer access tokens (HS256). */
+  jwt: string
+  /** Keys the HMAC under which API keys and opaque tokens are stored. */
+  tokenHmac: Buffer
+}>
+
+/**
+ * One root secret, `JWT_SECRET`, from which each use derives its own key (HKDF), so a key
+ * leaked from one use does not open another. With the embedded database and no
+ * `JWT_SECRET`, the root is generated once and kept in the data folder.
+ */
+export async function resolveSecrets(config: Config): Promise<Secrets> {
+  const root = config.jwtSecret ?? (await embeddedSecret(config.dataDir))
+  const derive = (label: string) => Buffer.from(hkdfSync('sha256', root, 'boxoffice', label, 32))
+  return Object.freeze({ jwt: derive('jwt').toString('base64url'), tokenHmac: derive('token-hmac') })
+}
+
+async function embeddedSecret(dataDir: string): Promise<string> {
+  const file = path.resolve(dataDir, 'jwt-secret')
+  try {
+    const existing = (await readFile(file, 'utf8')).trim()
+    if (existing.length >= 32) return existing
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  await mkdir(dataDir, { recursive: true })
+  const secret = randomBytes(48).toString('base64url')
+  await writeFile(file, `${secret}\n`, { mode: 0o600 })
+  return secret
+}

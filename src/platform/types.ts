@@ -1,0 +1,15 @@
+import type { Config } from './config.js'
+import type { Database, Db } from './db/database.js'
+import type { OutboxWorker } from './mail/outbox-worker.js'
+import type { Secrets } from './secrets.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    database: Database
+    db: Db
+    secrets: Secrets
+    info: { name: string; version: string; startedAt: Date }
+    outbox: OutboxWorker
+  }
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import pg from 'pg'
+import { inject } from 'vitest'
+import { listTables, openDatabase, type Database } from '../../src/platform/db/database.js'
+
+let shared: Promise<Database> | undefined
+
+/**
+ * This worker's database: an in-memory PGlite, or with `TEST_DATABASE_URL` a database of
+ * its own created on that server. Migrated once, shared by the worker's test files.
+ */
+export function testDatabase(): Promise<Database> {
+  shared ??= open()
+  return shared
+}
+
+export const usesPostgres = () => Boolean(process.env.TEST_DATABASE_URL)
+
+async function open(): Promise<Database> {
+  const url = process.env.TEST_DATABASE_URL
+  const database = url ? await openDatabase({ url: await createScratchDatabase(url), poolMax: 10 }) : await openDatabase({ dataDir: null })
+  await database.migrate()
+  return database
+}
+
+/** Creates a uniquely named, empty database on the server of `url`; answers its URL. */
+export async function createScratchDatabase(url: string): Promise<string> {
+  const name = `bo_test_${inject('runId')}_${process.pid}_${randomBytes(3).toString('hex')}`
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`create database "${name}"`)
+  } finally {
+    await client.end()
+  }
+  const scratch = new URL(url)
+  scratch.pathname = `/${name}`
+  return scratch.toString()
+}
+
+/** Empties every application table; reference data is restored by the app's start-up. */
+export async function resetDatabase(database: Database): Promise<void> {
+  const tables = await listTables(database.db)
+  if (tables.length === 0) return
+  await database.db.execute(sql.raw(`truncate ${tables.map((t) => `"${t}"`).join(', ')} restart identity cascade`))
+}

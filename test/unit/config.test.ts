@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../../src/platform/config.js'
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: './data',
+      smtpUrl: undefined,
+      mailFrom: 'no-reply@localhost',
+      iamResetUrl: 'http://localhost:3000/reset',
+      logLevel: 'info',
+      corsOrigins: [],
+      trustProxy: undefined,
+      seedDemo: true,
+    })
+    expect(config.ttl).toEqual({
+      stfAccess: 900,
+      stfRefresh: 2_592_000,
+      stfReset: 1800,
+      stfMagicLink: 600,
+      stfVerifyEmail: 172_800,
+      iamAccess: 900,
+      iamRefresh: 2_592_000,
+      iamReset: 1800,
+    })
+    expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  it('names the variable and the value in one line when a value is bad', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrowError(ConfigError)
+    try {
+      loadConfig({ PORT: 'abc' })
+    } catch (error) {
+      expect((error as Error).message).toMatch(/^Invalid configuration: PORT .*"abc"/)
+      expect((error as Error).message).not.toContain('\n')
+    }
+  })
+
+  it('requires JWT_SECRET with DATABASE_URL', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/x' })).toThrowError(/JWT_SECRET is required/)
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: 'x'.repeat(32) }).databaseUrl).toBe(
+      'postgres://localhost/x',
+    )
+  })
+
+  it('refuses a short JWT_SECRET without echoing it', () => {
+    expect(() => loadConfig({ JWT_SECRET: 'short-secret' })).toThrowError(/JWT_SECRET .*"\*\*\*"/)
+    expect(() => loadConfig({ JWT_SECRET: 'short-secret' })).not.toThrowError(/short-secret/)
+  })
+
+  it('refuses URLs of the wrong scheme and hides their credentials', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://u:pw@localhost/x', JWT_SECRET: 'x'.repeat(32) })).toThrowError(
+      /DATABASE_URL must be a postgres or postgresql URL \(got "mysql:\/\/\*\*\*@localhost\/x"\)/,
+    )
+    expect(() => loadConfig({ SMTP_URL: 'http://mail' })).toThrowError(/SMTP_URL/)
+    expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrowError(/REDIS_URL/)
+  })
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ SMTP_URL: '', DATABASE_URL: '  ', PORT: '' })).toMatchObject({ smtpUrl: undefined, databaseUrl: undefined, port: 3000 })
+  })
+
+  it('parses lists, flags and the admin pair', () => {
+    const config = loadConfig({
+      CORS_ORIGINS: 'https://a.example, https://b.example',
+      TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
+      SEED_DEMO: 'false',
+      ADMIN_EMAIL: 'admin@example.com',
+      ADMIN_PASSWORD: 'a-long-password',
+    })
+    expect(config.corsOrigins).toEqual(['https://a.example', 'https://b.example'])
+    expect(config.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1'])
+    expect(config.seedDemo).toBe(false)
+    expect(config.admin).toEqual({ email: 'admin@example.com', password: 'a-long-password' })
+    expect(() => loadConfig({ ADMIN_EMAIL: 'admin@example.com' })).toThrowError(/ADMIN_PASSWORD/)
+    expect(() => loadConfig({ CORS_ORIGINS: 'not an origin' })).toThrowError(/CORS_ORIGINS/)
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrowError(/LOG_LEVEL/)
+  })
+})
