@@ -119,6 +119,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     { prefix: '/adm/v1' },
   )
 
+  // Once closing, answers end their keep-alive connection, so a drain takes as long as the
+  // slowest request in flight instead of the keep-alive timeout.
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
   app.addHook('onReady', async () => {
     if (options.startWorkers !== false) outbox.start()
   })

@@ -1,0 +1,98 @@
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { openDatabase, type Database } from '../../src/platform/db/database.js'
+import { testConfig } from '../build-app.js'
+import { resetDatabase, testDatabase, usesPostgres } from '../support/database.js'
+import { freePort } from '../support/smtp-sink.js'
+import { TcpProxy } from '../support/tcp-proxy.js'
+
+let database: Database
+
+beforeAll(async () => {
+  database = await testDatabase()
+  await resetDatabase(database)
+  await database.db.execute(sql`create table if not exists lock_probe (id int primary key, capacity int not null, sold int not null)`)
+})
+afterAll(async () => {
+  await database.db.execute(sql`drop table if exists lock_probe`)
+})
+
+describe(`transactions and row locks (${usesPostgres() ? 'PostgreSQL' : 'PGlite'})`, () => {
+  it('sells exactly the capacity when 200 concurrent transactions compete for 50 seats', async () => {
+    await database.db.execute(sql`insert into lock_probe values (1, 50, 0)`)
+    const attempts = Array.from({ length: 200 }, () =>
+      database.db.transaction(async (tx) => {
+        const { rows } = await tx.execute<{ capacity: number; sold: number }>(sql`select capacity, sold from lock_probe where id = 1 for update`)
+        const row = rows[0]!
+        if (row.sold + 1 > row.capacity) return false
+        await tx.execute(sql`update lock_probe set sold = sold + 1 where id = 1`)
+        return true
+      }),
+    )
+    const results = await Promise.all(attempts)
+    expect(results.filter(Boolean)).toHaveLength(50)
+    const { rows } = await database.db.execute<{ sold: number }>(sql`select sold from lock_probe where id = 1`)
+    expect(rows[0]?.sold).toBe(50)
+  })
+
+  it('rolls back every statement of a failed transaction', async () => {
+    await database.db.execute(sql`insert into lock_probe values (2, 10, 0)`)
+    await expect(
+      database.db.transaction(async (tx) => {
+        await tx.execute(sql`update lock_probe set sold = 5 where id = 2`)
+        throw new Error('abort')
+      }),
+    ).rejects.toThrow('abort')
+    const { rows } = await database.db.execute<{ sold: number }>(sql`select sold from lock_probe where id = 2`)
+    expect(rows[0]?.sold).toBe(0)
+  })
+})
+
+describe('a database that cannot be reached', () => {
+  it('answers health with 503 quickly instead of hanging', async () => {
+    const port = await freePort()
+    const unreachable = await openDatabase({ url: `postgres://postgres@127.0.0.1:${port}/none`, connectTimeoutMs: 500 })
+    const app = await buildApp({ config: testConfig(), database: unreachable, startWorkers: false })
+    try {
+      const started = Date.now()
+      const res = await app.inject({ method: 'GET', url: '/iam/v1/health' })
+      expect(res.statusCode).toBe(503)
+      expect(res.json()).toMatchObject({ code: 'service_unavailable', status: 'unavailable', checks: { database: 'down' } })
+      expect(Date.now() - started).toBeLessThan(3000)
+    } finally {
+      await app.close()
+      await unreachable.close()
+    }
+  })
+})
+
+describe.skipIf(!usesPostgres())('PostgreSQL going away and coming back', () => {
+  it('answers 503 while it is down and recovers by itself, without a restart', async () => {
+    const target = new URL(process.env.TEST_DATABASE_URL!)
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432))
+    const viaProxy = new URL(target)
+    viaProxy.port = String(proxy.port)
+    const proxied = await openDatabase({ url: viaProxy.toString(), connectTimeoutMs: 500, statementTimeoutMs: 1000 })
+    const app = await buildApp({ config: testConfig(), database: proxied, startWorkers: false })
+    try {
+      expect((await app.inject({ method: 'GET', url: '/iam/v1/health' })).statusCode).toBe(200)
+      await proxy.down()
+      const started = Date.now()
+      const down = await Promise.all(Array.from({ length: 5 }, () => app.inject({ method: 'GET', url: '/iam/v1/health' })))
+      expect(down.map((r) => r.statusCode)).toEqual([503, 503, 503, 503, 503])
+      expect(Date.now() - started).toBeLessThan(3000)
+      await proxy.up()
+      let recovered = false
+      for (let i = 0; i < 50 && !recovered; i++) {
+        recovered = (await app.inject({ method: 'GET', url: '/iam/v1/health' })).statusCode === 200
+        if (!recovered) await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(recovered).toBe(true)
+    } finally {
+      await app.close()
+      await proxied.close()
+      await proxy.down()
+    }
+  })
+})

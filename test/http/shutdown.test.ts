@@ -1,0 +1,78 @@
+import { connect } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp } from '../build-app.js'
+import { resetDatabase, testDatabase } from '../support/database.js'
+import { startServerProcess, type ServerProcess } from '../support/server-process.js'
+
+/** Sends a request over a raw socket in two parts, so it can be left in flight. */
+function rawRequest(port: number, head: string) {
+  const socket = connect(port, '127.0.0.1')
+  let response = ''
+  socket.on('data', (d) => (response += d.toString()))
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(response)))
+  socket.on('error', () => undefined)
+  socket.write(head)
+  return { socket, closed }
+}
+
+describe('graceful shutdown of the server process', () => {
+  let server: ServerProcess
+  beforeAll(async () => {
+    server = await startServerProcess()
+  }, 90_000)
+  afterAll(async () => {
+    await server?.stop('SIGKILL')
+  })
+
+  it('serves health, then on SIGTERM finishes the request in flight, refuses new ones and exits 0', async () => {
+    const health = await fetch(`${server.baseUrl}/iam/v1/health`)
+    expect(health.status).toBe(200)
+    expect(health.headers.get('x-trace-id')).toBeTruthy()
+
+    const body = JSON.stringify({ username: 'someone@example.com', password: 'not-a-real-one' })
+    const inFlight = rawRequest(
+      server.port,
+      `POST /iam/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    )
+    await new Promise((r) => setTimeout(r, 200))
+    server.child.kill('SIGTERM')
+    await new Promise((r) => setTimeout(r, 300))
+
+    // The listener is closed: a new connection is refused or answered 503.
+    const late = await fetch(`${server.baseUrl}/iam/v1/health`).then((r) => r.status, () => 'refused')
+    expect([503, 'refused']).toContain(late)
+
+    inFlight.socket.end(body.slice(10))
+    const response = await inFlight.closed
+    expect(response).toMatch(/^HTTP\/1\.1 \d{3}/)
+    expect(response).not.toMatch(/^HTTP\/1\.1 5\d\d/)
+    expect(response).toContain('x-trace-id')
+
+    expect(await server.exited).toBe(0)
+    expect(server.output()).toContain('shutting down')
+  }, 30_000)
+})
+
+describe('closing the app', () => {
+  let app: FastifyInstance
+  beforeAll(async () => {
+    await resetDatabase(await testDatabase())
+    app = await buildTestApp({
+      extend: (a) =>
+        a.get('/slow', async () => {
+          await new Promise((r) => setTimeout(r, 300))
+          return { done: true }
+        }),
+    })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+  })
+
+  it('drains a request in flight before it closes', async () => {
+    const address = app.server.address() as { port: number }
+    const pending = fetch(`http://127.0.0.1:${address.port}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }))
+    await new Promise((r) => setTimeout(r, 50))
+    await app.close()
+    expect(await pending).toEqual({ status: 200, body: { done: true } })
+  })
+})

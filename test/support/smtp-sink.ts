@@ -1,0 +1,78 @@
+import { createServer, type AddressInfo } from 'node:net'
+import { SMTPServer } from 'smtp-server'
+
+export type ReceivedMail = { from: string; to: string[]; raw: string }
+
+/** A real SMTP server on 127.0.0.1 that keeps what it receives. It can be stopped and restarted on the same port. */
+export class SmtpSink {
+  readonly received: ReceivedMail[] = []
+  private server: SMTPServer | undefined
+  port = 0
+
+  static async start(): Promise<SmtpSink> {
+    const sink = new SmtpSink()
+    sink.port = await freePort()
+    await sink.listen()
+    return sink
+  }
+
+  get url() {
+    return `smtp://127.0.0.1:${this.port}`
+  }
+
+  async listen(): Promise<void> {
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = []
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+        stream.on('end', () => {
+          this.received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          })
+          callback()
+        })
+      },
+    })
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(this.port, '127.0.0.1', () => resolve())
+    })
+    this.server = server
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server
+    this.server = undefined
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+
+  /** Mails to `address`, decoded enough to read links (quoted-printable soft breaks removed). */
+  to(address: string): string[] {
+    return this.received
+      .filter((m) => m.to.includes(address))
+      .map((m) => m.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Polls `check` until it is true or `timeoutMs` passes; bounded, for asynchronous effects. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000, stepMs = 25): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check()) return
+    await new Promise((resolve) => setTimeout(resolve, stepMs))
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`)
+}

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { KNOWN_ENV } from '../../src/platform/config.js'
+
+// No Docker engine runs here, so the compose file and the Dockerfile are checked by reading.
+type Service = {
+  build?: unknown
+  image?: string
+  environment?: Record<string, string>
+  depends_on?: Record<string, { condition: string }>
+  healthcheck?: { test: string[] | string }
+  ports?: string[]
+}
+const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, Service>; volumes?: Record<string, unknown> }
+
+describe('docker-compose.yml', () => {
+  it('runs the app, PostgreSQL and a mail catcher, each with a healthcheck', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['app', 'mailpit', 'postgres'])
+    for (const [name, service] of Object.entries(compose.services)) {
+      expect(service.healthcheck?.test, name).toBeTruthy()
+    }
+    expect(compose.services.postgres?.image).toMatch(/^postgres:15/)
+    expect(compose.services.mailpit?.image).toMatch(/^axllent\/mailpit:/)
+    expect(compose.volumes).toHaveProperty('pgdata')
+  })
+
+  it('starts the app only once the database and the mail catcher are healthy', () => {
+    const app = compose.services.app!
+    expect(app.build).toBeTruthy()
+    expect(app.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, mailpit: { condition: 'service_healthy' } })
+  })
+
+  it('gives the app only variables the configuration knows, pointing at the other services', () => {
+    const env = compose.services.app!.environment!
+    for (const name of Object.keys(env)) expect(KNOWN_ENV, name).toContain(name)
+    expect(env.DATABASE_URL).toMatch(/^postgres:\/\/[^@]+@postgres:5432\//)
+    expect(env.SMTP_URL).toBe('smtp://mailpit:1025')
+    expect(env.JWT_SECRET).toMatch(/^\$\{JWT_SECRET:\?/)
+    expect(env.HOST).toBe('0.0.0.0')
+  })
+
+  it('publishes ports on the loopback interface only', () => {
+    for (const service of Object.values(compose.services)) {
+      for (const port of service.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/)
+    }
+  })
+})
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync('Dockerfile', 'utf8')
+  it('builds in one stage and runs production dependencies as a non-root user in another', () => {
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2)
+    expect(dockerfile).toMatch(/npm ci --omit=dev/)
+    expect(dockerfile).toMatch(/^USER node$/m)
+    expect(dockerfile).toMatch(/COPY migrations/)
+    expect(dockerfile).toMatch(/HEALTHCHECK .*\n.*\/iam\/v1\/health/)
+  })
+})
+
+describe('.env.example', () => {
+  it('documents every variable the configuration reads', () => {
+    const example = readFileSync('.env.example', 'utf8')
+    for (const name of KNOWN_ENV) expect(example, name).toMatch(new RegExp(`^#? ?${name}=`, 'm'))
+  })
+})
