@@ -20,6 +20,7 @@ import { createOutboxWorker } from './platform/mail/outbox-worker.js'
 import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
 import { resolveSecrets } from './platform/secrets.js'
 import './platform/types.js'
+import { createSellerAuthenticator } from './domain/sellers/seller-authenticator.js'
 import { storefront } from './storefront/index.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
@@ -75,6 +76,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.decorate('db', database.db)
   app.decorate('secrets', secrets)
   app.decorate('info', { name: pkg.name, version: pkg.version, startedAt: new Date() })
+
+  const sellerAuth = createSellerAuthenticator({
+    database,
+    tokenHmac: secrets.tokenHmac,
+    onError: (error) => app.log.warn({ err: error }, 'could not record API key use'),
+  })
+  await sellerAuth.start()
+  app.decorate('sellerAuth', sellerAuth)
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger: app.log as Logger })
   const outbox = createOutboxWorker({ db: database.db, mailer, logger: app.log as Logger, pollMs: config.outboxPollMs })
@@ -133,6 +142,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   })
   app.addHook('onClose', async () => {
     await outbox.stop()
+    await sellerAuth.stop()
     mailer.close()
     if (redis) await redis.quit().catch(() => undefined)
     if (ownsDatabase) await database.close()

@@ -64,6 +64,11 @@ export class AppError extends Error {
     this.details = options.details
     this.headers = options.headers ?? {}
   }
+
+  /** For libraries that read the status of an error they pass along (e.g. @fastify/basic-auth). */
+  get statusCode(): number {
+    return this.status
+  }
 }
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError

@@ -1,3 +1,4 @@
+import type { SellerAuthenticator } from '../domain/sellers/seller-authenticator.js'
 import type { Config } from './config.js'
 import type { Database, Db } from './db/database.js'
 import type { OutboxWorker } from './mail/outbox-worker.js'
@@ -11,5 +12,7 @@ declare module 'fastify' {
     secrets: Secrets
     info: { name: string; version: string; startedAt: Date }
     outbox: OutboxWorker
+    /** Verifies storefront credentials, with a cache every process keeps coherent. */
+    sellerAuth: SellerAuthenticator
   }
 }

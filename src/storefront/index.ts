@@ -1,4 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { registerSellerAuth } from './seller-auth.js'
+import { sellerRoutes } from './seller.routes.js'
 
 /** `/stf/v1`: partner storefronts, HTTP Basic on every call. */
-export const storefront: FastifyPluginAsyncZod = async () => {}
+export const storefront: FastifyPluginAsyncZod = async (app) => {
+  await registerSellerAuth(app)
+  await app.register(sellerRoutes)
+}

@@ -24,9 +24,20 @@ export type Db = PgDatabase<RowsResultHKT, Schema>
 
 export type PoolStats = { total: number; idle: number; waiting: number }
 
+export type Subscriber = {
+  /** A notification on the channel, with its payload. */
+  message(payload: string): void
+  /** Notifications may have been missed (the listening connection dropped): forget derived state. */
+  reset(): void
+}
+
 export type Database = {
   db: Db
   driver: 'pg' | 'pglite'
+  /** LISTEN on a channel; answers a function that stops listening. */
+  subscribe(channel: string, subscriber: Subscriber): Promise<() => Promise<void>>
+  /** False while the listening connection is down: caches must not be trusted then. */
+  listening(): boolean
   /** One round trip; throws when the database cannot be reached. */
   ping(): Promise<void>
   migrate(): Promise<void>
@@ -73,9 +84,12 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   // An idle client whose server went away emits here; unhandled, it would end the process.
   pool.on('error', (error) => options.onPoolError?.(error))
   const db = drizzlePg(pool, { schema, casing }) as unknown as Db
+  const listener = new PgListener(url, poolConfig.connectionTimeoutMillis ?? 2000, options.onPoolError)
   return {
     db,
     driver: 'pg',
+    subscribe: (channel, subscriber) => listener.subscribe(channel, subscriber),
+    listening: () => listener.live,
     ping: async () => {
       await pool.query('select 1')
     },
@@ -92,7 +106,106 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => pool.end(),
+    close: async () => {
+      await listener.close()
+      await pool.end()
+    },
+  }
+}
+
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/
+
+/**
+ * One dedicated connection for LISTEN, outside the pool. When it drops, subscribers are told
+ * to reset (they may have missed notifications) and it reconnects with backoff.
+ */
+class PgListener {
+  private client: pg.Client | undefined
+  private connecting: Promise<void> | undefined
+  private readonly subscribers = new Map<string, Set<Subscriber>>()
+  private closed = false
+  private retryMs = 250
+  live = false
+
+  constructor(
+    private readonly url: string,
+    private readonly connectTimeoutMs: number,
+    private readonly onError?: (error: Error) => void,
+  ) {}
+
+  async subscribe(channel: string, subscriber: Subscriber): Promise<() => Promise<void>> {
+    if (!CHANNEL.test(channel)) throw new Error(`invalid channel name ${channel}`)
+    let set = this.subscribers.get(channel)
+    if (!set) {
+      set = new Set()
+      this.subscribers.set(channel, set)
+      if (this.live) await this.client?.query(`listen ${channel}`).catch(() => undefined)
+    }
+    set.add(subscriber)
+    // A database that is down at start must not stop the app: it is retried in the background.
+    await this.connect().catch(() => undefined)
+    return async () => {
+      set.delete(subscriber)
+    }
+  }
+
+  private connect(): Promise<void> {
+    if (this.closed || this.live) return Promise.resolve()
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = undefined
+    })
+    return this.connecting
+  }
+
+  private async open() {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.connectTimeoutMs, keepAlive: true })
+    client.on('notification', (n) => {
+      for (const s of this.subscribers.get(n.channel) ?? []) s.message(n.payload ?? '')
+    })
+    client.on('error', (error) => {
+      this.onError?.(error)
+      this.dropped(client)
+    })
+    client.on('end', () => this.dropped(client))
+    try {
+      await client.connect()
+      for (const channel of this.subscribers.keys()) await client.query(`listen ${channel}`)
+    } catch (error) {
+      client.end().catch(() => undefined)
+      this.scheduleReconnect()
+      throw error
+    }
+    if (this.closed) {
+      await client.end()
+      return
+    }
+    this.client = client
+    this.live = true
+    this.retryMs = 250
+  }
+
+  private dropped(client: pg.Client) {
+    if (this.client !== client) return
+    this.client = undefined
+    this.live = false
+    for (const set of this.subscribers.values()) for (const s of set) s.reset()
+    client.end().catch(() => undefined)
+    this.scheduleReconnect()
+  }
+
+  private scheduleReconnect() {
+    if (this.closed) return
+    const delay = this.retryMs
+    this.retryMs = Math.min(this.retryMs * 2, 5000)
+    setTimeout(() => void this.connect().catch(() => undefined), delay).unref()
+  }
+
+  async close() {
+    this.closed = true
+    this.live = false
+    const client = this.client
+    this.client = undefined
+    await client?.end().catch(() => undefined)
   }
 }
 
@@ -107,6 +220,12 @@ async function openPglite(dataDir: string | null): Promise<Database> {
   return {
     db,
     driver: 'pglite',
+    subscribe: async (channel, subscriber) => {
+      const unlisten = await client.listen(channel, (payload) => subscriber.message(payload))
+      return unlisten
+    },
+    // One process, one connection: a notification cannot be missed.
+    listening: () => true,
     ping: async () => {
       await client.query('select 1')
     },

@@ -2,3 +2,10 @@
 // this barrel is what drizzle, drizzle-kit and the relational query API see.
 export * from '../mail/outbox.table.js'
 export * from '../../domain/audit/audit-log.table.js'
+export * from '../../domain/sellers/sellers.table.js'
+export * from '../../domain/sellers/api-keys.table.js'
+export * from '../../domain/sellers/affiliates.table.js'
+export * from '../../domain/catalog/events.table.js'
+export * from '../../domain/catalog/inventories.table.js'
+export * from '../../domain/coupons/coupons.table.js'
+export * from '../../domain/baskets/baskets.table.js'

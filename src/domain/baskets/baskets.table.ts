@@ -1,0 +1,52 @@
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid, check } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import { inventories } from '../catalog/inventories.table.js'
+import { coupons } from '../coupons/coupons.table.js'
+import { affiliates } from '../sellers/affiliates.table.js'
+import { sellers } from '../sellers/sellers.table.js'
+
+export const BASKET_STATUSES = ['open', 'checked_out', 'expired'] as const
+
+/**
+ * A basket holds its tickets until `expires_at`; an open basket whose `expires_at` has passed
+ * holds nothing, whatever its stored status.
+ */
+export const baskets = pgTable(
+  'baskets',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sellerId: uuid()
+      .notNull()
+      .references(() => sellers.id, { onDelete: 'cascade' }),
+    /** Set when created under `X-Affiliate-Code`; then only that code addresses the basket. */
+    affiliateId: uuid().references(() => affiliates.id),
+    customerId: uuid(),
+    status: text({ enum: BASKET_STATUSES }).notNull().default('open'),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    couponId: uuid().references(() => coupons.id),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('baskets_seller_idx').on(t.sellerId, t.createdAt)],
+)
+
+export const basketItems = pgTable(
+  'basket_items',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    basketId: uuid()
+      .notNull()
+      .references(() => baskets.id, { onDelete: 'cascade' }),
+    inventoryId: uuid()
+      .notNull()
+      .references(() => inventories.id),
+    quantity: integer().notNull(),
+    couponId: uuid().references(() => coupons.id),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('basket_items_basket_inventory_key').on(t.basketId, t.inventoryId),
+    index('basket_items_inventory_idx').on(t.inventoryId),
+    check('basket_items_quantity_check', sql`${t.quantity} between 1 and 20`),
+  ],
+)

@@ -1,0 +1,27 @@
+import { and, eq, gt, inArray, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { basketItems, baskets } from './baskets.table.js'
+
+/**
+ * Tickets held by open, unexpired baskets, per inventory. The one definition of "held":
+ * available = capacity - sold - held. To decide on it safely, lock the inventory rows first.
+ */
+export async function heldQuantities(db: Db, inventoryIds: readonly string[], exceptBasketId?: string): Promise<Map<string, number>> {
+  const held = new Map<string, number>()
+  if (inventoryIds.length === 0) return held
+  const rows = await db
+    .select({ inventoryId: basketItems.inventoryId, held: sql<number>`coalesce(sum(${basketItems.quantity}), 0)::int` })
+    .from(basketItems)
+    .innerJoin(baskets, eq(baskets.id, basketItems.basketId))
+    .where(
+      and(
+        inArray(basketItems.inventoryId, [...inventoryIds]),
+        eq(baskets.status, 'open'),
+        gt(baskets.expiresAt, sql`now()`),
+        exceptBasketId ? sql`${baskets.id} <> ${exceptBasketId}` : undefined,
+      ),
+    )
+    .groupBy(basketItems.inventoryId)
+  for (const row of rows) held.set(row.inventoryId, Number(row.held))
+  return held
+}

@@ -1,0 +1,38 @@
+import { sql } from 'drizzle-orm'
+import { check, date, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { sellers } from '../sellers/sellers.table.js'
+import { events } from './events.table.js'
+
+export type InventoryVariant = { name: string; description: string; type: string }
+
+/**
+ * One kind of ticket on one date of an event. `sold` counts confirmed tickets; holds of
+ * open baskets are counted from the baskets. available = capacity - sold - held.
+ */
+export const inventories = pgTable(
+  'inventories',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    /** Denormalised from the event, so every query can be scoped to the tenant directly. */
+    sellerId: uuid()
+      .notNull()
+      .references(() => sellers.id, { onDelete: 'cascade' }),
+    eventId: uuid()
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    date: date({ mode: 'string' }).notNull(),
+    name: text().notNull(),
+    price: integer().notNull(),
+    capacity: integer().notNull(),
+    sold: integer().notNull().default(0),
+    variants: jsonb().$type<InventoryVariant[]>().notNull().default([]),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('inventories_event_date_idx').on(t.eventId, t.date),
+    index('inventories_seller_idx').on(t.sellerId),
+    check('inventories_price_check', sql`${t.price} >= 0`),
+    check('inventories_sold_check', sql`${t.sold} >= 0 and ${t.sold} <= ${t.capacity}`),
+  ],
+)

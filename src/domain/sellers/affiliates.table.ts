@@ -1,0 +1,39 @@
+import { sql } from 'drizzle-orm'
+import { boolean, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { events } from '../catalog/events.table.js'
+import { sellers } from './sellers.table.js'
+
+/**
+ * An affiliate sells a seller's events under its code (`X-Affiliate-Code`). Without rows in
+ * `affiliate_events` it may sell every event of the seller.
+ */
+export const affiliates = pgTable(
+  'affiliates',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sellerId: uuid()
+      .notNull()
+      .references(() => sellers.id, { onDelete: 'cascade' }),
+    code: text().notNull(),
+    name: text().notNull(),
+    active: boolean().notNull().default(true),
+    /** False: only the events listed in `affiliate_events`. */
+    allEvents: boolean().notNull().default(true),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('affiliates_seller_code_key').on(t.sellerId, sql`lower(${t.code})`)],
+)
+
+export const affiliateEvents = pgTable(
+  'affiliate_events',
+  {
+    affiliateId: uuid()
+      .notNull()
+      .references(() => affiliates.id, { onDelete: 'cascade' }),
+    eventId: uuid()
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.affiliateId, t.eventId] })],
+)

@@ -1,0 +1,33 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { apiKeys } from './api-keys.table.js'
+import { sellers } from './sellers.table.js'
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect
+
+export const insertApiKey = async (db: Db, values: typeof apiKeys.$inferInsert) => (await db.insert(apiKeys).values(values).returning())[0]!
+
+export const listApiKeys = (db: Db, sellerId: string) =>
+  db.select().from(apiKeys).where(eq(apiKeys.sellerId, sellerId)).orderBy(desc(apiKeys.createdAt))
+
+/** Revokes a key of this seller; answers it, or nothing when the seller has no such key. */
+export const revokeApiKeyRow = async (db: Db, sellerId: string, keyId: string) =>
+  (
+    await db
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.sellerId, sellerId)))
+      .returning()
+  )[0]
+
+/** The live key with this hash and its active seller, or nothing. */
+export const findActiveKeyByHash = async (db: Db, keyHash: string) =>
+  (
+    await db
+      .select({ keyId: apiKeys.id, seller: sellers })
+      .from(apiKeys)
+      .innerJoin(sellers, eq(sellers.id, apiKeys.sellerId))
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), eq(sellers.status, 'active')))
+  )[0]
+
+export const touchApiKey = (db: Db, keyId: string) => db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, keyId))

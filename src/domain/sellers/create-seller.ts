@@ -1,0 +1,23 @@
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { Db } from '../../platform/db/database.js'
+import { issueApiKey } from './issue-api-key.js'
+import { settingsColumns, type SellerSettings } from './seller-settings.js'
+import { insertSeller, type SellerRow } from './sellers.repo.js'
+
+export type CreateSellerOptions = {
+  name: string
+  storefrontUrl: string
+  settings?: Partial<SellerSettings>
+  tokenHmac: Buffer
+  actor: AuditActor
+}
+
+/** Creates a seller with its first API key, answered in clear this once. */
+export const createSeller = (db: Db, { name, storefrontUrl, settings, tokenHmac, actor }: CreateSellerOptions) =>
+  db.transaction(async (tx): Promise<{ seller: SellerRow; apiKey: string; apiKeyId: string }> => {
+    const seller = await insertSeller(tx, { name, storefrontUrl: storefrontUrl.replace(/\/+$/, ''), ...settingsColumns(settings) })
+    const { key, apiKey } = await issueApiKey(tx, { sellerId: seller.id, name: 'default', tokenHmac })
+    await recordAudit(tx, actor, { action: 'adm.seller.created', target: { type: 'seller', id: seller.id }, sellerId: seller.id })
+    await recordAudit(tx, actor, { action: 'adm.api_key.created', target: { type: 'api_key', id: key.id }, sellerId: seller.id })
+    return { seller, apiKey, apiKeyId: key.id }
+  })

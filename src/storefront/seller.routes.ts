@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { ZErrorEnvelope } from '../platform/http/schemas.js'
+
+const ZSellerProfile = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    storefront_url: z.string(),
+    settings: z.object({
+      basket_ttl_seconds: z.number().int(),
+      max_installments: z.number().int(),
+      interest_free_installments: z.number().int(),
+      monthly_rate: z.number(),
+      min_installment_amount: z.number().int(),
+    }),
+    affiliate: z.object({ code: z.string(), name: z.string() }).nullable(),
+  })
+  .meta({ id: 'SellerProfile' })
+
+/** Who the credentials belong to: lets an integrator check its keys and affiliate code. */
+export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/seller',
+    {
+      schema: {
+        tags: ['storefront'],
+        summary: 'The seller (and affiliate) these credentials act for',
+        security: [{ sellerBasic: [] }],
+        response: { 200: ZSellerProfile, 400: ZErrorEnvelope, 401: ZErrorEnvelope },
+      },
+    },
+    async (request) => ({
+      id: request.seller.id,
+      name: request.seller.name,
+      storefront_url: request.seller.storefrontUrl,
+      settings: request.seller.settings,
+      affiliate: request.affiliate ? { code: request.affiliate.code, name: request.affiliate.name } : null,
+    }),
+  )
+}

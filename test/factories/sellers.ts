@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { affiliateEvents, affiliates } from '../../src/domain/sellers/affiliates.table.js'
+import { createSeller } from '../../src/domain/sellers/create-seller.js'
+import type { SellerSettings } from '../../src/domain/sellers/seller-settings.js'
+import type { SellerRow } from '../../src/domain/sellers/sellers.repo.js'
+
+export type TestSeller = {
+  seller: SellerRow
+  apiKey: string
+  apiKeyId: string
+  /** Headers of a storefront call with this seller's Basic credentials. */
+  auth: { authorization: string }
+}
+
+export const basicAuth = (sellerId: string, apiKey: string) => ({
+  authorization: `Basic ${Buffer.from(`${sellerId}:${apiKey}`).toString('base64')}`,
+})
+
+/** A seller with its first API key, through the same service the back office uses. */
+export async function createTestSeller(
+  app: FastifyInstance,
+  overrides: { name?: string; storefrontUrl?: string; settings?: Partial<SellerSettings> } = {},
+): Promise<TestSeller> {
+  const suffix = randomBytes(3).toString('hex')
+  const { seller, apiKey, apiKeyId } = await createSeller(app.db, {
+    name: overrides.name ?? `Seller ${suffix}`,
+    storefrontUrl: overrides.storefrontUrl ?? `https://shop-${suffix}.example.com`,
+    ...(overrides.settings ? { settings: overrides.settings } : {}),
+    tokenHmac: app.secrets.tokenHmac,
+    actor: { type: 'system' },
+  })
+  return { seller, apiKey, apiKeyId, auth: basicAuth(seller.id, apiKey) }
+}
+
+export async function createTestAffiliate(
+  app: FastifyInstance,
+  sellerId: string,
+  overrides: { code?: string; name?: string; active?: boolean; eventIds?: string[] } = {},
+) {
+  const [affiliate] = await app.db
+    .insert(affiliates)
+    .values({
+      sellerId,
+      code: overrides.code ?? `AFF${randomBytes(3).toString('hex').toUpperCase()}`,
+      name: overrides.name ?? 'Affiliate',
+      active: overrides.active ?? true,
+      allEvents: !overrides.eventIds,
+    })
+    .returning()
+  if (overrides.eventIds?.length) {
+    await app.db.insert(affiliateEvents).values(overrides.eventIds.map((eventId) => ({ affiliateId: affiliate!.id, eventId })))
+  }
+  return affiliate!
+}

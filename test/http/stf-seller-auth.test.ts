@@ -1,0 +1,172 @@
+import { eq } from 'drizzle-orm'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { apiKeys } from '../../src/domain/sellers/api-keys.table.js'
+import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
+import { issueApiKey } from '../../src/domain/sellers/issue-api-key.js'
+import { revokeApiKey } from '../../src/domain/sellers/revoke-api-key.js'
+import { announceSellerChange } from '../../src/domain/sellers/seller-changes.js'
+import { sellers } from '../../src/domain/sellers/sellers.table.js'
+import { openDatabase } from '../../src/platform/db/database.js'
+import { testConfig, useTestApp } from '../build-app.js'
+import { basicAuth, createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { usesPostgres } from '../support/database.js'
+import { eventually } from '../support/smtp-sink.js'
+
+const ctx = useTestApp()
+let a: TestSeller
+let b: TestSeller
+
+beforeAll(async () => {
+  a = await createTestSeller(ctx.app, { name: 'Seller A' })
+  b = await createTestSeller(ctx.app, { name: 'Seller B' })
+})
+
+const whoami = (headers: Record<string, string>, app: FastifyInstance = ctx.app) => app.inject({ method: 'GET', url: '/stf/v1/seller', headers })
+
+const expectUnauthorized = (res: Awaited<ReturnType<typeof whoami>>) => {
+  expect(res.statusCode).toBe(401)
+  expect(res.headers['www-authenticate']).toBe('Basic realm="stf"')
+  expect(res.json()).toMatchObject({ code: 'unauthorized', trace_id: res.headers['x-trace-id'] })
+}
+
+describe('storefront seller resolution', () => {
+  it('resolves the seller from its Basic credentials', async () => {
+    const res = await whoami(a.auth)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({
+      id: a.seller.id,
+      name: 'Seller A',
+      storefront_url: a.seller.storefrontUrl,
+      settings: { basket_ttl_seconds: 900, max_installments: 12, interest_free_installments: 1, monthly_rate: 0.0299, min_installment_amount: 500 },
+      affiliate: null,
+    })
+  })
+
+  it('issues keys as sk_ plus at least 32 random bytes and stores only a hash', async () => {
+    expect(a.apiKey).toMatch(/^sk_[A-Za-z0-9_-]{43,}$/)
+    const rows = await ctx.app.db.select().from(apiKeys).where(eq(apiKeys.sellerId, a.seller.id))
+    expect(rows).toHaveLength(1)
+    expect(JSON.stringify(rows)).not.toContain(a.apiKey)
+    expect(rows[0]!.prefix).toBe(a.apiKey.slice(0, 7))
+  })
+
+  it('refuses missing, malformed and wrong credentials with 401 and a Basic challenge', async () => {
+    expectUnauthorized(await whoami({}))
+    expectUnauthorized(await whoami({ authorization: 'Bearer abc' }))
+    expectUnauthorized(await whoami({ authorization: 'Basic !!!notbase64' }))
+    expectUnauthorized(await whoami(basicAuth(a.seller.id, `${a.apiKey}x`)))
+    expectUnauthorized(await whoami(basicAuth(a.seller.id, '')))
+    expectUnauthorized(await whoami(basicAuth('not-a-uuid', a.apiKey)))
+  })
+
+  it("refuses one seller's key presented with another seller's id", async () => {
+    expectUnauthorized(await whoami(basicAuth(b.seller.id, a.apiKey)))
+    // Also once the key is cached from a correct use.
+    expect((await whoami(a.auth)).statusCode).toBe(200)
+    expectUnauthorized(await whoami(basicAuth(b.seller.id, a.apiKey)))
+  })
+
+  it('accepts several keys per seller and refuses a revoked one on the very next request', async () => {
+    const { apiKey, key } = await issueApiKey(ctx.app.db, { sellerId: a.seller.id, tokenHmac: ctx.app.secrets.tokenHmac })
+    const second = basicAuth(a.seller.id, apiKey)
+    expect((await whoami(second)).statusCode).toBe(200)
+    await revokeApiKey(ctx.app.db, { sellerId: a.seller.id, keyId: key.id, actor: { type: 'system' } })
+    expectUnauthorized(await whoami(second))
+    expect((await whoami(a.auth)).statusCode).toBe(200)
+  })
+
+  it("cannot revoke another seller's key", async () => {
+    await expect(revokeApiKey(ctx.app.db, { sellerId: b.seller.id, keyId: a.apiKeyId, actor: { type: 'system' } })).rejects.toMatchObject({
+      code: 'not_found',
+    })
+    expect((await whoami(a.auth)).statusCode).toBe(200)
+  })
+
+  it('refuses a disabled seller at once and accepts it again when enabled', async () => {
+    const c = await createTestSeller(ctx.app)
+    expect((await whoami(c.auth)).statusCode).toBe(200)
+    const setStatus = (status: 'active' | 'disabled') =>
+      ctx.app.db.transaction(async (tx) => {
+        await tx.update(sellers).set({ status }).where(eq(sellers.id, c.seller.id))
+        await announceSellerChange(tx, c.seller.id)
+      })
+    await setStatus('disabled')
+    expectUnauthorized(await whoami(c.auth))
+    await setStatus('active')
+    expect((await whoami(c.auth)).statusCode).toBe(200)
+  })
+
+  it('records when a key was last used', async () => {
+    const c = await createTestSeller(ctx.app)
+    await whoami(c.auth)
+    await eventually(async () => {
+      const [row] = await ctx.app.db.select().from(apiKeys).where(eq(apiKeys.id, c.apiKeyId))
+      return row?.lastUsedAt instanceof Date
+    })
+  })
+})
+
+describe('X-Affiliate-Code', () => {
+  it('attributes the call to an active affiliate of the seller, case-insensitively', async () => {
+    await createTestAffiliate(ctx.app, a.seller.id, { code: 'PARTNER1', name: 'Partner One' })
+    for (const code of ['PARTNER1', 'partner1']) {
+      const res = await whoami({ ...a.auth, 'x-affiliate-code': code })
+      expect(res.statusCode).toBe(200)
+      expect(res.json().affiliate).toEqual({ code: 'PARTNER1', name: 'Partner One' })
+    }
+  })
+
+  it("answers 400 invalid_affiliate for an unknown, inactive or another seller's code", async () => {
+    await createTestAffiliate(ctx.app, a.seller.id, { code: 'SLEEPY', active: false })
+    await createTestAffiliate(ctx.app, b.seller.id, { code: 'BONLY' })
+    for (const code of ['NOPE', 'SLEEPY', 'BONLY', '', 'x'.repeat(65)]) {
+      const res = await whoami({ ...a.auth, 'x-affiliate-code': code })
+      expect(res.statusCode, code).toBe(400)
+      expect(res.json().code).toBe('invalid_affiliate')
+    }
+  })
+
+  it('stops accepting an affiliate as soon as it is deactivated', async () => {
+    const affiliate = await createTestAffiliate(ctx.app, a.seller.id, { code: 'SHORTLIVED' })
+    expect((await whoami({ ...a.auth, 'x-affiliate-code': 'SHORTLIVED' })).statusCode).toBe(200)
+    await ctx.app.db.transaction(async (tx) => {
+      await tx.update(affiliates).set({ active: false }).where(eq(affiliates.id, affiliate.id))
+      await announceSellerChange(tx, a.seller.id)
+    })
+    expect((await whoami({ ...a.auth, 'x-affiliate-code': 'SHORTLIVED' })).json().code).toBe('invalid_affiliate')
+  })
+
+  it('checks credentials before the affiliate code', async () => {
+    expectUnauthorized(await whoami({ 'x-affiliate-code': 'PARTNER1' }))
+  })
+})
+
+describe.skipIf(!usesPostgres())('a second process on the same PostgreSQL', () => {
+  let other: FastifyInstance
+  let otherClose: () => Promise<void>
+  beforeAll(async () => {
+    // Its own pool and its own listening connection, as a separate replica would have.
+    const url = (await ctx.app.db.execute<{ db: string }>(await import('drizzle-orm').then(({ sql }) => sql`select current_database() as db`))).rows[0]!.db
+    const base = new URL(process.env.TEST_DATABASE_URL!)
+    base.pathname = `/${url}`
+    const database = await openDatabase({ url: base.toString() })
+    other = await buildApp({ config: testConfig(), database, startWorkers: false })
+    otherClose = async () => {
+      await other.close()
+      await database.close()
+    }
+  })
+  afterAll(() => otherClose?.())
+
+  it('refuses a key revoked through the first on its next request', async () => {
+    const c = await createTestSeller(ctx.app)
+    expect((await whoami(c.auth, other)).statusCode).toBe(200)
+    expect((await whoami(c.auth, other)).statusCode).toBe(200)
+    await revokeApiKey(ctx.app.db, { sellerId: c.seller.id, keyId: c.apiKeyId, actor: { type: 'system' } })
+    // The notice is delivered at commit; allow its few milliseconds of transit, no more.
+    await new Promise((r) => setTimeout(r, 50))
+    expectUnauthorized(await whoami(c.auth, other))
+  })
+})
