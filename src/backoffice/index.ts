@@ -1,4 +1,17 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { affiliateRoutes } from './affiliates.routes.js'
+import { apiKeyRoutes } from './api-keys.routes.js'
+import { couponRoutes } from './coupons.routes.js'
+import { eventRoutes } from './events.routes.js'
+import { inventoryRoutes } from './inventories.routes.js'
+import { sellerRoutes } from './sellers.routes.js'
 
 /** `/adm/v1`: the back office, staff Bearer tokens checked against permissions. */
-export const backoffice: FastifyPluginAsyncZod = async () => {}
+export const backoffice: FastifyPluginAsyncZod = async (app) => {
+  await app.register(sellerRoutes)
+  await app.register(apiKeyRoutes)
+  await app.register(affiliateRoutes)
+  await app.register(eventRoutes)
+  await app.register(inventoryRoutes)
+  await app.register(couponRoutes)
+}

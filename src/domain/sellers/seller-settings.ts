@@ -1,3 +1,4 @@
+import type { ErrorDetail } from '../../platform/errors.js'
 import type { SellerRow } from './sellers.repo.js'
 
 /** What a seller may tune: basket holds and installment plans. */
@@ -8,6 +9,27 @@ export type SellerSettings = {
   monthly_rate: number
   min_installment_amount: number
 }
+
+/** A new seller's settings (API.md 3.4), also the column defaults. */
+export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
+  basket_ttl_seconds: 900,
+  max_installments: 12,
+  interest_free_installments: 1,
+  monthly_rate: 0.0299,
+  min_installment_amount: 500,
+})
+
+/**
+ * The range of each setting. A hold shorter than a minute cannot be paid for, one longer than
+ * a day keeps tickets from everyone else; Brazilian card plans stop at 24 installments.
+ */
+export const SETTINGS_BOUNDS = Object.freeze({
+  basket_ttl_seconds: { min: 60, max: 86_400, int: true },
+  max_installments: { min: 1, max: 24, int: true },
+  interest_free_installments: { min: 1, max: 24, int: true },
+  monthly_rate: { min: 0, max: 1, int: false },
+  min_installment_amount: { min: 1, max: 100_000_000, int: true },
+} satisfies Record<keyof SellerSettings, { min: number; max: number; int: boolean }>)
 
 export const settingsOf = (seller: SellerRow): SellerSettings => ({
   basket_ttl_seconds: seller.basketTtlSeconds,
@@ -24,4 +46,28 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.interest_free_installments !== undefined ? { interestFreeInstallments: settings.interest_free_installments } : {}),
   ...(settings?.monthly_rate !== undefined ? { monthlyRate: settings.monthly_rate } : {}),
   ...(settings?.min_installment_amount !== undefined ? { minInstallmentAmount: settings.min_installment_amount } : {}),
+})
+
+/**
+ * What is wrong with a complete set of settings (each within its bounds, and no more
+ * interest-free installments than installments), as validation details under `settings.`.
+ */
+export function settingsProblems(settings: SellerSettings): ErrorDetail[] {
+  const problems: ErrorDetail[] = []
+  for (const [name, bounds] of Object.entries(SETTINGS_BOUNDS) as [keyof SellerSettings, (typeof SETTINGS_BOUNDS)[keyof SellerSettings]][]) {
+    const value = settings[name]
+    if (!Number.isFinite(value) || (bounds.int && !Number.isInteger(value)) || value < bounds.min || value > bounds.max) {
+      problems.push({ path: `settings.${name}`, message: `must be ${bounds.int ? 'an integer' : 'a number'} from ${bounds.min} to ${bounds.max}` })
+    }
+  }
+  if (settings.interest_free_installments > settings.max_installments) {
+    problems.push({ path: 'settings.interest_free_installments', message: 'must not exceed max_installments' })
+  }
+  return problems
+}
+
+/** `base` with the settings given in `patch` (undefined leaves a setting as it is). */
+export const mergeSettings = (base: SellerSettings, patch: Partial<SellerSettings> | undefined): SellerSettings => ({
+  ...base,
+  ...Object.fromEntries(Object.entries(patch ?? {}).filter(([, value]) => value !== undefined)),
 })

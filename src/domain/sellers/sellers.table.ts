@@ -1,4 +1,5 @@
 import { doublePrecision, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { DEFAULT_SETTINGS } from './seller-settings.js'
 
 export const SELLER_STATUSES = ['active', 'disabled'] as const
 
@@ -9,11 +10,11 @@ export const sellers = pgTable('sellers', {
   /** Base of the links in customer emails: `{storefront_url}/verify-email?token=...`. */
   storefrontUrl: text().notNull(),
   status: text({ enum: SELLER_STATUSES }).notNull().default('active'),
-  basketTtlSeconds: integer().notNull().default(900),
-  maxInstallments: integer().notNull().default(12),
-  interestFreeInstallments: integer().notNull().default(1),
-  monthlyRate: doublePrecision().notNull().default(0.0299),
-  minInstallmentAmount: integer().notNull().default(500),
+  basketTtlSeconds: integer().notNull().default(DEFAULT_SETTINGS.basket_ttl_seconds),
+  maxInstallments: integer().notNull().default(DEFAULT_SETTINGS.max_installments),
+  interestFreeInstallments: integer().notNull().default(DEFAULT_SETTINGS.interest_free_installments),
+  monthlyRate: doublePrecision().notNull().default(DEFAULT_SETTINGS.monthly_rate),
+  minInstallmentAmount: integer().notNull().default(DEFAULT_SETTINGS.min_installment_amount),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 })

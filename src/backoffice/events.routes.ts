@@ -1,0 +1,112 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { createEvent } from '../domain/catalog/create-event.js'
+import { getEvent } from '../domain/catalog/get-event.js'
+import { listEvents } from '../domain/catalog/list-events.js'
+import { updateEvent } from '../domain/catalog/update-event.js'
+import { pageMeta, pageOf } from '../platform/http/schemas.js'
+import { actorOf, requirePermission } from './access.js'
+import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { toEvent, ZCreateEvent, ZEvent, ZEventListQuery, ZUpdateEvent } from './events.schemas.js'
+
+/** A seller's events, of every status. */
+export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/sellers/:id/events',
+    {
+      onRequest: requirePermission('adm.catalog.write'),
+      schema: {
+        tags: TAGS,
+        summary: 'Create an event of a seller',
+        description: 'Attributes and images get server-generated ids. Needs `adm.catalog.write`.',
+        security: STAFF_SECURITY,
+        params: ZIdParams,
+        body: ZCreateEvent,
+        response: { 201: ZEvent, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { title, slug, description, status, source, integration_id, attributes, images } = request.body
+      const event = await createEvent(app.db, {
+        sellerId: request.params.id,
+        title,
+        slug,
+        description,
+        status,
+        source,
+        integrationId: integration_id,
+        attributes,
+        images,
+        actor: actorOf(request),
+      })
+      return reply.code(201).send(toEvent(event))
+    },
+  )
+
+  app.get(
+    '/sellers/:id/events',
+    {
+      onRequest: requirePermission('adm.catalog.read'),
+      schema: {
+        tags: TAGS,
+        summary: "List a seller's events",
+        description: 'Newest first, every status unless `status` is given. Needs `adm.catalog.read`.',
+        security: STAFF_SECURITY,
+        params: ZIdParams,
+        querystring: ZEventListQuery,
+        response: { 200: pageOf(ZEvent), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listEvents(app.db, { sellerId: request.params.id, ...request.query })
+      return { data: rows.map(toEvent), meta: pageMeta(request.query, rows.length, total) }
+    },
+  )
+
+  app.get(
+    '/events/:id',
+    {
+      onRequest: requirePermission('adm.catalog.read'),
+      schema: {
+        tags: TAGS,
+        summary: 'Get an event',
+        description: 'Needs `adm.catalog.read`.',
+        security: STAFF_SECURITY,
+        params: ZIdParams,
+        response: { 200: ZEvent, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => toEvent(await getEvent(app.db, request.params.id)),
+  )
+
+  app.put(
+    '/events/:id',
+    {
+      onRequest: requirePermission('adm.catalog.write'),
+      schema: {
+        tags: TAGS,
+        summary: 'Update an event',
+        description: 'Changes only the fields given. Needs `adm.catalog.write`.',
+        security: STAFF_SECURITY,
+        params: ZIdParams,
+        body: ZUpdateEvent,
+        response: { 200: ZEvent, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { title, slug, description, status, source, integration_id, attributes, images } = request.body
+      const event = await updateEvent(app.db, {
+        eventId: request.params.id,
+        title,
+        slug,
+        description,
+        status,
+        source,
+        integrationId: integration_id,
+        attributes,
+        images,
+        actor: actorOf(request),
+      })
+      return toEvent(event)
+    },
+  )
+}

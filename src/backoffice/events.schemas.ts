@@ -1,0 +1,113 @@
+import { z } from 'zod'
+import { isUuidShaped, SLUG_MAX_LENGTH, SLUG_PATTERN } from '../domain/catalog/event-rules.js'
+import type { EventRow } from '../domain/catalog/events.repo.js'
+import { EVENT_STATUSES } from '../domain/catalog/events.table.js'
+import { ZPageQuery } from '../platform/http/schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, iso, ZHttpUrl, ZInstant } from './common.schemas.js'
+
+const ZStatus = z.enum(EVENT_STATUSES)
+
+const ZKeepId = z.uuid().optional().describe('The id of an item the event already has, to keep it; absent: a new id')
+
+const ZAttributeInput = z
+  .strictObject({
+    id: ZKeepId,
+    name: z.string().trim().min(1).max(200),
+    scope: z.string().max(100).default(''),
+    text: z.string().max(5000).default(''),
+    type: z.string().max(100).default(''),
+    value: z.string().max(5000).default(''),
+  })
+  .meta({ id: 'AdmEventAttributeInput' })
+
+const ZImageInput = z
+  .strictObject({
+    id: ZKeepId,
+    name: z.string().max(200).default(''),
+    credits: z.string().max(500).default(''),
+    mime_type: z
+      .string()
+      .regex(/^$|^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i, 'must be a media type such as image/jpeg')
+      .max(100)
+      .default(''),
+    url: ZHttpUrl,
+  })
+  .meta({ id: 'AdmEventImageInput' })
+
+const ZSlug = z
+  .string()
+  .max(SLUG_MAX_LENGTH)
+  .regex(SLUG_PATTERN, 'must be lower-case letters and digits separated by single hyphens')
+  .refine((slug) => !isUuidShaped(slug), 'must not look like an event id')
+  .describe('Unique per seller (409 `already_exists`)')
+
+const fields = {
+  title: z.string().trim().min(1).max(200),
+  description: z.string().max(20_000),
+  status: ZStatus,
+  source: z.string().max(100).describe('Where the event comes from, e.g. the system it was imported from'),
+  integration_id: z.string().min(1).max(200).nullable().describe("The event's id in that system"),
+  attributes: z.array(ZAttributeInput).max(100),
+  images: z.array(ZImageInput).max(50),
+}
+
+export const ZCreateEvent = z
+  .strictObject({
+    title: fields.title,
+    slug: ZSlug.optional().describe('Unique per seller (409 `already_exists`); absent: derived from the title, with `-2`, `-3`... when taken'),
+    description: fields.description.optional(),
+    status: fields.status.optional().describe('Default `draft`; storefronts show `published` events only'),
+    source: fields.source.optional(),
+    integration_id: fields.integration_id.optional(),
+    attributes: fields.attributes.optional(),
+    images: fields.images.optional(),
+  })
+  .meta({ id: 'AdmCreateEvent' })
+
+export const ZUpdateEvent = z
+  .strictObject({
+    title: fields.title.optional().describe('A new title keeps the slug'),
+    slug: ZSlug.optional(),
+    description: fields.description.optional(),
+    status: fields.status.optional().describe('Any status may follow any other'),
+    source: fields.source.optional(),
+    integration_id: fields.integration_id.optional(),
+    attributes: fields.attributes.optional().describe('Replaces the list; an item with the `id` of an existing attribute keeps it'),
+    images: fields.images.optional().describe('Replaces the list; an item with the `id` of an existing image keeps it'),
+  })
+  .refine(atLeastOneField, AT_LEAST_ONE)
+  .meta({ id: 'AdmUpdateEvent' })
+
+export const ZEvent = z
+  .object({
+    id: z.uuid(),
+    seller_id: z.uuid(),
+    title: z.string(),
+    slug: z.string(),
+    description: z.string(),
+    status: ZStatus,
+    source: z.string(),
+    integration_id: z.string().nullable(),
+    attributes: z.array(z.object({ id: z.uuid(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })),
+    images: z.array(z.object({ id: z.uuid(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.string() })),
+    created_at: ZInstant,
+    updated_at: ZInstant,
+  })
+  .meta({ id: 'AdmEvent' })
+
+export const ZEventListQuery = ZPageQuery.extend({ status: ZStatus.optional() })
+
+export const toEvent = (row: EventRow) => ({
+  id: row.id,
+  seller_id: row.sellerId,
+  title: row.title,
+  slug: row.slug,
+  description: row.description,
+  status: row.status,
+  source: row.source,
+  integration_id: row.integrationId,
+  attributes: row.attributes.map(({ id, name, scope, text, type, value }) => ({ id, name, scope, text, type, value })),
+  images: row.images.map(({ id, name, credits, mime_type, url }) => ({ id, name, credits, mime_type, url })),
+  created_at: iso(row.createdAt),
+  updated_at: iso(row.updatedAt),
+})

@@ -1,0 +1,68 @@
+import { z } from 'zod'
+import type { CountedInventory } from '../domain/catalog/inventory-counts.js'
+import { AT_LEAST_ONE, atLeastOneField, iso, ZInstant, ZName } from './common.schemas.js'
+
+const ZVariant = z
+  .strictObject({
+    name: ZName,
+    description: z.string().max(2000).default(''),
+    type: z.string().max(100).default('').describe('e.g. `full`, `half` (meia-entrada)'),
+  })
+  .meta({ id: 'AdmInventoryVariantInput' })
+
+const fields = {
+  date: z.iso.date().describe('`YYYY-MM-DD`'),
+  name: ZName,
+  price: z.number().int().min(0).max(100_000_000).describe('Centavos per ticket; 0 for free tickets'),
+  capacity: z.number().int().min(0).max(1_000_000),
+  variants: z.array(ZVariant).max(50),
+}
+
+export const ZCreateInventory = z
+  .strictObject({ ...fields, variants: fields.variants.optional() })
+  .meta({ id: 'AdmCreateInventory' })
+
+export const ZUpdateInventory = z
+  .strictObject({
+    date: fields.date.optional(),
+    name: fields.name.optional(),
+    price: fields.price.optional().describe('Applies to baskets priced from now on'),
+    capacity: fields.capacity.optional().describe('Not below sold + held: 409 `insufficient_inventory`'),
+    variants: fields.variants.optional().describe('Replaces the list'),
+  })
+  .refine(atLeastOneField, AT_LEAST_ONE)
+  .meta({ id: 'AdmUpdateInventory' })
+
+export const ZInventory = z
+  .object({
+    id: z.uuid(),
+    event_id: z.uuid(),
+    seller_id: z.uuid(),
+    date: z.string(),
+    name: z.string(),
+    price: z.number().int(),
+    capacity: z.number().int(),
+    sold: z.number().int().describe('Tickets sold'),
+    held: z.number().int().describe('Tickets held by open, unexpired baskets'),
+    available: z.number().int().describe('capacity - sold - held, never below 0'),
+    variants: z.array(z.object({ name: z.string(), description: z.string(), type: z.string() })),
+    created_at: ZInstant,
+    updated_at: ZInstant,
+  })
+  .meta({ id: 'AdmInventory' })
+
+export const toInventory = (row: CountedInventory) => ({
+  id: row.id,
+  event_id: row.eventId,
+  seller_id: row.sellerId,
+  date: row.date,
+  name: row.name,
+  price: row.price,
+  capacity: row.capacity,
+  sold: row.sold,
+  held: row.held,
+  available: row.available,
+  variants: row.variants.map(({ name, description, type }) => ({ name, description, type })),
+  created_at: iso(row.createdAt),
+  updated_at: iso(row.updatedAt),
+})

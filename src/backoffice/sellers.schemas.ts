@@ -1,0 +1,90 @@
+import { z } from 'zod'
+import { SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
+import type { SellerRow } from '../domain/sellers/sellers.repo.js'
+import { SELLER_STATUSES } from '../domain/sellers/sellers.table.js'
+import { ZPageQuery } from '../platform/http/schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, iso, ZHttpUrl, ZInstant, ZName } from './common.schemas.js'
+
+const b = SETTINGS_BOUNDS
+const intSetting = (bounds: { min: number; max: number }, description: string) =>
+  z.number().int().min(bounds.min).max(bounds.max).describe(description)
+
+export const ZSellerSettingsInput = z
+  .strictObject({
+    basket_ttl_seconds: intSetting(b.basket_ttl_seconds, 'How long a basket holds its tickets, renewed by each change (default 900)').optional(),
+    max_installments: intSetting(b.max_installments, 'Most credit-card installments offered (default 12)').optional(),
+    interest_free_installments: intSetting(
+      b.interest_free_installments,
+      'Plans up to this many installments carry no interest; at most max_installments (default 1)',
+    ).optional(),
+    monthly_rate: z
+      .number()
+      .min(b.monthly_rate.min)
+      .max(b.monthly_rate.max)
+      .describe('Monthly interest rate of longer plans, e.g. 0.0299 for 2.99% (default 0.0299)')
+      .optional(),
+    min_installment_amount: intSetting(b.min_installment_amount, 'Smallest installment offered, in centavos (default 500)').optional(),
+  })
+  .meta({ id: 'AdmSellerSettingsInput', description: 'Only the settings given change.' })
+
+export const ZSellerSettings = z
+  .object({
+    basket_ttl_seconds: z.number().int(),
+    max_installments: z.number().int(),
+    interest_free_installments: z.number().int(),
+    monthly_rate: z.number(),
+    min_installment_amount: z.number().int(),
+  })
+  .meta({ id: 'AdmSellerSettings' })
+
+export const ZSeller = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    storefront_url: z.string(),
+    status: z.enum(SELLER_STATUSES),
+    settings: ZSellerSettings,
+    created_at: ZInstant,
+    updated_at: ZInstant,
+  })
+  .meta({ id: 'AdmSeller' })
+
+export const ZSellerCreated = ZSeller.extend({
+  api_key: z.string().describe('The first API key (`sk_...`), the storefront password. Shown this once: only its hash is kept.'),
+}).meta({ id: 'AdmSellerCreated' })
+
+export const ZCreateSeller = z
+  .strictObject({
+    name: ZName,
+    storefront_url: ZHttpUrl.describe('Base of the links in customer emails; a trailing slash is dropped'),
+    settings: ZSellerSettingsInput.optional(),
+  })
+  .meta({ id: 'AdmCreateSeller' })
+
+export const ZUpdateSeller = z
+  .strictObject({
+    name: ZName.optional(),
+    storefront_url: ZHttpUrl.optional(),
+    status: z
+      .enum(SELLER_STATUSES)
+      .describe('`disabled` refuses every API key of the seller from its next request on; `active` accepts them again')
+      .optional(),
+    settings: ZSellerSettingsInput.optional(),
+  })
+  .refine(atLeastOneField, AT_LEAST_ONE)
+  .meta({ id: 'AdmUpdateSeller' })
+
+export const ZSellerListQuery = ZPageQuery.extend({
+  status: z.enum(SELLER_STATUSES).optional(),
+  q: z.string().trim().min(1).max(200).optional().describe('Case-insensitive piece of the name'),
+})
+
+export const toSeller = (row: SellerRow) => ({
+  id: row.id,
+  name: row.name,
+  storefront_url: row.storefrontUrl,
+  status: row.status,
+  settings: settingsOf(row),
+  created_at: iso(row.createdAt),
+  updated_at: iso(row.updatedAt),
+})

@@ -1,0 +1,34 @@
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import type { InventoryVariant } from './inventories.table.js'
+import { findEventById } from './events.repo.js'
+import { insertInventory } from './inventories.repo.js'
+import type { CountedInventory } from './inventory-counts.js'
+
+export type CreateInventoryOptions = {
+  eventId: string
+  /** `YYYY-MM-DD`. */
+  date: string
+  name: string
+  /** Centavos per ticket. */
+  price: number
+  capacity: number
+  variants?: InventoryVariant[] | undefined
+  actor: AuditActor
+}
+
+/** Adds a kind of ticket on a date to an event; nothing is sold or held yet. */
+export const createInventory = (db: Db, { eventId, date, name, price, capacity, variants, actor }: CreateInventoryOptions) =>
+  db.transaction(async (tx): Promise<CountedInventory> => {
+    const event = await findEventById(tx, eventId)
+    if (!event) throw new AppError('not_found')
+    const inventory = await insertInventory(tx, { sellerId: event.sellerId, eventId, date, name, price, capacity, variants: variants ?? [] })
+    await recordAudit(tx, actor, {
+      action: 'adm.inventory.created',
+      target: { type: 'inventory', id: inventory.id },
+      sellerId: event.sellerId,
+      data: { event_id: eventId, date, capacity, price },
+    })
+    return { ...inventory, held: 0, available: inventory.capacity }
+  })

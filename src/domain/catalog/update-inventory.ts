@@ -1,0 +1,54 @@
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import { heldQuantities } from '../baskets/holds.repo.js'
+import type { InventoryVariant } from './inventories.table.js'
+import { lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
+import { availableTickets, type CountedInventory } from './inventory-counts.js'
+
+export type UpdateInventoryOptions = {
+  inventoryId: string
+  date?: string | undefined
+  name?: string | undefined
+  price?: number | undefined
+  /** Never below the tickets already sold plus those held by open baskets (409 `insufficient_inventory`). */
+  capacity?: number | undefined
+  /** Replaces the list. */
+  variants?: InventoryVariant[] | undefined
+  actor: AuditActor
+}
+
+/**
+ * Changes an inventory. The row is locked before sold and held are read, and whatever sells
+ * or holds its tickets locks it too, so no basket can slip in between the check and the update.
+ * A price change applies to baskets priced from now on.
+ */
+export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
+  db.transaction(async (tx): Promise<CountedInventory> => {
+    const current = await lockInventoryById(tx, options.inventoryId)
+    if (!current) throw new AppError('not_found')
+    const held = (await heldQuantities(tx, [current.id])).get(current.id) ?? 0
+    if (options.capacity !== undefined && options.capacity < current.sold + held) {
+      throw new AppError('insufficient_inventory', {
+        message: `Capacity cannot go below the ${current.sold + held} tickets already sold (${current.sold}) or held (${held})`,
+      })
+    }
+    const values: Partial<NewInventoryRow> = {}
+    if (options.date !== undefined && options.date !== current.date) values.date = options.date
+    if (options.name !== undefined && options.name !== current.name) values.name = options.name
+    if (options.price !== undefined && options.price !== current.price) values.price = options.price
+    if (options.capacity !== undefined && options.capacity !== current.capacity) values.capacity = options.capacity
+    if (options.variants !== undefined) values.variants = options.variants
+    const fields = Object.keys(values)
+    let inventory = current
+    if (fields.length > 0) {
+      inventory = (await updateInventoryRow(tx, current.id, values))!
+      await recordAudit(tx, options.actor, {
+        action: 'adm.inventory.updated',
+        target: { type: 'inventory', id: current.id },
+        sellerId: current.sellerId,
+        data: { fields, ...(values.capacity !== undefined ? { capacity: { from: current.capacity, to: values.capacity } } : {}) },
+      })
+    }
+    return { ...inventory, held, available: availableTickets(inventory.capacity, inventory.sold, held) }
+  })

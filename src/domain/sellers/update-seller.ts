@@ -1,0 +1,61 @@
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import { announceSellerChange } from './seller-changes.js'
+import { mergeSettings, settingsColumns, settingsOf, settingsProblems, type SellerSettings } from './seller-settings.js'
+import { lockSellerById, updateSellerRow, type SellerRow, type SellerStatus } from './sellers.repo.js'
+import { normalizeStorefrontUrl } from './storefront-url.js'
+
+export type UpdateSellerOptions = {
+  sellerId: string
+  name?: string | undefined
+  storefrontUrl?: string | undefined
+  /** `disabled` refuses every API key of the seller from the next request on, in every process. */
+  status?: SellerStatus | undefined
+  /** Only the settings given change; the result must still be coherent as a whole. */
+  settings?: Partial<SellerSettings> | undefined
+  actor: AuditActor
+}
+
+/**
+ * Changes a seller's name, storefront URL, status or settings. Storefront processes cache
+ * all of these with the seller's credentials, so the change is announced to every process.
+ */
+export const updateSeller = (db: Db, { sellerId, name, storefrontUrl, status, settings, actor }: UpdateSellerOptions) =>
+  db.transaction(async (tx): Promise<SellerRow> => {
+    const current = await lockSellerById(tx, sellerId)
+    if (!current) throw new AppError('not_found')
+    const before = settingsOf(current)
+    const after = mergeSettings(before, settings)
+    const problems = settingsProblems(after)
+    if (problems.length > 0) throw new AppError('validation_error', { details: problems })
+
+    const values = {
+      ...(name !== undefined && name !== current.name ? { name } : {}),
+      ...(storefrontUrl !== undefined && normalizeStorefrontUrl(storefrontUrl) !== current.storefrontUrl
+        ? { storefrontUrl: normalizeStorefrontUrl(storefrontUrl) }
+        : {}),
+      ...(status !== undefined && status !== current.status ? { status } : {}),
+    }
+    const changedSettings = (Object.keys(after) as (keyof SellerSettings)[]).filter((key) => after[key] !== before[key])
+    const fields = [
+      ...(values.name !== undefined ? ['name'] : []),
+      ...(values.storefrontUrl !== undefined ? ['storefront_url'] : []),
+      ...(values.status !== undefined ? ['status'] : []),
+      ...changedSettings.map((key) => `settings.${key}`),
+    ]
+    if (fields.length === 0) return current
+
+    const updated = await updateSellerRow(tx, sellerId, {
+      ...values,
+      ...settingsColumns(Object.fromEntries(changedSettings.map((key) => [key, after[key]]))),
+    })
+    await recordAudit(tx, actor, {
+      action: 'adm.seller.updated',
+      target: { type: 'seller', id: sellerId },
+      sellerId,
+      data: { fields, ...(values.status ? { status: values.status } : {}) },
+    })
+    await announceSellerChange(tx, sellerId)
+    return updated!
+  })
