@@ -28,7 +28,6 @@ export const ZCreateAffiliate = z
     name: ZName,
     event_ids: ZEventScope.optional(),
   })
-  .meta({ id: 'AdmCreateAffiliate' })
 
 export const ZUpdateAffiliate = z
   .strictObject({
@@ -37,7 +36,6 @@ export const ZUpdateAffiliate = z
     event_ids: ZEventScope.optional(),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
-  .meta({ id: 'AdmUpdateAffiliate' })
 
 export const toAffiliate = (row: ScopedAffiliate) => ({
   id: row.id,

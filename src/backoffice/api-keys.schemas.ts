@@ -21,7 +21,6 @@ export const ZApiKeyCreated = ZApiKey.extend({
 
 export const ZCreateApiKey = z
   .strictObject({ name: z.string().trim().min(1).max(100).optional().describe('A label, e.g. where the key is used') })
-  .meta({ id: 'AdmCreateApiKey' })
 
 export const toApiKey = (row: ApiKeyRow) => ({
   id: row.id,

@@ -43,7 +43,6 @@ export const ZCreateCoupon = z
     min_subtotal: fields.min_subtotal.optional(),
     active: fields.active.optional().describe('Default true'),
   })
-  .meta({ id: 'AdmCreateCoupon' })
 
 export const ZUpdateCoupon = z
   .strictObject({
@@ -60,7 +59,6 @@ export const ZUpdateCoupon = z
     active: fields.active.optional(),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
-  .meta({ id: 'AdmUpdateCoupon' })
 
 export const ZCoupon = z
   .object({

@@ -18,7 +18,6 @@ const ZAttributeInput = z
     type: z.string().max(100).default(''),
     value: z.string().max(5000).default(''),
   })
-  .meta({ id: 'AdmEventAttributeInput' })
 
 const ZImageInput = z
   .strictObject({
@@ -32,7 +31,6 @@ const ZImageInput = z
       .default(''),
     url: ZHttpUrl,
   })
-  .meta({ id: 'AdmEventImageInput' })
 
 const ZSlug = z
   .string()
@@ -62,7 +60,6 @@ export const ZCreateEvent = z
     attributes: fields.attributes.optional(),
     images: fields.images.optional(),
   })
-  .meta({ id: 'AdmCreateEvent' })
 
 export const ZUpdateEvent = z
   .strictObject({
@@ -76,7 +73,6 @@ export const ZUpdateEvent = z
     images: fields.images.optional().describe('Replaces the list; an item with the `id` of an existing image keeps it'),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
-  .meta({ id: 'AdmUpdateEvent' })
 
 export const ZEvent = z
   .object({

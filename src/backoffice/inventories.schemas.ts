@@ -8,7 +8,6 @@ const ZVariant = z
     description: z.string().max(2000).default(''),
     type: z.string().max(100).default('').describe('e.g. `full`, `half` (meia-entrada)'),
   })
-  .meta({ id: 'AdmInventoryVariantInput' })
 
 const fields = {
   date: z.iso.date().describe('`YYYY-MM-DD`'),
@@ -20,7 +19,6 @@ const fields = {
 
 export const ZCreateInventory = z
   .strictObject({ ...fields, variants: fields.variants.optional() })
-  .meta({ id: 'AdmCreateInventory' })
 
 export const ZUpdateInventory = z
   .strictObject({
@@ -31,7 +29,6 @@ export const ZUpdateInventory = z
     variants: fields.variants.optional().describe('Replaces the list'),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
-  .meta({ id: 'AdmUpdateInventory' })
 
 export const ZInventory = z
   .object({

@@ -25,7 +25,7 @@ export const ZSellerSettingsInput = z
       .optional(),
     min_installment_amount: intSetting(b.min_installment_amount, 'Smallest installment offered, in centavos (default 500)').optional(),
   })
-  .meta({ id: 'AdmSellerSettingsInput', description: 'Only the settings given change.' })
+  .describe('Only the settings given change')
 
 export const ZSellerSettings = z
   .object({
@@ -59,7 +59,6 @@ export const ZCreateSeller = z
     storefront_url: ZHttpUrl.describe('Base of the links in customer emails; a trailing slash is dropped'),
     settings: ZSellerSettingsInput.optional(),
   })
-  .meta({ id: 'AdmCreateSeller' })
 
 export const ZUpdateSeller = z
   .strictObject({
@@ -72,7 +71,6 @@ export const ZUpdateSeller = z
     settings: ZSellerSettingsInput.optional(),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
-  .meta({ id: 'AdmUpdateSeller' })
 
 export const ZSellerListQuery = ZPageQuery.extend({
   status: z.enum(SELLER_STATUSES).optional(),
