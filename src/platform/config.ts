@@ -43,6 +43,8 @@ export const ZEnv = z
     TRUST_PROXY: commaList.optional(),
     SEED_DEMO: booleanFlag(true),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    /** Registers the benchmark's baseline and seeding routes. Never in production. */
+    BENCH_MODE: booleanFlag(false),
     STF_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
     STF_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
     STF_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
@@ -86,6 +88,7 @@ export type Config = Readonly<{
   trustProxy: readonly string[] | undefined
   seedDemo: boolean
   outboxPollMs: number
+  benchMode: boolean
   ttl: Readonly<{
     stfAccess: number
     stfRefresh: number
@@ -138,6 +141,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
     seedDemo: e.SEED_DEMO,
     outboxPollMs: e.OUTBOX_POLL_MS,
+    benchMode: e.BENCH_MODE,
     ttl: Object.freeze({
       stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,
       stfRefresh: e.STF_REFRESH_TOKEN_TTL_SECONDS,

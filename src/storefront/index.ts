@@ -6,4 +6,8 @@ import { sellerRoutes } from './seller.routes.js'
 export const storefront: FastifyPluginAsyncZod = async (app) => {
   await registerSellerAuth(app)
   await app.register(sellerRoutes)
+  if (app.config.benchMode) {
+    const { benchStorefrontRoutes } = await import('../bench/bench.routes.js')
+    await app.register(benchStorefrontRoutes)
+  }
 }

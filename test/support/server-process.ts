@@ -19,9 +19,10 @@ export type ServerProcess = {
  * Starts `src/server.ts` as its own process, the way `npm start` does: over a fresh
  * PostgreSQL database when `TEST_DATABASE_URL` is set, else an embedded one in a temp dir.
  */
-export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string> = {}, options: { databaseUrl?: string } = {}): Promise<ServerProcess> {
   const port = await freePort()
-  const databaseUrl = process.env.TEST_DATABASE_URL ? await createScratchDatabase(process.env.TEST_DATABASE_URL) : undefined
+  const databaseUrl =
+    options.databaseUrl ?? (process.env.TEST_DATABASE_URL ? await createScratchDatabase(process.env.TEST_DATABASE_URL) : undefined)
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
