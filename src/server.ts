@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
+import { seedDemo, type DemoData } from './domain/demo/seed-demo.js'
 import { ConfigError, loadConfig, type Config } from './platform/config.js'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
@@ -16,6 +18,17 @@ try {
 
 const app = await buildApp({ config })
 
+// Demo data only with the embedded database (a local trial, never a shared server), and only
+// while it holds no seller: a new data folder is seeded once, later starts leave it alone.
+let demo: DemoData | null = null
+if (!config.databaseUrl && config.seedDemo) {
+  try {
+    demo = await seedDemo(app.db, { tokenHmac: app.secrets.tokenHmac })
+  } catch (error) {
+    app.log.error({ err: error }, 'could not seed the demo data')
+  }
+}
+
 // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (new ones get 503),
 // close the pool and exit 0. A second signal or the delay running out forces the exit.
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
@@ -30,4 +43,26 @@ try {
   app.log.fatal({ err: error }, 'could not listen')
   await app.close()
   process.exit(1)
+}
+
+if (demo) process.stdout.write(demoBanner(demo, baseUrl()))
+
+function baseUrl() {
+  const { port } = app.server.address() as AddressInfo
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
+  return `http://${host}:${port}`
+}
+
+/** What a newcomer needs to make a first call; the API key is printed this once. */
+function demoBanner(data: DemoData, base: string) {
+  return [
+    '',
+    'Demo data created (SEED_DEMO=false turns this off):',
+    `  seller id:       ${data.sellerId}`,
+    `  API key:         ${data.apiKey}   (shown this once)`,
+    `  coupon:          ${data.couponCode}   affiliate code: ${data.affiliateCode}`,
+    `  try:             curl -u ${data.sellerId}:${data.apiKey} ${base}/stf/v1/events`,
+    '',
+    '',
+  ].join('\n')
 }

@@ -1,0 +1,105 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { eq } from 'drizzle-orm'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { listInventories } from '../../src/domain/catalog/list-inventories.js'
+import { events } from '../../src/domain/catalog/events.table.js'
+import { coupons } from '../../src/domain/coupons/coupons.table.js'
+import { seedDemo, type DemoData } from '../../src/domain/demo/seed-demo.js'
+import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
+import { sellers } from '../../src/domain/sellers/sellers.table.js'
+import { useTestApp } from '../build-app.js'
+import { basicAuth } from '../factories/sellers.js'
+import { startServerProcess } from '../support/server-process.js'
+
+const ctx = useTestApp()
+
+describe('seedDemo', () => {
+  const today = new Date()
+  let demo: DemoData
+
+  beforeAll(async () => {
+    demo = (await seedDemo(ctx.app.db, { tokenHmac: ctx.app.secrets.tokenHmac, today }))!
+  })
+
+  it('creates a seller with published events over the next weeks, inventories with variants, a coupon and an affiliate', async () => {
+    expect(demo).not.toBeNull()
+    const rows = await ctx.app.db.select().from(events).where(eq(events.sellerId, demo.sellerId))
+    expect(rows.length).toBeGreaterThanOrEqual(3)
+    expect(rows.every((e) => e.status === 'published')).toBe(true)
+    expect(rows.map((e) => e.id).sort()).toEqual([...demo.eventIds].sort())
+
+    const todayString = today.toISOString().slice(0, 10)
+    const inSixWeeks = new Date(today.getTime() + 42 * 86_400_000).toISOString().slice(0, 10)
+    const pages = await Promise.all(demo.eventIds.map((eventId) => listInventories(ctx.app.db, { eventId, page: 1, limit: 100 })))
+    for (const page of pages) {
+      expect(page.rows.length).toBeGreaterThan(0)
+      for (const inventory of page.rows) {
+        expect(inventory.date > todayString && inventory.date <= inSixWeeks).toBe(true)
+        expect(inventory.available).toBe(inventory.capacity)
+      }
+    }
+    expect(pages.flatMap((page) => page.rows).some((i) => i.variants.length >= 2)).toBe(true)
+
+    const [coupon] = await ctx.app.db.select().from(coupons).where(eq(coupons.sellerId, demo.sellerId))
+    expect(coupon).toMatchObject({ code: demo.couponCode, active: true })
+    const [affiliate] = await ctx.app.db.select().from(affiliates).where(eq(affiliates.sellerId, demo.sellerId))
+    expect(affiliate).toMatchObject({ code: demo.affiliateCode, active: true })
+  })
+
+  it('answers credentials that work against the storefront, with and without the affiliate code', async () => {
+    const headers = basicAuth(demo.sellerId, demo.apiKey)
+    const res = await ctx.app.inject({ method: 'GET', url: '/stf/v1/seller', headers })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ id: demo.sellerId, affiliate: null })
+    const affiliated = await ctx.app.inject({ method: 'GET', url: '/stf/v1/seller', headers: { ...headers, 'x-affiliate-code': demo.affiliateCode } })
+    expect(affiliated.json().affiliate).toMatchObject({ code: demo.affiliateCode })
+  })
+
+  it('changes nothing once a seller exists', async () => {
+    expect(await seedDemo(ctx.app.db, { tokenHmac: ctx.app.secrets.tokenHmac })).toBeNull()
+    expect(await ctx.app.db.select().from(sellers)).toHaveLength(1)
+  })
+})
+
+describe('npm start with a new embedded database', () => {
+  it('seeds once, prints working storefront credentials and a curl line, and leaves the data alone on the next start', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'boxoffice-demo-'))
+    const env = { SEED_DEMO: 'true', DATA_DIR: dataDir }
+    const first = await startServerProcess(env, { databaseUrl: '' })
+    let sellerId: string
+    let apiKey: string
+    try {
+      const output = first.output()
+      sellerId = /seller id:\s+([0-9a-f-]{36})/.exec(output)![1]!
+      apiKey = /API key:\s+(sk_[A-Za-z0-9_-]+)/.exec(output)![1]!
+      expect(output).toContain(`curl -u ${sellerId}:${apiKey} ${first.baseUrl}/stf/v1/events`)
+      const res = await fetch(`${first.baseUrl}/stf/v1/seller`, { headers: basicAuth(sellerId, apiKey) })
+      expect(res.status).toBe(200)
+      expect(await res.json()).toMatchObject({ id: sellerId, name: 'Demo Tickets' })
+      const affiliated = await fetch(`${first.baseUrl}/stf/v1/seller`, { headers: { ...basicAuth(sellerId, apiKey), 'x-affiliate-code': 'PARCEIRO' } })
+      expect(((await affiliated.json()) as { affiliate: unknown }).affiliate).toMatchObject({ code: 'PARCEIRO' })
+    } finally {
+      expect(await first.stop()).toBe(0)
+    }
+
+    const second = await startServerProcess(env, { databaseUrl: '' })
+    try {
+      expect(second.output()).not.toContain('Demo data created')
+      const res = await fetch(`${second.baseUrl}/stf/v1/seller`, { headers: basicAuth(sellerId, apiKey) })
+      expect(res.status).toBe(200)
+    } finally {
+      await second.stop()
+    }
+  }, 120_000)
+
+  it('seeds nothing with SEED_DEMO=false', async () => {
+    const server = await startServerProcess({ SEED_DEMO: 'false' }, { databaseUrl: '' })
+    try {
+      expect(server.output()).not.toContain('Demo data created')
+    } finally {
+      await server.stop()
+    }
+  }, 60_000)
+})
