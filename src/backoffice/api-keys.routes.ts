@@ -20,7 +20,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
         description: 'The key is shown this once. A seller may hold several keys. Needs `adm.sellers.write`. The body is optional.',
         security: STAFF_SECURITY,
         params: ZIdParams,
-        body: ZCreateApiKey.optional(),
+        body: ZCreateApiKey.nullish(),
         response: { 201: ZApiKeyCreated, ...errorResponses(400, 401, 403, 404) },
       },
     },
