@@ -35,7 +35,7 @@ export const ZInventory = z
     id: z.uuid(),
     event_id: z.uuid(),
     seller_id: z.uuid(),
-    date: z.string(),
+    date: z.iso.date(),
     name: z.string(),
     price: z.number().int(),
     capacity: z.number().int(),
