@@ -7,7 +7,10 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { Redis } from 'ioredis'
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
+import { bootstrapAdmin } from './domain/staff/bootstrap-admin.js'
+import { ensureBuiltins } from './domain/staff/ensure-builtins.js'
 import { iam } from './iam/index.js'
+import { staffAuth } from './platform/auth/staff-auth.js'
 import type { Config } from './platform/config.js'
 import { openDatabase, type Database } from './platform/db/database.js'
 import { AppError } from './platform/errors.js'
@@ -68,6 +71,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost'),
     }))
   if (ownsDatabase) await database.migrate()
+  // Reference data (built-in permissions, the admin role) is restored on every start.
+  await ensureBuiltins(database.db)
+  if (await bootstrapAdmin(database.db, config.admin)) app.log.info('bootstrap admin user created')
 
   const secrets = await resolveSecrets(config)
   app.decorate('config', config)
@@ -95,6 +101,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       new AppError('rate_limited', { headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) } }),
   })
   await registerOpenApi(app, pkg.version)
+  await app.register(staffAuth)
   registerMetrics(app, { poolStats: database.poolStats, outboxBacklog: () => countEmailsByStatus(database.db) })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.
