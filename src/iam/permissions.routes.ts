@@ -32,7 +32,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         ...common,
         summary: 'Create permission',
-        description: 'Needs `iam.permissions.write`. A name in use: 409 `already_exists`.',
+        description: 'Needs `iam.permissions.write`. The new permission is granted to the built-in `admin` role at once. A name in use: 409 `already_exists`.',
         body: ZCreatePermissionRequest,
         response: { 201: ZPermission, ...errorResponses(400, 401, 403, 409) },
       },

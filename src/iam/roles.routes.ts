@@ -16,8 +16,8 @@ import { ZPermissions, presentPermission } from './permissions.schemas.js'
 import { ZCreateRoleRequest, ZRole, ZRoleList, ZSyncRolePermissionsRequest, ZUpdateRoleRequest, presentRole } from './roles.schemas.js'
 
 const GUARDS =
-  ' Rules: a caller may add only permissions it holds itself (403 `forbidden`); the built-in `admin` role cannot be ' +
-  'renamed or deleted and keeps every built-in permission (403 `forbidden`).'
+  ' Rules: a caller may add only permissions it holds itself (403 `forbidden`); the built-in `admin` role holds every ' +
+  'permission (each new one is granted to it) and cannot be renamed, deleted or lose a permission (403 `forbidden`).'
 
 /** `/roles`: named sets of permissions, and their permissions. */
 export const roleRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -21,5 +21,8 @@ export type BuiltInPermission = (typeof BUILT_IN_PERMISSIONS)[number]['name']
 
 export const BUILT_IN_PERMISSION_NAMES: readonly string[] = BUILT_IN_PERMISSIONS.map((p) => p.name)
 
-/** The built-in role holding every built-in permission. */
-export const ADMIN_ROLE = { name: 'admin', description: 'Full access: every built-in permission' } as const
+/**
+ * The built-in role holding every permission: the built-ins, and each permission created
+ * later (granted to it on creation). None can be taken from it.
+ */
+export const ADMIN_ROLE = { name: 'admin', description: 'Full access: every permission' } as const

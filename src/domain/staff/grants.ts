@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import type { StaffActor } from './actor.js'
-import { ADMIN_ROLE, BUILT_IN_PERMISSION_NAMES } from './builtins.js'
+import { ADMIN_ROLE } from './builtins.js'
 import { findPermissionsByNames, type PermissionRow } from './permissions.repo.js'
 import { findRolesByNames, lockRoleByName, type RoleRow } from './roles.repo.js'
 import { notHeld, unknownNameDetails, unknownNames } from './staff-rules.js'
@@ -66,9 +66,9 @@ export async function assertAdminRemains(db: Db, userId: string): Promise<void> 
   }
 }
 
-/** The built-in admin role keeps every built-in permission. */
-export function assertAdminKeepsBuiltins(role: RoleRow, removedPermissionNames: readonly string[]): void {
-  if (role.builtIn && removedPermissionNames.some((name) => BUILT_IN_PERMISSION_NAMES.includes(name))) {
-    throw new AppError('forbidden', { message: `The built-in role "${role.name}" keeps every built-in permission` })
+/** The built-in admin role holds every permission: none can be taken from it. */
+export function assertBuiltInRoleKeepsAll(role: RoleRow, removedPermissionNames: readonly string[]): void {
+  if (role.builtIn && removedPermissionNames.length > 0) {
+    throw new AppError('forbidden', { message: `The built-in role "${role.name}" holds every permission` })
   }
 }

@@ -2,13 +2,13 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
 import { auditActorOf, type StaffActor } from './actor.js'
-import { assertAdminKeepsBuiltins } from './grants.js'
+import { assertBuiltInRoleKeepsAll } from './grants.js'
 import { findPermissionById } from './permissions.repo.js'
 import { findRoleById, removeRolePermissions, touchRole } from './roles.repo.js'
 
 /**
- * Takes a permission from a role. Idempotent; 404 for an unknown role or permission; a
- * built-in permission stays with the built-in role (403).
+ * Takes a permission from a role. Idempotent; 404 for an unknown role or permission;
+ * the built-in role keeps every permission (403).
  */
 export const removeRolePermission = (db: Db, actor: StaffActor, roleId: string, permissionId: string): Promise<void> =>
   db.transaction(async (tx) => {
@@ -16,7 +16,7 @@ export const removeRolePermission = (db: Db, actor: StaffActor, roleId: string, 
     if (!role) throw new AppError('not_found')
     const permission = await findPermissionById(tx, permissionId)
     if (!permission) throw new AppError('not_found')
-    assertAdminKeepsBuiltins(role, [permission.name])
+    assertBuiltInRoleKeepsAll(role, [permission.name])
     if ((await removeRolePermissions(tx, roleId, [permission.id])) > 0) {
       await touchRole(tx, roleId)
       await recordAudit(tx, auditActorOf(actor), {

@@ -148,10 +148,18 @@ export async function upsertBuiltInRole(db: Db, role: { name: string; descriptio
   return found!.id
 }
 
-/** Grants a role every permission of the given names (those that exist); never removes any. */
-export async function grantPermissionsByName(db: Db, roleId: string, names: readonly string[]) {
+/** Grants a role every existing permission; never removes any. */
+export async function grantEveryPermission(db: Db, roleId: string) {
   await db.execute(sql`
     insert into ${staffRolePermissions} (role_id, permission_id)
-    select ${roleId}::uuid, p.id from ${staffPermissions} p where p.name in ${names}
+    select ${roleId}::uuid, p.id from ${staffPermissions} p
+    on conflict do nothing`)
+}
+
+/** Grants a permission to every built-in role (the admin role holds every permission). */
+export async function grantToBuiltInRoles(db: Db, permissionId: string) {
+  await db.execute(sql`
+    insert into ${staffRolePermissions} (role_id, permission_id)
+    select r.id, ${permissionId}::uuid from ${staffRoles} r where r.built_in
     on conflict do nothing`)
 }

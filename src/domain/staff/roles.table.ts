@@ -6,7 +6,7 @@ export const staffRoles = pgTable('staff_roles', {
   id: uuid().primaryKey().defaultRandom(),
   name: text().notNull().unique('staff_roles_name_key'),
   description: text().notNull().default(''),
-  /** The built-in `admin` role cannot be renamed, deleted or lose a built-in permission. */
+  /** The built-in `admin` role holds every permission and cannot be renamed, deleted or lose one. */
   builtIn: boolean().notNull().default(false),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

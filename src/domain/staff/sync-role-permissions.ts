@@ -2,14 +2,14 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
 import { auditActorOf, type StaffActor } from './actor.js'
-import { assertAdminKeepsBuiltins, assertMayConfer, resolvePermissions } from './grants.js'
+import { assertBuiltInRoleKeepsAll, assertMayConfer, resolvePermissions } from './grants.js'
 import type { PermissionRow } from './permissions.repo.js'
 import { addRolePermissions, findRoleById, permissionsOfRole, removeRolePermissions, touchRole } from './roles.repo.js'
 import { added, removed } from './staff-rules.js'
 
 /**
  * Replaces a role's permissions and answers them. Unknown names: 400; adding a permission
- * the caller lacks, or taking a built-in permission from the built-in role: 403.
+ * the caller lacks, or taking any permission from the built-in role: 403.
  */
 export const syncRolePermissions = (db: Db, actor: StaffActor, roleId: string, names: string[]): Promise<PermissionRow[]> =>
   db.transaction(async (tx) => {
@@ -25,7 +25,7 @@ export const syncRolePermissions = (db: Db, actor: StaffActor, roleId: string, n
       current.map((p) => p.name),
       wanted.map((p) => p.name),
     ).sort()
-    assertAdminKeepsBuiltins(role, toRemove)
+    assertBuiltInRoleKeepsAll(role, toRemove)
     assertMayConfer(actor, toAdd)
     await removeRolePermissions(
       tx,

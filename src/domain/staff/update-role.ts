@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
 import { auditActorOf, type StaffActor } from './actor.js'
-import { assertAdminKeepsBuiltins, assertMayConfer, resolvePermissions } from './grants.js'
+import { assertBuiltInRoleKeepsAll, assertMayConfer, resolvePermissions } from './grants.js'
 import {
   addRolePermissions,
   findRoleById,
@@ -25,7 +25,7 @@ export type UpdateRoleOptions = {
 
 /**
  * Changes a role's name, description or permissions (those given). The built-in role keeps
- * its name and its built-in permissions (403); adding a permission the caller lacks: 403;
+ * its name and every permission (403); adding a permission the caller lacks: 403;
  * unknown permission names: 400; a name in use: 409 `already_exists`.
  */
 export const updateRole = (db: Db, actor: StaffActor, id: string, input: UpdateRoleOptions): Promise<RoleWithPermissions> =>
@@ -48,7 +48,7 @@ export const updateRole = (db: Db, actor: StaffActor, id: string, input: UpdateR
         current.map((p) => p.name),
         wanted.map((p) => p.name),
       ).sort()
-      assertAdminKeepsBuiltins(existing, permissionsRemoved)
+      assertBuiltInRoleKeepsAll(existing, permissionsRemoved)
       assertMayConfer(actor, permissionsAdded)
       await removeRolePermissions(
         tx,

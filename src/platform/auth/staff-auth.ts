@@ -74,7 +74,8 @@ export const staffAuth = fp(
         algorithms: ['HS256'],
         allowedIss: STAFF_TOKEN_ISSUER,
         allowedAud: STAFF_TOKEN_AUDIENCE,
-        requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp'],
+        // fast-jwt checks iss and aud only when present: require them.
+        requiredClaims: ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp'],
       },
     })
     app.decorateRequest('staff', null)
