@@ -26,7 +26,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
   const common = { tags: TAGS, security: STAFF_SECURITY }
 
   app.post(
-    '/',
+    '',
     {
       onRequest: write,
       schema: {
@@ -42,7 +42,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
   )
 
   app.get(
-    '/',
+    '',
     {
       onRequest: read,
       schema: {

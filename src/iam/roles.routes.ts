@@ -26,7 +26,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   const common = { tags: TAGS, security: STAFF_SECURITY }
 
   app.post(
-    '/',
+    '',
     {
       onRequest: write,
       schema: {
@@ -41,7 +41,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   )
 
   app.get(
-    '/',
+    '',
     {
       onRequest: read,
       schema: {

@@ -42,7 +42,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   const common = { tags: TAGS, security: STAFF_SECURITY }
 
   app.post(
-    '/',
+    '',
     {
       onRequest: write,
       schema: {
@@ -57,7 +57,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   )
 
   app.get(
-    '/',
+    '',
     {
       onRequest: read,
       schema: {

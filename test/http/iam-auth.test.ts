@@ -204,6 +204,16 @@ describe('POST /iam/v1/auth/refresh', () => {
     expect(extra.statusCode).toBe(400)
   })
 
+  it('forgets, at the next login, the sessions whose refresh tokens have all expired', async () => {
+    const staff = await createStaff(ctx.app, { password: 'a-staff-password' })
+    await ctx.app.db.execute(sql`update staff_refresh_tokens set expires_at = now() - interval '1 second'
+      where session_id in (select id from staff_sessions where user_id = ${staff.user.id})`)
+    expect((await login(staff.user.email, 'a-staff-password')).statusCode).toBe(200)
+    const sessions = await ctx.app.db.select().from(staffSessions).where(eq(staffSessions.userId, staff.user.id))
+    expect(sessions).toHaveLength(1)
+    expect((await me(staff.accessToken, staff.user.id)).statusCode).toBe(401)
+  })
+
   it('refuses the refresh token of a deleted user', async () => {
     const staff = await createStaff(ctx.app)
     await ctx.app.db.delete(staffUsers).where(eq(staffUsers.id, staff.user.id))

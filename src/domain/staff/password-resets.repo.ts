@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { staffPasswordResets } from './password-resets.table.js'
 
@@ -23,10 +23,7 @@ export async function consumePasswordReset(db: Db, tokenHash: string): Promise<s
   return result.rows[0]?.user_id
 }
 
-/** Retires every outstanding reset token of a user. */
-export async function retireUserPasswordResets(db: Db, userId: string) {
-  await db
-    .update(staffPasswordResets)
-    .set({ usedAt: sql`now()` })
-    .where(and(eq(staffPasswordResets.userId, userId), isNull(staffPasswordResets.usedAt)))
+/** Forgets every reset token of a user, used or not: none of them works any more. */
+export async function deleteUserPasswordResets(db: Db, userId: string) {
+  await db.delete(staffPasswordResets).where(eq(staffPasswordResets.userId, userId))
 }

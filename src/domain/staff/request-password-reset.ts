@@ -1,7 +1,7 @@
 import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { enqueueEmail } from '../../platform/mail/outbox.repo.js'
-import { insertPasswordReset, retireUserPasswordResets } from './password-resets.repo.js'
+import { insertPasswordReset, deleteUserPasswordResets } from './password-resets.repo.js'
 import { passwordResetLink } from './staff-rules.js'
 import { findUserByEmail } from './users.repo.js'
 
@@ -18,7 +18,7 @@ export async function requestPasswordReset(db: Db, { email, tokenHmac, ttlSecond
   const token = newOpaqueToken()
   const minutes = Math.max(1, Math.round(ttlSeconds / 60))
   await db.transaction(async (tx) => {
-    await retireUserPasswordResets(tx, user.id)
+    await deleteUserPasswordResets(tx, user.id)
     await insertPasswordReset(tx, { userId: user.id, tokenHash: hashOpaqueToken(tokenHmac, token), ttlSeconds })
     await enqueueEmail(tx, {
       kind: 'iam.password_reset',

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { staffPermissions } from './permissions.table.js'
 import { staffRolePermissions, staffRoles } from './roles.table.js'
@@ -69,9 +69,15 @@ export async function revokeUserSessions(db: Db, userId: string, reason: Session
   return rows.length
 }
 
-/** Drops refresh tokens that can no longer be used by anyone (housekeeping). */
-export async function deleteExpiredRefreshTokens(db: Db): Promise<void> {
-  await db.delete(staffRefreshTokens).where(gt(sql`now()`, staffRefreshTokens.expiresAt))
+/**
+ * Housekeeping: forgets the user's sessions whose refresh tokens have all expired (no
+ * token of theirs can work any more, access tokens included), with their tokens.
+ */
+export async function pruneUserSessions(db: Db, userId: string): Promise<void> {
+  await db.execute(sql`
+    delete from ${staffSessions} s
+     where s.user_id = ${userId}
+       and not exists (select 1 from ${staffRefreshTokens} t where t.session_id = s.id and t.expires_at > now())`)
 }
 
 export type StaffPrincipalRow = { id: string; name: string; email: string; roles: string[]; permissions: string[] }

@@ -1,7 +1,7 @@
 import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { insertRefreshToken, insertSession } from './sessions.repo.js'
+import { insertRefreshToken, insertSession, pruneUserSessions } from './sessions.repo.js'
 import { findUserById, withRoles, type StaffUser } from './users.repo.js'
 
 export type StartStaffSessionOptions = { userId: string; tokenHmac: Buffer; refreshTtlSeconds: number }
@@ -17,6 +17,7 @@ export const startStaffSession = (db: Db, { userId, tokenHmac, refreshTtlSeconds
   db.transaction(async (tx) => {
     const user = await findUserById(tx, userId)
     if (!user) throw new AppError('invalid_credentials')
+    await pruneUserSessions(tx, user.id)
     const sessionId = await insertSession(tx, user.id)
     const refreshToken = newOpaqueToken()
     await insertRefreshToken(tx, { sessionId, tokenHash: hashOpaqueToken(tokenHmac, refreshToken), ttlSeconds: refreshTtlSeconds })
