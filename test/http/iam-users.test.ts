@@ -66,6 +66,15 @@ describe('POST /iam/v1/users', () => {
     expect(again.json().code).toBe('email_taken')
   })
 
+  it('creates one user of five racing for the same email; the others get 409', async () => {
+    const email = `race-${randomUUID()}@example.test`
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => api('POST', '/iam/v1/users', admin.auth, newUser({ email: i % 2 ? email.toUpperCase() : email }))),
+    )
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409])
+    expect(results.filter((r) => r.statusCode === 409).every((r) => r.json().code === 'email_taken')).toBe(true)
+  })
+
   it('names unknown roles in a 400 validation_error', async () => {
     const res = await api('POST', '/iam/v1/users', admin.auth, newUser({ roles: ['admin', 'no-such-role', 'nor-this'] }))
     expect(res.statusCode).toBe(400)
