@@ -23,7 +23,7 @@ const app = await buildApp({ config })
 let demo: DemoData | null = null
 if (!config.databaseUrl && config.seedDemo) {
   try {
-    demo = await seedDemo(app.db, { tokenHmac: app.secrets.tokenHmac })
+    demo = await seedDemo(app.db, { tokenHmac: app.secrets.tokenHmac, adminEmail: config.admin?.email })
   } catch (error) {
     app.log.error({ err: error }, 'could not seed the demo data')
   }
@@ -61,6 +61,14 @@ function demoBanner(data: DemoData, base: string) {
     `  seller id:       ${data.sellerId}`,
     `  API key:         ${data.apiKey}   (shown this once)`,
     `  coupon:          ${data.couponCode}   affiliate code: ${data.affiliateCode}`,
+    ...(data.admin
+      ? [
+          data.admin.password
+            ? `  admin login:     ${data.admin.email} / ${data.admin.password}   (shown this once)`
+            : `  admin login:     ${data.admin.email} with ADMIN_PASSWORD`,
+          `                   POST ${base}/iam/v1/auth/login {"username", "password"}, then Bearer on /adm/v1`,
+        ]
+      : []),
     `  try:             curl -u ${data.sellerId}:${data.apiKey} ${base}/stf/v1/events`,
     '',
     '',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { authenticateStaff } from '../platform/auth/staff-auth.js'
 import { affiliateRoutes } from './affiliates.routes.js'
 import { apiKeyRoutes } from './api-keys.routes.js'
 import { couponRoutes } from './coupons.routes.js'
@@ -6,8 +7,12 @@ import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
 
-/** `/adm/v1`: the back office, staff Bearer tokens checked against permissions. */
+/**
+ * `/adm/v1`: the back office. Every route needs a staff Bearer token (401) and then its own
+ * permission (403), checked before the request is validated.
+ */
 export const backoffice: FastifyPluginAsyncZod = async (app) => {
+  app.addHook('onRequest', authenticateStaff)
   await app.register(sellerRoutes)
   await app.register(apiKeyRoutes)
   await app.register(affiliateRoutes)

@@ -6,11 +6,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { listInventories } from '../../src/domain/catalog/list-inventories.js'
 import { events } from '../../src/domain/catalog/events.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
-import { seedDemo, type DemoData } from '../../src/domain/demo/seed-demo.js'
+import { DEMO_ADMIN_EMAIL, seedDemo, type DemoData } from '../../src/domain/demo/seed-demo.js'
+import { ensureBuiltins } from '../../src/domain/staff/ensure-builtins.js'
+import { staffUsers } from '../../src/domain/staff/users.table.js'
 import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
 import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { basicAuth } from '../factories/sellers.js'
+import { resetDatabase, testDatabase } from '../support/database.js'
 import { startServerProcess } from '../support/server-process.js'
 
 const ctx = useTestApp()
@@ -57,9 +60,30 @@ describe('seedDemo', () => {
     expect(affiliated.json().affiliate).toMatchObject({ code: demo.affiliateCode })
   })
 
+  it('creates a demo admin whose printed password signs in to the back office, where the demo seller is', async () => {
+    expect(demo.admin).toEqual({ email: DEMO_ADMIN_EMAIL, password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/) })
+    const login = await ctx.app.inject({
+      method: 'POST',
+      url: '/iam/v1/auth/login',
+      payload: { username: demo.admin!.email, password: demo.admin!.password },
+    })
+    expect(login.statusCode).toBe(200)
+    expect(login.json().user.roles).toEqual(['admin'])
+    const listed = await ctx.app.inject({ method: 'GET', url: '/adm/v1/sellers', headers: { authorization: `Bearer ${login.json().access_token}` } })
+    expect(listed.json().data.map((s: { id: string }) => s.id)).toEqual([demo.sellerId])
+  })
+
   it('changes nothing once a seller exists', async () => {
     expect(await seedDemo(ctx.app.db, { tokenHmac: ctx.app.secrets.tokenHmac })).toBeNull()
     expect(await ctx.app.db.select().from(sellers)).toHaveLength(1)
+  })
+
+  it('reports the configured admin instead of creating one', async () => {
+    await resetDatabase(await testDatabase())
+    await ensureBuiltins(ctx.app.db)
+    const seeded = (await seedDemo(ctx.app.db, { tokenHmac: ctx.app.secrets.tokenHmac, adminEmail: 'boss@example.com' }))!
+    expect(seeded.admin).toEqual({ email: 'boss@example.com', password: null })
+    expect(await ctx.app.db.select().from(staffUsers)).toEqual([])
   })
 })
 
@@ -78,6 +102,14 @@ describe('npm start with a new embedded database', () => {
       const res = await fetch(`${first.baseUrl}/stf/v1/seller`, { headers: basicAuth(sellerId, apiKey) })
       expect(res.status).toBe(200)
       expect(await res.json()).toMatchObject({ id: sellerId, name: 'Demo Tickets' })
+      const [, email, password] = /admin login:\s+(\S+) \/ (\S+)/.exec(output)!
+      expect(email).toBe(DEMO_ADMIN_EMAIL)
+      const login = await fetch(`${first.baseUrl}/iam/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: email, password }),
+      })
+      expect(login.status).toBe(200)
       const affiliated = await fetch(`${first.baseUrl}/stf/v1/seller`, { headers: { ...basicAuth(sellerId, apiKey), 'x-affiliate-code': 'PARCEIRO' } })
       expect(((await affiliated.json()) as { affiliate: unknown }).affiliate).toMatchObject({ code: 'PARCEIRO' })
     } finally {

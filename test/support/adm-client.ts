@@ -1,14 +1,14 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import { client } from './inject.js'
 
-/** Calls `/adm/v1` with a member of staff's headers (or none: `{}`). */
+/** Calls `/adm/v1` with one member of staff's headers (or none: `{}`). */
 export function admClient(app: FastifyInstance, headers: Record<string, string>) {
-  const call = (method: InjectOptions['method'], url: string, payload?: unknown) =>
-    app.inject({ method, url: `/adm/v1${url}`, headers, ...(payload === undefined ? {} : { payload: payload as InjectOptions['payload'] }) })
+  const api = client(() => app)
   return {
-    get: (url: string) => call('GET', url),
-    post: (url: string, payload?: unknown) => call('POST', url, payload),
-    put: (url: string, payload?: unknown) => call('PUT', url, payload),
-    delete: (url: string) => call('DELETE', url),
+    get: (url: string) => api('GET', `/adm/v1${url}`, headers),
+    post: (url: string, payload?: object) => api('POST', `/adm/v1${url}`, headers, payload),
+    put: (url: string, payload?: object) => api('PUT', `/adm/v1${url}`, headers, payload),
+    delete: (url: string) => api('DELETE', `/adm/v1${url}`, headers),
   }
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { count } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { AuditActor } from '../audit/record-audit.js'
@@ -7,12 +8,17 @@ import { createCoupon } from '../coupons/create-coupon.js'
 import { createAffiliate } from '../sellers/create-affiliate.js'
 import { createSeller } from '../sellers/create-seller.js'
 import { sellers } from '../sellers/sellers.table.js'
+import { bootstrapAdmin } from '../staff/bootstrap-admin.js'
 
 export type SeedDemoOptions = {
   tokenHmac: Buffer
+  /** The bootstrap admin's email (`ADMIN_EMAIL`), when one is configured: no demo admin then. */
+  adminEmail?: string | undefined
   /** Event dates count from this day (default: today). */
   today?: Date
 }
+
+export const DEMO_ADMIN_EMAIL = 'admin@boxoffice.local'
 
 export type DemoData = {
   sellerId: string
@@ -21,6 +27,11 @@ export type DemoData = {
   eventIds: string[]
   couponCode: string
   affiliateCode: string
+  /**
+   * The staff login: the configured admin (password null: the one configured), or a demo
+   * admin with a generated password shown this once; null when staff users already existed.
+   */
+  admin: { email: string; password: string | null } | null
 }
 
 const actor: AuditActor = { type: 'system' }
@@ -65,9 +76,10 @@ const CATALOGUE = [
 /**
  * Seeds a database that has no seller yet with a demo seller: published events over the next
  * weeks, inventories with variants, a coupon and an affiliate, through the same services the
- * back office uses. Answers null, and changes nothing, when a seller already exists.
+ * back office uses; and, unless an admin is configured, a demo admin when no staff user
+ * exists. Answers null, and changes nothing, when a seller already exists.
  */
-export async function seedDemo(db: Db, { tokenHmac, today = new Date() }: SeedDemoOptions): Promise<DemoData | null> {
+export async function seedDemo(db: Db, { tokenHmac, adminEmail, today = new Date() }: SeedDemoOptions): Promise<DemoData | null> {
   const [existing] = await db.select({ n: count() }).from(sellers)
   if ((existing?.n ?? 0) > 0) return null
 
@@ -100,5 +112,12 @@ export async function seedDemo(db: Db, { tokenHmac, today = new Date() }: SeedDe
   }
   const coupon = await createCoupon(db, { sellerId, code: 'BEMVINDO10', type: 'percent', value: 10, maxUsesPerCustomer: 1, actor })
   const affiliate = await createAffiliate(db, { sellerId, code: 'PARCEIRO', name: 'Demo partner', actor })
-  return { sellerId, apiKey, eventIds, couponCode: coupon.code, affiliateCode: affiliate.code }
+  return { sellerId, apiKey, eventIds, couponCode: coupon.code, affiliateCode: affiliate.code, admin: await demoAdmin(db, adminEmail) }
+}
+
+async function demoAdmin(db: Db, adminEmail: string | undefined): Promise<DemoData['admin']> {
+  if (adminEmail) return { email: adminEmail, password: null }
+  const password = randomBytes(18).toString('base64url')
+  const created = await bootstrapAdmin(db, { name: 'Demo admin', email: DEMO_ADMIN_EMAIL, password })
+  return created ? { email: DEMO_ADMIN_EMAIL, password } : null
 }

@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto'
+import { and, eq, sql } from 'drizzle-orm'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { auditLog } from '../../src/domain/audit/audit-log.table.js'
+import { apiKeys } from '../../src/domain/sellers/api-keys.table.js'
+import { openDatabase } from '../../src/platform/db/database.js'
+import { testConfig, useTestApp } from '../build-app.js'
+import { basicAuth, createTestSeller } from '../factories/sellers.js'
+import { admClient, type AdmClient } from '../support/adm-client.js'
+import { usesPostgres } from '../support/database.js'
+import { createStaff } from '../support/staff.js'
+
+const ctx = useTestApp()
+let adm: AdmClient
+let staffId: string
+
+beforeAll(async () => {
+  const staff = await createStaff(ctx.app, { permissions: ['adm.sellers.read', 'adm.sellers.write'] })
+  staffId = staff.user.id
+  adm = admClient(ctx.app, staff.auth)
+})
+
+const whoami = (headers: Record<string, string>, app: FastifyInstance = ctx.app) => app.inject({ method: 'GET', url: '/stf/v1/seller', headers })
+
+const newSeller = async (body: Record<string, unknown> = {}) => {
+  const res = await adm.post('/sellers', { name: 'Acme Tickets', storefront_url: 'https://acme.example.com', ...body })
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json() as { id: string; api_key: string; settings: Record<string, number>; status: string }
+}
+
+const expectValidation = (res: { statusCode: number; json(): { code: string; details?: { path: string }[] } }, ...paths: string[]) => {
+  expect(res.statusCode).toBe(400)
+  expect(res.json().code).toBe('validation_error')
+  for (const path of paths) expect(res.json().details?.map((d) => d.path)).toContain(path)
+}
+
+describe('POST /adm/v1/sellers', () => {
+  it('creates a seller with default settings and answers its first API key, which works on the storefront', async () => {
+    const res = await adm.post('/sellers', { name: 'Acme Tickets', storefront_url: 'https://acme.example.com/shop/' })
+    expect(res.statusCode).toBe(201)
+    const body = res.json()
+    expect(body).toEqual({
+      id: expect.any(String),
+      name: 'Acme Tickets',
+      storefront_url: 'https://acme.example.com/shop',
+      status: 'active',
+      settings: { basket_ttl_seconds: 900, max_installments: 12, interest_free_installments: 1, monthly_rate: 0.0299, min_installment_amount: 500 },
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      api_key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43,}$/),
+    })
+    const profile = await whoami(basicAuth(body.id, body.api_key))
+    expect(profile.statusCode).toBe(200)
+    expect(profile.json()).toMatchObject({ id: body.id, storefront_url: 'https://acme.example.com/shop' })
+  })
+
+  it('takes settings, and records the creation in the audit log under the member of staff', async () => {
+    const seller = await newSeller({ settings: { basket_ttl_seconds: 600, max_installments: 6, interest_free_installments: 3, monthly_rate: 0.02 } })
+    expect(seller.settings).toEqual({ basket_ttl_seconds: 600, max_installments: 6, interest_free_installments: 3, monthly_rate: 0.02, min_installment_amount: 500 })
+    const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
+    expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])
+    expect(rows.every((r) => r.actorType === 'staff' && r.actorId === staffId && r.traceId)).toBe(true)
+  })
+
+  it('refuses missing or bad fields, unknown fields and settings out of bounds with 400 validation_error', async () => {
+    expectValidation(await adm.post('/sellers', { storefront_url: 'https://a.example.com' }), 'name')
+    expectValidation(await adm.post('/sellers', { name: '  ', storefront_url: 'https://a.example.com' }), 'name')
+    for (const url of ['ftp://a.example.com', 'not a url', 'https://a.example.com/?x=1', 'javascript:alert(1)']) {
+      expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: url }), 'storefront_url')
+    }
+    expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', status: 'active' }))
+    const bad: [string, number][] = [
+      ['basket_ttl_seconds', 59],
+      ['basket_ttl_seconds', 86_401],
+      ['max_installments', 0],
+      ['max_installments', 25],
+      ['interest_free_installments', 0],
+      ['monthly_rate', -0.01],
+      ['monthly_rate', 1.01],
+      ['min_installment_amount', 0],
+      ['max_installments', 2.5],
+    ]
+    for (const [name, value] of bad) {
+      expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', settings: { [name]: value } }), `settings.${name}`)
+    }
+    expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', settings: { colour: 'red' } }))
+  })
+
+  it('refuses more interest-free installments than installments, counting the defaults', async () => {
+    expectValidation(
+      await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', settings: { interest_free_installments: 13 } }),
+      'settings.interest_free_installments',
+    )
+    expectValidation(
+      await adm.post('/sellers', {
+        name: 'A',
+        storefront_url: 'https://a.example.com',
+        settings: { max_installments: 3, interest_free_installments: 4 },
+      }),
+      'settings.interest_free_installments',
+    )
+  })
+})
+
+describe('GET /adm/v1/sellers', () => {
+  it('pages through sellers, newest first, and filters by status and name', async () => {
+    const tag = randomUUID().slice(0, 8)
+    const made = []
+    for (let i = 0; i < 3; i++) made.push(await newSeller({ name: `Paging ${tag} ${i}` }))
+    await adm.put(`/sellers/${made[0]!.id}`, { status: 'disabled' })
+
+    const first = await adm.get(`/sellers?q=${tag}&limit=2`)
+    expect(first.statusCode).toBe(200)
+    expect(first.json().meta).toEqual({ count: 2, limit: 2, page: 1, total: 3 })
+    expect(first.json().data.map((s: { name: string }) => s.name)).toEqual([`Paging ${tag} 2`, `Paging ${tag} 1`])
+    const second = await adm.get(`/sellers?q=${tag}&limit=2&page=2`)
+    expect(second.json().meta).toEqual({ count: 1, limit: 2, page: 2, total: 3 })
+    expect(JSON.stringify(second.json())).not.toContain('api_key')
+
+    const disabled = await adm.get(`/sellers?q=${tag}&status=disabled`)
+    expect(disabled.json().data.map((s: { id: string }) => s.id)).toEqual([made[0]!.id])
+    expect((await adm.get('/sellers?q=%25')).json().meta.total).toBe(0)
+  })
+
+  it('refuses bad paging and filters with 400', async () => {
+    expectValidation(await adm.get('/sellers?limit=101'))
+    expectValidation(await adm.get('/sellers?page=0'))
+    expectValidation(await adm.get('/sellers?status=deleted'))
+  })
+})
+
+describe('GET and PUT /adm/v1/sellers/{id}', () => {
+  it('answers one seller; 404 for an unknown id and 400 for a malformed one', async () => {
+    const seller = await newSeller()
+    const res = await adm.get(`/sellers/${seller.id}`)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ id: seller.id, name: 'Acme Tickets', status: 'active' })
+    expect(res.json()).not.toHaveProperty('api_key')
+    expect((await adm.get(`/sellers/${randomUUID()}`)).json().code).toBe('not_found')
+    expect((await adm.get(`/sellers/${randomUUID()}`)).statusCode).toBe(404)
+    expectValidation(await adm.get('/sellers/not-a-uuid'))
+  })
+
+  it('changes the fields given and, within settings, only the settings given', async () => {
+    const seller = await newSeller({ settings: { max_installments: 10 } })
+    const res = await adm.put(`/sellers/${seller.id}`, {
+      name: 'Acme 2',
+      storefront_url: 'https://acme2.example.com/',
+      settings: { interest_free_installments: 4 },
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({
+      name: 'Acme 2',
+      storefront_url: 'https://acme2.example.com',
+      settings: { max_installments: 10, interest_free_installments: 4, basket_ttl_seconds: 900 },
+    })
+    expect(new Date(res.json().updated_at).getTime()).toBeGreaterThanOrEqual(new Date(res.json().created_at).getTime())
+    const profile = await whoami(basicAuth(seller.id, seller.api_key))
+    expect(profile.json()).toMatchObject({ name: 'Acme 2', settings: { interest_free_installments: 4 } })
+  })
+
+  it('refuses settings that no longer hold together once merged, an empty change and unknown fields', async () => {
+    const seller = await newSeller({ settings: { max_installments: 6, interest_free_installments: 6 } })
+    expectValidation(await adm.put(`/sellers/${seller.id}`, { settings: { max_installments: 5 } }), 'settings.interest_free_installments')
+    expectValidation(await adm.put(`/sellers/${seller.id}`, {}))
+    expectValidation(await adm.put(`/sellers/${seller.id}`, { api_key: 'x' }))
+    expectValidation(await adm.put(`/sellers/${seller.id}`, { status: 'deleted' }))
+    expect((await adm.put(`/sellers/${randomUUID()}`, { name: 'X' })).statusCode).toBe(404)
+  })
+
+  it('disables a seller, whose keys the storefront refuses on the very next request, and enables it again', async () => {
+    const seller = await newSeller()
+    const auth = basicAuth(seller.id, seller.api_key)
+    expect((await whoami(auth)).statusCode).toBe(200)
+    const disabled = await adm.put(`/sellers/${seller.id}`, { status: 'disabled' })
+    expect(disabled.json().status).toBe('disabled')
+    expect((await whoami(auth)).statusCode).toBe(401)
+    await adm.put(`/sellers/${seller.id}`, { status: 'active' })
+    expect((await whoami(auth)).statusCode).toBe(200)
+    const actions = await ctx.app.db
+      .select({ data: auditLog.data })
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, seller.id), eq(auditLog.action, 'adm.seller.updated')))
+    expect(actions.map((a) => a.data)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ status: 'disabled' }), expect.objectContaining({ status: 'active' })]),
+    )
+  })
+})
+
+describe('API keys', () => {
+  it('issues more keys, with or without a name, each working at once and shown only on creation', async () => {
+    const seller = await newSeller()
+    const named = await adm.post(`/sellers/${seller.id}/api-keys`, { name: 'mobile app' })
+    expect(named.statusCode).toBe(201)
+    expect(named.json()).toMatchObject({ name: 'mobile app', revoked_at: null, last_used_at: null, api_key: expect.stringMatching(/^sk_/) })
+    const unnamed = await ctx.app.inject({ method: 'POST', url: `/adm/v1/sellers/${seller.id}/api-keys`, headers: (await staffAuth()).auth })
+    expect(unnamed.statusCode).toBe(201)
+    expect(unnamed.json().name).toBeNull()
+    const list = await adm.get(`/sellers/${seller.id}/api-keys`)
+    expect(list.statusCode).toBe(200)
+    expect(list.json().meta).toMatchObject({ total: 3, count: 3 })
+    expect(list.json().data[0]).toEqual({
+      id: unnamed.json().id,
+      prefix: unnamed.json().api_key.slice(0, 7),
+      name: null,
+      created_at: expect.any(String),
+      last_used_at: null,
+      revoked_at: null,
+    })
+    const [hash] = await ctx.app.db.select({ keyHash: apiKeys.keyHash }).from(apiKeys).where(eq(apiKeys.id, named.json().id))
+    for (const secret of [seller.api_key, named.json().api_key, hash!.keyHash]) expect(list.body).not.toContain(secret)
+    for (const key of [seller.api_key, named.json().api_key, unnamed.json().api_key]) {
+      expect((await whoami(basicAuth(seller.id, key))).statusCode).toBe(200)
+    }
+  })
+
+  it('refuses a bad key name and an unknown seller', async () => {
+    const seller = await newSeller()
+    expectValidation(await adm.post(`/sellers/${seller.id}/api-keys`, { name: '' }))
+    expectValidation(await adm.post(`/sellers/${seller.id}/api-keys`, { name: 'x', scope: 'all' }))
+    expect((await adm.post(`/sellers/${randomUUID()}/api-keys`, {})).statusCode).toBe(404)
+    expect((await adm.get(`/sellers/${randomUUID()}/api-keys`)).statusCode).toBe(404)
+  })
+
+  it('revokes a key: refused by the storefront on the very next request, listed with revoked_at, other keys unaffected', async () => {
+    const seller = await newSeller()
+    const second = (await adm.post(`/sellers/${seller.id}/api-keys`, { name: 'second' })).json()
+    const auth = basicAuth(seller.id, second.api_key)
+    expect((await whoami(auth)).statusCode).toBe(200)
+    const res = await adm.delete(`/sellers/${seller.id}/api-keys/${second.id}`)
+    expect(res.statusCode).toBe(204)
+    expect(res.body).toBe('')
+    expect((await whoami(auth)).statusCode).toBe(401)
+    expect((await whoami(basicAuth(seller.id, seller.api_key))).statusCode).toBe(200)
+    const listed = (await adm.get(`/sellers/${seller.id}/api-keys`)).json().data.find((k: { id: string }) => k.id === second.id)
+    expect(listed.revoked_at).toEqual(expect.any(String))
+    // Revoking again changes nothing and answers the same.
+    expect((await adm.delete(`/sellers/${seller.id}/api-keys/${second.id}`)).statusCode).toBe(204)
+    const rows = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, second.id), eq(auditLog.action, 'adm.api_key.revoked')))
+    expect(rows[0]).toMatchObject({ actorType: 'staff', actorId: staffId, sellerId: seller.id })
+  })
+
+  it("answers 404 for another seller's key under this seller, which keeps working, and 400 for a malformed key id", async () => {
+    const a = await newSeller()
+    const b = await createTestSeller(ctx.app)
+    expect((await adm.delete(`/sellers/${a.id}/api-keys/${b.apiKeyId}`)).statusCode).toBe(404)
+    expect((await adm.delete(`/sellers/${a.id}/api-keys/${randomUUID()}`)).statusCode).toBe(404)
+    expect((await whoami(b.auth)).statusCode).toBe(200)
+    expectValidation(await adm.delete(`/sellers/${a.id}/api-keys/nope`))
+    const keysOfA = (await adm.get(`/sellers/${a.id}/api-keys`)).json().data.map((k: { id: string }) => k.id)
+    expect(keysOfA).not.toContain(b.apiKeyId)
+  })
+})
+
+const staffAuth = () => createStaff(ctx.app, { permissions: ['adm.sellers.write'] })
+
+describe.skipIf(!usesPostgres())('a second app instance on the same PostgreSQL', () => {
+  let other: FastifyInstance
+  let closeOther: () => Promise<void>
+
+  beforeAll(async () => {
+    const { rows } = await ctx.app.db.execute<{ db: string }>(sql`select current_database() as db`)
+    const url = new URL(process.env.TEST_DATABASE_URL!)
+    url.pathname = `/${rows[0]!.db}`
+    // Its own pool and listening connection, as another replica has.
+    const database = await openDatabase({ url: url.toString() })
+    other = await buildApp({ config: testConfig(), database, startWorkers: false })
+    closeOther = async () => {
+      await other.close()
+      await database.close()
+    }
+  })
+  afterAll(() => closeOther?.())
+
+  it('refuses a key revoked through the back office of the first on its next request', async () => {
+    const seller = await newSeller()
+    const auth = basicAuth(seller.id, seller.api_key)
+    // Cached by the second instance.
+    expect((await whoami(auth, other)).statusCode).toBe(200)
+    expect((await whoami(auth, other)).statusCode).toBe(200)
+    const keyId = (await adm.get(`/sellers/${seller.id}/api-keys`)).json().data[0].id
+    expect((await adm.delete(`/sellers/${seller.id}/api-keys/${keyId}`)).statusCode).toBe(204)
+    // The notice travels at commit; allow its few milliseconds, no more.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await whoami(auth, other)).statusCode).toBe(401)
+  })
+
+  it('refuses a seller disabled through the first, and sees its new settings', async () => {
+    const seller = await newSeller()
+    const auth = basicAuth(seller.id, seller.api_key)
+    expect((await whoami(auth, other)).json().settings.max_installments).toBe(12)
+    await adm.put(`/sellers/${seller.id}`, { settings: { max_installments: 4 } })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await whoami(auth, other)).json().settings.max_installments).toBe(4)
+    await adm.put(`/sellers/${seller.id}`, { status: 'disabled' })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await whoami(auth, other)).statusCode).toBe(401)
+  })
+})
