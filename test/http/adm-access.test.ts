@@ -12,7 +12,7 @@ type Route = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; url: string; permissio
 let routes: Route[]
 
 beforeAll(async () => {
-  const { seller, apiKeyId } = await createTestSeller(ctx.app)
+  const { seller } = await createTestSeller(ctx.app)
   const event = await createTestEvent(ctx.app, seller.id)
   const inventory = await createTestInventory(ctx.app, event.id)
   const affiliate = await createTestAffiliate(ctx.app, seller.id)
