@@ -10,6 +10,7 @@ const urlWithScheme = (schemes: string[]) =>
   })
 
 const seconds = (fallback: number) => z.coerce.number().int().min(1).max(31_536_000).default(fallback)
+const perWindow = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback)
 const commaList = z
   .string()
   .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
@@ -51,6 +52,13 @@ export const ZEnv = z
     IAM_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
     IAM_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
     IAM_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
+    STF_RATE_LIMIT_WINDOW_SECONDS: seconds(60),
+    STF_LOGIN_LIMIT_PER_IP: perWindow(60),
+    STF_LOGIN_LIMIT_PER_EMAIL: perWindow(10),
+    STF_EMAIL_LIMIT_PER_IP: perWindow(30),
+    STF_EMAIL_LIMIT_PER_EMAIL: perWindow(5),
+    STF_REFRESH_LIMIT_PER_IP: perWindow(120),
+    STF_TOKEN_LIMIT_PER_IP: perWindow(60),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -95,6 +103,20 @@ export type Config = Readonly<{
     iamAccess: number
     iamRefresh: number
     iamReset: number
+  }>
+  /**
+   * Customer authentication limits, each counted per seller over `windowSeconds`: per client
+   * IP, and per email (as named in the body). `email*` covers the calls that send an email
+   * (register, forgot-password, magic-link); `token*` those that consume an emailed token.
+   */
+  stfRateLimits: Readonly<{
+    windowSeconds: number
+    loginPerIp: number
+    loginPerEmail: number
+    emailPerIp: number
+    emailPerEmail: number
+    refreshPerIp: number
+    tokenPerIp: number
   }>
 }>
 
@@ -147,6 +169,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       iamAccess: e.IAM_ACCESS_TOKEN_TTL_SECONDS,
       iamRefresh: e.IAM_REFRESH_TOKEN_TTL_SECONDS,
       iamReset: e.IAM_RESET_TOKEN_TTL_SECONDS,
+    }),
+    stfRateLimits: Object.freeze({
+      windowSeconds: e.STF_RATE_LIMIT_WINDOW_SECONDS,
+      loginPerIp: e.STF_LOGIN_LIMIT_PER_IP,
+      loginPerEmail: e.STF_LOGIN_LIMIT_PER_EMAIL,
+      emailPerIp: e.STF_EMAIL_LIMIT_PER_IP,
+      emailPerEmail: e.STF_EMAIL_LIMIT_PER_EMAIL,
+      refreshPerIp: e.STF_REFRESH_LIMIT_PER_IP,
+      tokenPerIp: e.STF_TOKEN_LIMIT_PER_IP,
     }),
   })
 }
