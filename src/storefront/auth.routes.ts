@@ -53,12 +53,7 @@ function tokenPair(app: FastifyInstance, grant: CustomerGrant): z.infer<typeof Z
 /** `/stf/v1/auth`: customer accounts and sessions of the seller of the Basic credentials. */
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const limits = customerRateLimits(app)
-  const secrets = () => ({ tokenHmac: app.secrets.tokenHmac })
-  const sellerOf = (request: { seller: { id: string; name: string; storefrontUrl: string } }) => ({
-    id: request.seller.id,
-    name: request.seller.name,
-    storefrontUrl: request.seller.storefrontUrl,
-  })
+  const { tokenHmac } = app.secrets
 
   app.post(
     '/register',
@@ -79,14 +74,14 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const customer = await registerCustomer(app.db, {
-        seller: sellerOf(request),
+        seller: request.seller,
         email: request.body.email,
         password: request.body.password,
         firstName: request.body.first_name,
         lastName: request.body.last_name,
         verifyEmailTtlSeconds: app.config.ttl.stfVerifyEmail,
         traceId: request.id,
-        ...secrets(),
+        tokenHmac,
       })
       return reply.code(201).send({ customer: presentCustomer(customer) })
     },
@@ -115,7 +110,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         password: request.body.password,
         refreshTtlSeconds: app.config.ttl.stfRefresh,
         traceId: request.id,
-        ...secrets(),
+        tokenHmac,
       })
       return reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
     },
@@ -179,7 +174,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         refreshToken: request.body.refresh_token,
         refreshTtlSeconds: app.config.ttl.stfRefresh,
         traceId: request.id,
-        ...secrets(),
+        tokenHmac,
       })
       return reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
     },
@@ -204,11 +199,11 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       await requestPasswordReset(app.db, {
-        seller: sellerOf(request),
+        seller: request.seller,
         email: request.body.email,
         resetTtlSeconds: app.config.ttl.stfReset,
         traceId: request.id,
-        ...secrets(),
+        tokenHmac,
       })
       return { message: EMAIL_LINK_SENT }
     },
@@ -237,7 +232,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         token: request.body.token,
         password: request.body.password,
         traceId: request.id,
-        ...secrets(),
+        tokenHmac,
       })
       return { message: 'The password has been changed. Sign in with the new one.' }
     },
@@ -262,11 +257,11 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       await requestMagicLink(app.db, {
-        seller: sellerOf(request),
+        seller: request.seller,
         email: request.body.email,
         magicLinkTtlSeconds: app.config.ttl.stfMagicLink,
         traceId: request.id,
-        ...secrets(),
+        tokenHmac,
       })
       return { message: EMAIL_LINK_SENT }
     },
@@ -294,7 +289,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         token: request.body.token,
         refreshTtlSeconds: app.config.ttl.stfRefresh,
         traceId: request.id,
-        ...secrets(),
+        tokenHmac,
       })
       return reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
     },
@@ -317,7 +312,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      await verifyCustomerEmail(app.db, { sellerId: request.seller.id, token: request.body.token, traceId: request.id, ...secrets() })
+      await verifyCustomerEmail(app.db, { sellerId: request.seller.id, token: request.body.token, traceId: request.id, tokenHmac })
       return { message: 'The email address is confirmed.' }
     },
   )

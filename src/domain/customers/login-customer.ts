@@ -1,8 +1,7 @@
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../platform/auth/passwords.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { recordAudit } from '../audit/record-audit.js'
-import { customerActor, issueRefreshToken, type CustomerGrant } from './customer-sessions.js'
+import { startCustomerSession, type CustomerGrant } from './customer-sessions.js'
 import { findCustomerByEmail, replacePasswordHash } from './customers.repo.js'
 
 export type LoginCustomerOptions = {
@@ -20,25 +19,19 @@ export type LoginCustomerOptions = {
  * A hash made with weaker parameters than today's is replaced on the way.
  */
 export async function loginCustomer(db: Db, options: LoginCustomerOptions): Promise<CustomerGrant> {
-  const { sellerId } = options
-  const customer = await findCustomerByEmail(db, sellerId, options.email)
+  const customer = await findCustomerByEmail(db, options.sellerId, options.email)
   const valid = await verifyPassword(customer?.passwordHash ?? null, options.password)
   if (!customer || !valid) throw new AppError('invalid_credentials')
   const rehashed = passwordNeedsRehash(customer.passwordHash) ? await hashPassword(options.password) : null
   return db.transaction(async (tx) => {
     if (rehashed) await replacePasswordHash(tx, customer.id, customer.passwordHash, rehashed)
-    const refreshToken = await issueRefreshToken(tx, {
-      sellerId,
-      customerId: customer.id,
+    return startCustomerSession(tx, {
+      customer,
+      method: 'password',
       tokenHmac: options.tokenHmac,
       ttlSeconds: options.refreshTtlSeconds,
+      traceId: options.traceId,
+      ...(rehashed ? { auditData: { password_rehashed: true } } : {}),
     })
-    await recordAudit(tx, customerActor(customer.id, options.traceId), {
-      action: 'stf.customer.signed_in',
-      target: { type: 'customer', id: customer.id },
-      sellerId,
-      data: { method: 'password', ...(rehashed ? { password_rehashed: true } : {}) },
-    })
-    return { customer, refreshToken }
   })
 }

@@ -1,8 +1,7 @@
 import { hashOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { recordAudit } from '../audit/record-audit.js'
-import { customerActor, issueRefreshToken, type CustomerGrant } from './customer-sessions.js'
+import { startCustomerSession, type CustomerGrant } from './customer-sessions.js'
 import { consumeOneTimeToken } from './customer-tokens.repo.js'
 import { markEmailVerified } from './customers.repo.js'
 
@@ -21,21 +20,14 @@ export type SignInWithMagicLinkOptions = {
  */
 export const signInWithMagicLink = (db: Db, options: SignInWithMagicLinkOptions) =>
   db.transaction(async (tx): Promise<CustomerGrant> => {
-    const { sellerId } = options
-    const consumed = await consumeOneTimeToken(tx, sellerId, 'magic_link', hashOpaqueToken(options.tokenHmac, options.token))
+    const consumed = await consumeOneTimeToken(tx, options.sellerId, 'magic_link', hashOpaqueToken(options.tokenHmac, options.token))
     if (!consumed) throw new AppError('invalid_token')
     const customer = await markEmailVerified(tx, consumed.customerId)
-    const refreshToken = await issueRefreshToken(tx, {
-      sellerId,
-      customerId: customer.id,
+    return startCustomerSession(tx, {
+      customer,
+      method: 'magic_link',
       tokenHmac: options.tokenHmac,
       ttlSeconds: options.refreshTtlSeconds,
+      traceId: options.traceId,
     })
-    await recordAudit(tx, customerActor(customer.id, options.traceId), {
-      action: 'stf.customer.signed_in',
-      target: { type: 'customer', id: customer.id },
-      sellerId,
-      data: { method: 'magic_link' },
-    })
-    return { customer, refreshToken }
   })
