@@ -114,6 +114,41 @@ describe('password reset', () => {
     expect((await post('login', { email: eva.customer.email, password: `new password ${ok[0]}` })).statusCode).toBe(200)
   })
 
+  it('leaves no session signed in with the old password, even by logins racing the reset', async () => {
+    const old = await createTestCustomer(app, a, { email: 'racer@example.com', password: 'the old password' })
+    await post('forgot-password', { email: 'racer@example.com' })
+    const token = linkToken(await deliveredTo('racer@example.com', 'reset-password'), 'https://loja-a.example.com', 'reset-password')
+    const [reset, ...logins] = await Promise.all([
+      post('reset-password', { token, password: 'the new password' }),
+      ...Array.from({ length: 6 }, () => post('login', { email: 'racer@example.com', password: 'the old password' })),
+    ])
+    expect(reset!.statusCode).toBe(200)
+    const refreshTokens = [old.refreshToken, ...logins.filter((r) => r.statusCode === 200).map((r) => r.json().refresh_token as string)]
+    for (const refreshToken of refreshTokens) expectError(await post('refresh', { refresh_token: refreshToken }), 401, 'invalid_token')
+    for (const res of logins.filter((r) => r.statusCode !== 200)) expectError(res, 401, 'invalid_credentials')
+  })
+
+  it('lets a magic-link sign-in racing a reset neither fail the reset nor outlive it', async () => {
+    for (let round = 0; round < 3; round++) {
+      const email = `magic-racer-${round}@example.com`
+      await createTestCustomer(app, a, { email })
+      await post('forgot-password', { email })
+      const resetToken = linkToken(await deliveredTo(email, 'reset-password'), 'https://loja-a.example.com', 'reset-password')
+      await post('magic-link', { email })
+      const magicToken = linkToken(await deliveredTo(email, 'magic-link'), 'https://loja-a.example.com', 'magic-link')
+      const [reset, magic] = await Promise.all([
+        post('reset-password', { token: resetToken, password: 'the new password' }),
+        post('magic-link/verify', { token: magicToken }),
+      ])
+      expect(reset!.statusCode, reset!.body).toBe(200)
+      if (magic!.statusCode === 200) {
+        expectError(await post('refresh', { refresh_token: magic!.json().refresh_token }), 401, 'invalid_token')
+      } else {
+        expectError(magic!, 401, 'invalid_token')
+      }
+    }
+  })
+
   it('voids the other outstanding reset and sign-in links once a password is reset', async () => {
     await createTestCustomer(app, a, { email: 'ivo@example.com' })
     await post('forgot-password', { email: 'ivo@example.com' })

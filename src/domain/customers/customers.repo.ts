@@ -29,6 +29,20 @@ export const replacePasswordHash = async (db: Db, id: string, expectedHash: stri
       .returning({ id: customers.id })
   ).length > 0
 
+/**
+ * Locks the customer's row while its password hash is still `expectedHash`; false once it
+ * changed. A sign-in holds it until commit, so that a password reset either comes first (and
+ * the sign-in fails) or comes after (and revokes the new session).
+ */
+export const lockPasswordHash = async (db: Db, id: string, expectedHash: string) =>
+  (
+    await db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(eq(customers.id, id), eq(customers.passwordHash, expectedHash)))
+      .for('update')
+  ).length > 0
+
 /** Sets a new password and, since the link that allowed it reached the inbox, confirms the address. */
 export const setPasswordHash = async (db: Db, id: string, passwordHash: string) =>
   (

@@ -2,7 +2,7 @@ import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../platfor
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { startCustomerSession, type CustomerGrant } from './customer-sessions.js'
-import { findCustomerByEmail, replacePasswordHash } from './customers.repo.js'
+import { findCustomerByEmail, lockPasswordHash, replacePasswordHash } from './customers.repo.js'
 
 export type LoginCustomerOptions = {
   sellerId: string
@@ -24,7 +24,11 @@ export async function loginCustomer(db: Db, options: LoginCustomerOptions): Prom
   if (!customer || !valid) throw new AppError('invalid_credentials')
   const rehashed = passwordNeedsRehash(customer.passwordHash) ? await hashPassword(options.password) : null
   return db.transaction(async (tx) => {
-    if (rehashed) await replacePasswordHash(tx, customer.id, customer.passwordHash, rehashed)
+    // The password may have been reset while argon2 ran: the new session must not outlive that.
+    const unchanged = rehashed
+      ? await replacePasswordHash(tx, customer.id, customer.passwordHash, rehashed)
+      : await lockPasswordHash(tx, customer.id, customer.passwordHash)
+    if (!unchanged) throw new AppError('invalid_credentials')
     return startCustomerSession(tx, {
       customer,
       method: 'password',

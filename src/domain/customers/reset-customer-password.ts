@@ -30,9 +30,11 @@ export async function resetCustomerPassword(db: Db, options: ResetCustomerPasswo
   await db.transaction(async (tx) => {
     const consumed = await consumeOneTimeToken(tx, sellerId, 'reset', tokenHash)
     if (!consumed) throw new AppError('invalid_token')
+    // Token rows before the customer row, the order a magic-link sign-in locks them in: a
+    // sign-in racing this reset waits for it instead of deadlocking with it.
+    await voidOneTimeTokens(tx, consumed.customerId, ['reset', 'magic_link'])
     const customer = await setPasswordHash(tx, consumed.customerId, passwordHash)
     const revoked = await revokeCustomerRefreshTokens(tx, customer.id)
-    await voidOneTimeTokens(tx, customer.id, ['reset', 'magic_link'])
     await recordAudit(tx, customerActor(customer.id, options.traceId), {
       action: 'stf.customer.password_reset',
       target: { type: 'customer', id: customer.id },
