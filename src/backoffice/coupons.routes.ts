@@ -5,8 +5,8 @@ import { updateCoupon } from '../domain/coupons/update-coupon.js'
 import { pageMeta, pageOf } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
-import { dateOrNull, errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
-import { toCoupon, ZCoupon, ZCouponListQuery, ZCreateCoupon, ZUpdateCoupon } from './coupons.schemas.js'
+import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { fromCouponBody, toCoupon, ZCoupon, ZCouponListQuery, ZCreateCoupon, ZUpdateCoupon } from './coupons.schemas.js'
 
 /** A seller's discount coupons. */
 export const couponRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -25,22 +25,7 @@ export const couponRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const b = request.body
-      const coupon = await createCoupon(app.db, {
-        sellerId: request.params.id,
-        code: b.code,
-        type: b.type,
-        value: b.value,
-        eventIds: b.event_ids,
-        inventoryIds: b.inventory_ids,
-        startsAt: dateOrNull(b.starts_at),
-        endsAt: dateOrNull(b.ends_at),
-        maxUses: b.max_uses,
-        maxUsesPerCustomer: b.max_uses_per_customer,
-        minSubtotal: b.min_subtotal,
-        active: b.active,
-        actor: actorOf(request),
-      })
+      const coupon = await createCoupon(app.db, { sellerId: request.params.id, ...fromCouponBody(request.body), actor: actorOf(request) })
       return reply.code(201).send(toCoupon(coupon))
     },
   )
@@ -87,24 +72,7 @@ export const couponRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZCoupon, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      const b = request.body
-      const coupon = await updateCoupon(app.db, {
-        couponId: request.params.id,
-        code: b.code,
-        type: b.type,
-        value: b.value,
-        eventIds: b.event_ids,
-        inventoryIds: b.inventory_ids,
-        startsAt: dateOrNull(b.starts_at),
-        endsAt: dateOrNull(b.ends_at),
-        maxUses: b.max_uses,
-        maxUsesPerCustomer: b.max_uses_per_customer,
-        minSubtotal: b.min_subtotal,
-        active: b.active,
-        actor: actorOf(request),
-      })
-      return toCoupon(coupon)
-    },
+    async (request) =>
+      toCoupon(await updateCoupon(app.db, { couponId: request.params.id, ...fromCouponBody(request.body), actor: actorOf(request) })),
   )
 }

@@ -3,7 +3,7 @@ import { MAX_FIXED_VALUE } from '../domain/coupons/coupon-rules.js'
 import type { CouponRow } from '../domain/coupons/coupons.repo.js'
 import { COUPON_TYPES } from '../domain/coupons/coupons.table.js'
 import { ZPageQuery } from '../platform/http/schemas.js'
-import { AT_LEAST_ONE, atLeastOneField, iso, isoOrNull, ZCode, ZInstant, ZInstantInput } from './common.schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, dateOrNull, iso, isoOrNull, ZCode, ZInstant, ZInstantInput } from './common.schemas.js'
 
 const limit = (description: string) => z.number().int().min(1).max(1_000_000_000).nullable().describe(description)
 
@@ -80,6 +80,27 @@ export const ZCoupon = z
     updated_at: ZInstant,
   })
   .meta({ id: 'AdmCoupon' })
+
+/** A coupon body in the service's terms. */
+export const fromCouponBody = <B extends z.output<typeof ZUpdateCoupon>>({
+  event_ids,
+  inventory_ids,
+  starts_at,
+  ends_at,
+  max_uses,
+  max_uses_per_customer,
+  min_subtotal,
+  ...fields
+}: B) => ({
+  ...fields,
+  eventIds: event_ids,
+  inventoryIds: inventory_ids,
+  startsAt: dateOrNull(starts_at),
+  endsAt: dateOrNull(ends_at),
+  maxUses: max_uses,
+  maxUsesPerCustomer: max_uses_per_customer,
+  minSubtotal: min_subtotal,
+})
 
 export const ZCouponListQuery = ZPageQuery.extend({
   active: z.enum(['true', 'false']).optional().describe('Only active (`true`) or inactive (`false`) coupons'),

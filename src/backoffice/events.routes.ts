@@ -7,7 +7,7 @@ import { pageMeta, pageOf } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
 import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
-import { toEvent, ZCreateEvent, ZEvent, ZEventListQuery, ZUpdateEvent } from './events.schemas.js'
+import { fromEventBody, toEvent, ZCreateEvent, ZEvent, ZEventListQuery, ZUpdateEvent } from './events.schemas.js'
 
 /** A seller's events, of every status. */
 export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -26,19 +26,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { title, slug, description, status, source, integration_id, attributes, images } = request.body
-      const event = await createEvent(app.db, {
-        sellerId: request.params.id,
-        title,
-        slug,
-        description,
-        status,
-        source,
-        integrationId: integration_id,
-        attributes,
-        images,
-        actor: actorOf(request),
-      })
+      const event = await createEvent(app.db, { sellerId: request.params.id, ...fromEventBody(request.body), actor: actorOf(request) })
       return reply.code(201).send(toEvent(event))
     },
   )
@@ -93,21 +81,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZEvent, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      const { title, slug, description, status, source, integration_id, attributes, images } = request.body
-      const event = await updateEvent(app.db, {
-        eventId: request.params.id,
-        title,
-        slug,
-        description,
-        status,
-        source,
-        integrationId: integration_id,
-        attributes,
-        images,
-        actor: actorOf(request),
-      })
-      return toEvent(event)
-    },
+    async (request) =>
+      toEvent(await updateEvent(app.db, { eventId: request.params.id, ...fromEventBody(request.body), actor: actorOf(request) })),
   )
 }

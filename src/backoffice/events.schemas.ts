@@ -91,6 +91,9 @@ export const ZEvent = z
   })
   .meta({ id: 'AdmEvent' })
 
+/** An event body in the service's terms. */
+export const fromEventBody = <B extends z.output<typeof ZUpdateEvent>>({ integration_id, ...fields }: B) => ({ ...fields, integrationId: integration_id })
+
 export const ZEventListQuery = ZPageQuery.extend({ status: ZStatus.optional() })
 
 export const toEvent = (row: EventRow) => ({

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.js'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { apiKeys } from '../../src/domain/sellers/api-keys.table.js'
-import { openDatabase } from '../../src/platform/db/database.js'
-import { testConfig, useTestApp } from '../build-app.js'
+import { useTestApp } from '../build-app.js'
 import { basicAuth, createTestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { usesPostgres } from '../support/database.js'
+import { buildSecondApp } from '../support/second-app.js'
 import { createStaff } from '../support/staff.js'
 
 const ctx = useTestApp()
@@ -261,16 +260,7 @@ describe.skipIf(!usesPostgres())('a second app instance on the same PostgreSQL',
   let closeOther: () => Promise<void>
 
   beforeAll(async () => {
-    const { rows } = await ctx.app.db.execute<{ db: string }>(sql`select current_database() as db`)
-    const url = new URL(process.env.TEST_DATABASE_URL!)
-    url.pathname = `/${rows[0]!.db}`
-    // Its own pool and listening connection, as another replica has.
-    const database = await openDatabase({ url: url.toString() })
-    other = await buildApp({ config: testConfig(), database, startWorkers: false })
-    closeOther = async () => {
-      await other.close()
-      await database.close()
-    }
+    ;({ app: other, close: closeOther } = await buildSecondApp())
   })
   afterAll(() => closeOther?.())
 

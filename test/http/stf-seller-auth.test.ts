@@ -1,17 +1,16 @@
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.js'
 import { apiKeys } from '../../src/domain/sellers/api-keys.table.js'
 import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
 import { issueApiKey } from '../../src/domain/sellers/issue-api-key.js'
 import { revokeApiKey } from '../../src/domain/sellers/revoke-api-key.js'
 import { announceSellerChange } from '../../src/domain/sellers/seller-changes.js'
 import { sellers } from '../../src/domain/sellers/sellers.table.js'
-import { openDatabase } from '../../src/platform/db/database.js'
-import { testConfig, useTestApp } from '../build-app.js'
+import { useTestApp } from '../build-app.js'
 import { basicAuth, createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
-import { testDatabaseUrl, usesPostgres } from '../support/database.js'
+import { usesPostgres } from '../support/database.js'
+import { buildSecondApp } from '../support/second-app.js'
 import { eventually } from '../support/smtp-sink.js'
 
 const ctx = useTestApp()
@@ -147,13 +146,7 @@ describe.skipIf(!usesPostgres())('a second process on the same PostgreSQL', () =
   let other: FastifyInstance
   let otherClose: () => Promise<void>
   beforeAll(async () => {
-    // Its own pool and its own listening connection, as a separate replica would have.
-    const database = await openDatabase({ url: await testDatabaseUrl() })
-    other = await buildApp({ config: testConfig(), database, startWorkers: false })
-    otherClose = async () => {
-      await other.close()
-      await database.close()
-    }
+    ;({ app: other, close: otherClose } = await buildSecondApp())
   })
   afterAll(() => otherClose?.())
 

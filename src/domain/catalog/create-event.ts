@@ -10,19 +10,22 @@ import { insertEvent, isSlugTaken, slugsLike, type EventRow, type EventStatus } 
 export type EventAttributeInput = Omit<EventAttribute, 'id'> & { id?: string | undefined }
 export type EventImageInput = Omit<EventImage, 'id'> & { id?: string | undefined }
 
-export type CreateEventOptions = {
-  sellerId: string
+/** What an event is made of; on update, each may be left out. */
+export type EventFields = {
   title: string
-  /** Unique per seller; when absent, derived from the title (`-2`, `-3`... when taken). */
+  /** Unique per seller; when absent on create, derived from the title (`-2`, `-3`... when taken). */
   slug?: string | undefined
   description?: string | undefined
   status?: EventStatus | undefined
   source?: string | undefined
   integrationId?: string | null | undefined
+  /** An item naming the id of an attribute the event has keeps that id; the others get new ones. */
   attributes?: EventAttributeInput[] | undefined
+  /** An item naming the id of an image the event has keeps that id; the others get new ones. */
   images?: EventImageInput[] | undefined
-  actor: AuditActor
 }
+
+export type CreateEventOptions = EventFields & { sellerId: string; actor: AuditActor }
 
 export const slugTaken = () => new AppError('already_exists', { message: 'The seller already has an event with this slug' })
 

@@ -3,27 +3,17 @@ import type { Db } from '../../platform/db/database.js'
 import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
 import { lockSellerById } from '../sellers/sellers.repo.js'
-import { slugTaken, type EventAttributeInput, type EventImageInput } from './create-event.js'
+import { slugTaken, type EventFields } from './create-event.js'
 import { withIds } from './event-rules.js'
-import { isSlugTaken, lockEventById, updateEventRow, type EventRow, type EventStatus, type NewEventRow } from './events.repo.js'
+import { isSlugTaken, lockEventById, updateEventRow, type EventRow, type NewEventRow } from './events.repo.js'
 
-export type UpdateEventOptions = {
-  eventId: string
-  title?: string | undefined
-  /** Changes only when given: a new title keeps the slug, so published links keep working. */
-  slug?: string | undefined
-  description?: string | undefined
-  status?: EventStatus | undefined
-  source?: string | undefined
-  integrationId?: string | null | undefined
-  /** Replaces the list; an item naming the id of an existing attribute keeps that id. */
-  attributes?: EventAttributeInput[] | undefined
-  /** Replaces the list; an item naming the id of an existing image keeps that id. */
-  images?: EventImageInput[] | undefined
-  actor: AuditActor
-}
+export type UpdateEventOptions = Partial<EventFields> & { eventId: string; actor: AuditActor }
 
-/** Changes an event; every transition between statuses is allowed. */
+/**
+ * Changes the fields given. A new title keeps the slug, so published links keep working; the
+ * slug changes only when given. Attributes and images are replaced as lists. Every transition
+ * between statuses is allowed.
+ */
 export const updateEvent = (db: Db, options: UpdateEventOptions) =>
   db
     .transaction(async (tx): Promise<EventRow> => {

@@ -31,11 +31,15 @@ export const lockAffiliateById = async (db: Db, id: string) =>
 export const updateAffiliateRow = async (db: Db, id: string, values: Partial<typeof affiliates.$inferInsert>) =>
   (await db.update(affiliates).set({ ...values, updatedAt: sql`now()` }).where(eq(affiliates.id, id)).returning())[0]
 
+export async function insertAffiliateEvents(db: Db, affiliateId: string, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length) await db.insert(affiliateEvents).values(eventIds.map((eventId) => ({ affiliateId, eventId })))
+}
+
 /** Replaces the events an affiliate may sell: null for all of them. */
 export async function replaceAffiliateEvents(db: Db, affiliateId: string, eventIds: readonly string[] | null): Promise<void> {
   await db.update(affiliates).set({ allEvents: eventIds === null }).where(eq(affiliates.id, affiliateId))
   await db.delete(affiliateEvents).where(eq(affiliateEvents.affiliateId, affiliateId))
-  if (eventIds?.length) await db.insert(affiliateEvents).values(eventIds.map((eventId) => ({ affiliateId, eventId })))
+  await insertAffiliateEvents(db, affiliateId, eventIds ?? [])
 }
 
 /** Adds each affiliate's event scope (one query for all of them). */

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/database.js'
 import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
 import { checkSellerRefs } from '../catalog/seller-refs.js'
-import { insertAffiliate, replaceAffiliateEvents, withEventScopes, type ScopedAffiliate } from './affiliates.repo.js'
+import { insertAffiliate, insertAffiliateEvents, withEventScopes, type ScopedAffiliate } from './affiliates.repo.js'
 import { announceSellerChange } from './seller-changes.js'
 import { lockSellerById } from './sellers.repo.js'
 
@@ -26,7 +26,7 @@ export const createAffiliate = (db: Db, { sellerId, code, name, eventIds, actor 
       if (!(await lockSellerById(tx, sellerId))) throw new AppError('not_found')
       const scope = eventIds ? (await checkSellerRefs(tx, sellerId, { eventIds })).eventIds! : null
       const affiliate = await insertAffiliate(tx, { sellerId, code, name, allEvents: scope === null })
-      if (scope) await replaceAffiliateEvents(tx, affiliate.id, scope)
+      if (scope) await insertAffiliateEvents(tx, affiliate.id, scope)
       await recordAudit(tx, actor, {
         action: 'adm.affiliate.created',
         target: { type: 'affiliate', id: affiliate.id },
