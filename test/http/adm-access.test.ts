@@ -48,6 +48,14 @@ beforeAll(async () => {
   ]
 })
 
+// One member of staff per set of permissions: argon2 makes each one slow to create.
+const staffByPermissions = new Map<string, Promise<{ auth: Record<string, string> }>>()
+const staffWith = (permissions: string[]) => {
+  const key = [...permissions].sort().join(',')
+  if (!staffByPermissions.has(key)) staffByPermissions.set(key, createStaff(ctx.app, { permissions }))
+  return staffByPermissions.get(key)!
+}
+
 const call = (app: FastifyInstance, route: Route, headers: Record<string, string>) =>
   app.inject({ method: route.method, url: `/adm/v1${route.url}`, headers, ...(route.body === undefined ? {} : { payload: route.body as object }) })
 
@@ -65,7 +73,7 @@ describe('back-office access', () => {
   it('answers 403 forbidden on every route to staff holding every permission but the one it needs', async () => {
     const all = ['adm.sellers.read', 'adm.sellers.write', 'adm.catalog.read', 'adm.catalog.write', 'adm.orders.read', 'adm.orders.write']
     for (const route of routes) {
-      const staff = await createStaff(ctx.app, { permissions: all.filter((p) => p !== route.permission) })
+      const staff = await staffWith(all.filter((p) => p !== route.permission))
       const res = await call(ctx.app, route, staff.auth)
       expect(res.statusCode, `${route.method} ${route.url}`).toBe(403)
       expect(res.json().code).toBe('forbidden')
@@ -74,7 +82,7 @@ describe('back-office access', () => {
 
   it('lets staff through with only the permission the route needs', async () => {
     for (const route of routes) {
-      const staff = await createStaff(ctx.app, { permissions: [route.permission] })
+      const staff = await staffWith([route.permission])
       const res = await call(ctx.app, route, staff.auth)
       // Unknown ids in some routes answer 404: past the guard all the same.
       expect([200, 201, 204, 404], `${route.method} ${route.url}: ${res.body}`).toContain(res.statusCode)
@@ -82,7 +90,7 @@ describe('back-office access', () => {
   })
 
   it('checks the permission before validating the request', async () => {
-    const staff = await createStaff(ctx.app, { permissions: ['adm.sellers.read'] })
+    const staff = await staffWith(['adm.sellers.read'])
     const res = await ctx.app.inject({ method: 'POST', url: '/adm/v1/sellers', headers: staff.auth, payload: { bogus: true } })
     expect(res.statusCode).toBe(403)
   })
