@@ -1,0 +1,5 @@
+import type { FastifyRequest } from 'fastify'
+import type { AuditActor } from '../domain/audit/record-audit.js'
+
+/** Who a storefront call acts as, for the audit log: the seller's integration. */
+export const storefrontActor = (request: FastifyRequest): AuditActor => ({ type: 'seller', id: request.seller.id, traceId: request.id })
