@@ -57,6 +57,7 @@ export const listBasketLines = (db: Db, basketId: string) =>
       inventoryId: basketItems.inventoryId,
       quantity: basketItems.quantity,
       couponId: basketItems.couponId,
+      position: basketItems.position,
       eventId: inventories.eventId,
       date: inventories.date,
       name: inventories.name,
@@ -65,33 +66,50 @@ export const listBasketLines = (db: Db, basketId: string) =>
     .from(basketItems)
     .innerJoin(inventories, eq(inventories.id, basketItems.inventoryId))
     .where(eq(basketItems.basketId, basketId))
-    .orderBy(asc(basketItems.createdAt), asc(inventories.date), asc(inventories.name), asc(basketItems.id))
+    .orderBy(asc(basketItems.position), asc(basketItems.id))
 
 export type BasketLine = Awaited<ReturnType<typeof listBasketLines>>[number]
 
-export type LockedInventory = { id: string; eventId: string; capacity: number; sold: number; price: number; eventStatus: string }
+export type InventoryState = {
+  id: string
+  eventId: string
+  date: string
+  name: string
+  capacity: number
+  sold: number
+  price: number
+  eventStatus: string
+}
 
-/**
- * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
- * queue instead of deadlocking. Ids of other sellers are simply absent from the answer.
- */
-export async function lockInventories(db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<LockedInventory[]> {
-  if (inventoryIds.length === 0) return []
-  return db
-    .select({
-      id: inventories.id,
-      eventId: inventories.eventId,
-      capacity: inventories.capacity,
-      sold: inventories.sold,
-      price: inventories.price,
-      eventStatus: events.status,
-    })
+const inventoryState = {
+  id: inventories.id,
+  eventId: inventories.eventId,
+  date: inventories.date,
+  name: inventories.name,
+  capacity: inventories.capacity,
+  sold: inventories.sold,
+  price: inventories.price,
+  eventStatus: events.status,
+}
+
+const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]) =>
+  db
+    .select(inventoryState)
     .from(inventories)
     .innerJoin(events, eq(events.id, inventories.eventId))
     .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
     .orderBy(asc(inventories.id))
-    .for('update', { of: inventories })
-}
+
+/** A seller's inventory rows as committed now, without locking. Other sellers' ids are absent. */
+export const readInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
+  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds)
+
+/**
+ * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
+ * queue instead of deadlocking. Other sellers' ids are absent from the answer.
+ */
+export const lockInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
+  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds).for('update', { of: inventories })
 
 /** Coupons by id (the ones a basket refers to). */
 export const findCouponsByIds = (db: Db, ids: readonly string[]) =>
@@ -125,9 +143,46 @@ export async function countCustomerRedemptions(db: Db, customerId: string, coupo
   return counts
 }
 
-/** Extends the hold: only after the basket's inventories were locked and its quantities checked. */
-export const renewBasket = (db: Db, basketId: string, ttlSeconds: number, changes: Partial<Pick<BasketRow, 'couponId' | 'customerId'>> = {}) =>
-  db
-    .update(baskets)
-    .set({ ...changes, expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})`, updatedAt: sql`now()` })
-    .where(eq(baskets.id, basketId))
+/**
+ * Extends the hold. Only in a transaction that also runs `holdTickets` over every item of the
+ * basket: the renewed hold is valid only because that check passed under the inventory locks.
+ */
+export const renewBasket = async (db: Db, basketId: string, ttlSeconds: number, changes: Partial<Pick<BasketRow, 'couponId' | 'customerId'>> = {}) =>
+  (
+    await db
+      .update(baskets)
+      .set({ ...changes, expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})`, updatedAt: sql`now()` })
+      .where(eq(baskets.id, basketId))
+      .returning()
+  )[0]!
+
+type ItemRow = typeof basketItems.$inferSelect
+
+/** Writes the quantities of a basket's items, keeping the ids, positions and coupons of those it had. */
+export const upsertBasketItems = (db: Db, rows: (typeof basketItems.$inferInsert)[]): Promise<ItemRow[]> =>
+  rows.length === 0
+    ? Promise.resolve([])
+    : db
+        .insert(basketItems)
+        .values(rows)
+        .onConflictDoUpdate({ target: [basketItems.basketId, basketItems.inventoryId], set: { quantity: sql`excluded.quantity` } })
+        .returning()
+
+/** Basket lines from item rows and the inventories they hold, in the order the items were added. */
+export const toLines = (items: ItemRow[], inventoryById: ReadonlyMap<string, InventoryState>): BasketLine[] =>
+  items
+    .map((item) => {
+      const inventory = inventoryById.get(item.inventoryId)!
+      return {
+        id: item.id,
+        inventoryId: item.inventoryId,
+        quantity: item.quantity,
+        couponId: item.couponId,
+        position: item.position,
+        eventId: inventory.eventId,
+        date: inventory.date,
+        name: inventory.name,
+        unitPrice: inventory.price,
+      }
+    })
+    .sort((x, y) => x.position - y.position || (x.id < y.id ? -1 : 1))

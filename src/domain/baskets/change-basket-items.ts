@@ -4,11 +4,11 @@ import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { assertBasketAccess, assertBasketOpen, MAX_BASKET_ITEMS } from './basket-access.js'
-import { loadBasketView } from './basket-view.js'
-import { listBasketLines, lockBasket, renewBasket } from './baskets.repo.js'
+import { loadBasketContents, toBasketView } from './basket-view.js'
+import { listBasketLines, lockBasket, renewBasket, toLines, upsertBasketItems } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
 import type { BasketItemInput } from './create-basket.js'
-import { holdTickets } from './hold-tickets.js'
+import { holdTickets, precheckTickets } from './hold-tickets.js'
 
 export type ChangeBasketItemsOptions = {
   sellerId: string
@@ -31,8 +31,9 @@ export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
     assertBasketAccess(basket, options.affiliate)
     assertBasketOpen(basket)
 
-    const current = new Map((await listBasketLines(tx, basketId)).map((line) => [line.inventoryId, line]))
-    const wanted = new Map([...current].map(([id, line]) => [id, line.quantity]))
+    const lines = await listBasketLines(tx, basketId)
+    const current = new Map(lines.map((line) => [line.inventoryId, line]))
+    const wanted = new Map(lines.map((line) => [line.inventoryId, line.quantity]))
     const added = new Map<string, number>()
     const positions = new Map<string, number>()
     options.items.forEach((item, n) => {
@@ -46,26 +47,26 @@ export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
     if (wanted.size > MAX_BASKET_ITEMS) {
       throw new AppError('validation_error', { details: [{ path: 'items', message: `a basket holds at most ${MAX_BASKET_ITEMS} inventories` }] })
     }
-
-    await holdTickets(tx, { sellerId, scope: options.affiliate?.eventIds ?? null, basketId, wanted, added, positions })
-
-    const removed = [...current.keys()].filter((id) => !wanted.has(id))
-    if (removed.length > 0) {
-      await tx.delete(basketItems).where(and(eq(basketItems.basketId, basketId), inArray(basketItems.inventoryId, removed)))
-    }
-    for (const [inventoryId, quantity] of wanted) {
-      const line = current.get(inventoryId)
-      if (line && line.quantity !== quantity) await tx.update(basketItems).set({ quantity }).where(eq(basketItems.id, line.id))
-    }
-    if (added.size > 0) {
-      await tx.insert(basketItems).values([...added.keys()].map((inventoryId) => ({ basketId, inventoryId, quantity: wanted.get(inventoryId)! })))
-    }
-    await renewBasket(tx, basketId, options.ttlSeconds)
+    const hold = { sellerId, scope: options.affiliate?.eventIds ?? null, basketId, wanted, added, positions }
+    await precheckTickets(tx, hold)
+    const contents = await loadBasketContents(tx, basket, { lines })
+    const renewed = await renewBasket(tx, basketId, options.ttlSeconds)
     await recordAudit(tx, options.actor, {
       action: 'stf.basket.changed',
       target: { type: 'basket', id: basketId },
       sellerId,
       data: { items: options.items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })) },
     })
-    return loadBasketView(tx, sellerId, basketId)
+
+    const locked = await holdTickets(tx, hold)
+    const removed = lines.filter((line) => !wanted.has(line.inventoryId)).map((line) => line.inventoryId)
+    if (removed.length > 0) {
+      await tx.delete(basketItems).where(and(eq(basketItems.basketId, basketId), inArray(basketItems.inventoryId, removed)))
+    }
+    let next = Math.max(-1, ...lines.map((line) => line.position)) + 1
+    const rows = await upsertBasketItems(
+      tx,
+      [...wanted].map(([inventoryId, quantity]) => ({ basketId, inventoryId, quantity, position: current.get(inventoryId)?.position ?? next++ })),
+    )
+    return toBasketView({ ...renewed, affiliateCode: basket.affiliateCode, expired: false, now: basket.now }, { ...contents, lines: toLines(rows, locked) })
   })
