@@ -2,11 +2,17 @@ import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
+import { randomUUID } from 'node:crypto'
 import { heldQuantities } from '../../src/domain/baskets/holds.repo.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
+import { coupons } from '../../src/domain/coupons/coupons.table.js'
+import { couponRedemptions, orders } from '../../src/domain/orders/orders.table.js'
+import { placeOrder } from '../../src/domain/orders/place-order.js'
+import { settingsOf } from '../../src/domain/sellers/seller-settings.js'
+import { isAppError } from '../../src/platform/errors.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
 import { testConfig } from '../build-app.js'
-import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { createScratchDatabase, resetDatabase, testDatabase, usesPostgres } from '../support/database.js'
 
@@ -156,5 +162,72 @@ describe('holds under concurrency', () => {
     }
     expectOnlySuccessOrInsufficient(answers, [200])
     expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(40)
+  })
+
+  it('sells exactly the stock when creates, changes and checkouts race', async () => {
+    const event = await createTestEvent(ctx.app, seller.seller.id)
+    const scarce = await createTestInventory(ctx.app, event, { capacity: 50 })
+    // 40 baskets already hold 1 ticket each; they check out while others try to grab the rest.
+    const holders = await Promise.all(Array.from({ length: 40 }, () => create([{ inventory_id: scarce.id, quantity: 1 }])))
+    expect(holders.every((r) => r.statusCode === 201)).toBe(true)
+    const empties = await Promise.all(Array.from({ length: 60 }, () => create([])))
+    const checkouts = holders.map((r) =>
+      placeOrder(ctx.app.db, {
+        sellerId: seller.seller.id,
+        affiliate: null,
+        basketId: r.json().id,
+        customerId: randomUUID(),
+        settings: settingsOf(seller.seller),
+        paymentMethod: 'pix',
+        actor: { type: 'system' },
+      }).then(
+        () => ({ statusCode: 201, json: () => ({}) }) as Answer,
+        (error: unknown) => {
+          if (!isAppError(error)) throw error
+          return { statusCode: error.status, json: () => ({ code: error.code }) } as Answer
+        },
+      ),
+    )
+    const changes = empties.map((r, n) => patch(r.json().id, [{ inventory_id: scarce.id, quantity: quantityAt(n) }]))
+    const creates = Array.from({ length: 100 }, (_, n) => create([{ inventory_id: scarce.id, quantity: quantityAt(n + 1) }]))
+    const answers: Answer[] = await Promise.all([...checkouts, ...changes, ...creates])
+
+    expect(answers.slice(0, 40).map((r) => r.statusCode)).toEqual(Array(40).fill(201))
+    expectOnlySuccessOrInsufficient(answers.slice(40), [200, 201])
+    const { capacity, sold, held } = await ledger(scarce.id)
+    expect(sold).toBe(40)
+    expect(sold + held).toBeLessThanOrEqual(capacity)
+    expect(held).toBeGreaterThanOrEqual(capacity - sold - 2)
+  })
+
+  it('redeems a coupon exactly max_uses times when checkouts race', async () => {
+    const event = await createTestEvent(ctx.app, seller.seller.id)
+    const inventory = await createTestInventory(ctx.app, event, { capacity: 100 })
+    const coupon = await createTestCoupon(ctx.app, seller.seller.id, { code: 'RACE5', maxUses: 5 })
+    const open = await Promise.all(Array.from({ length: 20 }, () => create([{ inventory_id: inventory.id, quantity: 1 }])))
+    for (const r of open) {
+      const applied = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${r.json().id}/coupon`, headers: seller.auth, payload: { code: 'race5' } })
+      expect(applied.statusCode).toBe(200)
+    }
+    const results = await Promise.allSettled(
+      open.map((r) =>
+        placeOrder(ctx.app.db, {
+          sellerId: seller.seller.id,
+          affiliate: null,
+          basketId: r.json().id,
+          customerId: randomUUID(),
+          settings: settingsOf(seller.seller),
+          paymentMethod: 'pix',
+          actor: { type: 'system' },
+        }),
+      ),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5)
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'coupon_exhausted' })
+    const [row] = await ctx.app.db.select().from(coupons).where(eq(coupons.id, coupon.id))
+    expect(row!.uses).toBe(5)
+    expect(await ctx.app.db.select().from(couponRedemptions).where(eq(couponRedemptions.couponId, coupon.id))).toHaveLength(5)
+    expect((await ledger(inventory.id)).sold).toBe(5)
+    expect(await ctx.app.db.select().from(orders).where(eq(orders.couponId, coupon.id))).toHaveLength(5)
   })
 })
