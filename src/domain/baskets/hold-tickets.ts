@@ -44,8 +44,8 @@ export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<
  */
 export async function precheckTickets(db: Db, options: HoldTicketsOptions): Promise<void> {
   const ids = [...options.wanted.keys()]
-  const [rows, held] = [await readInventories(db, options.sellerId, ids), await heldQuantities(db, ids, options.basketId)]
-  judge(options, rows, held)
+  const rows = await readInventories(db, options.sellerId, ids)
+  judge(options, rows, await heldQuantities(db, ids, options.basketId))
 }
 
 function judge(options: HoldTicketsOptions, rows: InventoryState[], held: Map<string, number>): Map<string, InventoryState> {

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
+import { asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { orderItems, orders, tickets } from './orders.table.js'
 
@@ -35,5 +35,3 @@ export async function orderDetails(db: Db, orderIds: readonly string[]) {
     .orderBy(asc(tickets.identifier))
   return { items, tickets: ticketRows }
 }
-
-export const orderScope = (conditions: (SQL | undefined)[]) => and(...conditions)
