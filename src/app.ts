@@ -7,11 +7,16 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { Redis } from 'ioredis'
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
+import { bootstrapAdmin } from './domain/staff/bootstrap-admin.js'
+import { ensureBuiltins } from './domain/staff/ensure-builtins.js'
 import { iam } from './iam/index.js'
+import { staffAuth } from './platform/auth/staff-auth.js'
 import type { Config } from './platform/config.js'
 import { openDatabase, type Database } from './platform/db/database.js'
+import { isDatabaseUnavailable } from './platform/db/errors.js'
 import { AppError } from './platform/errors.js'
 import { registerErrorHandling } from './platform/http/error-handler.js'
+import { registerGracefulClose } from './platform/http/graceful-close.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
@@ -24,6 +29,9 @@ import { createSellerAuthenticator } from './domain/sellers/seller-authenticator
 import { storefront } from './storefront/index.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+
+/** How long a close waits for requests in flight; below the server's 10 s grace period. */
+const DRAIN_TIMEOUT_MS = 8000
 
 export type BuildAppOptions = {
   config: Config
@@ -46,7 +54,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     logController: new LogController({ requestIdLogLabel: 'trace_id' }),
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy ? [...config.trustProxy] : false,
-    return503OnClosing: true,
+    // Our own 503 (in the error envelope) answers requests that arrive while closing.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
   })
 
@@ -56,6 +65,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.removeContentTypeParser('text/plain')
   registerTraceHeader(app)
   registerErrorHandling(app)
+  const drain = registerGracefulClose(app)
 
   const ownsDatabase = !options.database
   const database =
@@ -69,6 +79,30 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost'),
     }))
   if (ownsDatabase) await database.migrate()
+  // Reference data (built-in permissions, the admin role) is restored on every start.
+  // Reference data and the bootstrap admin. A database that is unreachable right now does not
+  // stop the start (health answers 503 meanwhile): the step is retried until it succeeds.
+  const seedReferenceData = async () => {
+    await ensureBuiltins(database.db)
+    if (await bootstrapAdmin(database.db, config.admin)) app.log.info('bootstrap admin user created')
+  }
+  let startupRetry: NodeJS.Timeout | undefined
+  const retryStartup = () => {
+    startupRetry = setTimeout(() => {
+      seedReferenceData().catch((error) => {
+        if (!isDatabaseUnavailable(error)) return app.log.error({ err: error }, 'start-up data step failed')
+        retryStartup()
+      })
+    }, 2000)
+    startupRetry.unref()
+  }
+  try {
+    await seedReferenceData()
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error
+    app.log.warn({ err: error }, 'database unreachable at start; retrying the start-up data step in the background')
+    retryStartup()
+  }
 
   const secrets = await resolveSecrets(config)
   app.decorate('config', config)
@@ -104,6 +138,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       new AppError('rate_limited', { headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) } }),
   })
   await registerOpenApi(app, pkg.version)
+  await app.register(staffAuth)
   registerMetrics(app, { poolStats: database.poolStats, outboxBacklog: () => countEmailsByStatus(database.db) })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.
@@ -132,19 +167,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     { prefix: '/adm/v1' },
   )
 
-  // Once closing, answers end their keep-alive connection, so a drain takes as long as the
-  // slowest request in flight instead of the keep-alive timeout.
-  let closing = false
-  app.addHook('preClose', async () => {
-    closing = true
-  })
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close')
-  })
   app.addHook('onReady', async () => {
     if (options.startWorkers !== false) outbox.start()
   })
   app.addHook('onClose', async () => {
+    clearTimeout(startupRetry)
+    // Requests still in flight finish on an open database; the server closes within the grace period.
+    const abandoned = await drain(DRAIN_TIMEOUT_MS)
+    if (abandoned > 0) app.log.warn({ abandoned }, 'closing with requests still in flight')
     await outbox.stop()
     await sellerAuth.stop()
     mailer.close()

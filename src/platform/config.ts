@@ -10,6 +10,7 @@ const urlWithScheme = (schemes: string[]) =>
   })
 
 const seconds = (fallback: number) => z.coerce.number().int().min(1).max(31_536_000).default(fallback)
+const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback)
 const commaList = z
   .string()
   .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
@@ -53,6 +54,13 @@ export const ZEnv = z
     IAM_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
     IAM_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
     IAM_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
+    IAM_RATE_LIMIT_WINDOW_SECONDS: seconds(60),
+    IAM_ACCOUNT_RATE_LIMIT_WINDOW_SECONDS: seconds(15 * 60),
+    IAM_LOGIN_LIMIT_PER_IP: count(30),
+    IAM_LOGIN_FAILURES_PER_ACCOUNT: count(10),
+    IAM_REFRESH_LIMIT_PER_IP: count(60),
+    IAM_PASSWORD_LIMIT_PER_IP: count(10),
+    IAM_RECOVER_LIMIT_PER_ACCOUNT: count(5),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -98,6 +106,19 @@ export type Config = Readonly<{
     iamAccess: number
     iamRefresh: number
     iamReset: number
+  }>
+  /**
+   * Staff authentication limits. Per IP over `ipWindowSeconds`; per account (the email
+   * named in the body) over `accountWindowSeconds`. Only failed logins count per account.
+   */
+  iamRateLimits: Readonly<{
+    ipWindowSeconds: number
+    accountWindowSeconds: number
+    loginPerIp: number
+    loginFailuresPerAccount: number
+    refreshPerIp: number
+    passwordPerIp: number
+    recoverPerAccount: number
   }>
 }>
 
@@ -151,6 +172,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       iamAccess: e.IAM_ACCESS_TOKEN_TTL_SECONDS,
       iamRefresh: e.IAM_REFRESH_TOKEN_TTL_SECONDS,
       iamReset: e.IAM_RESET_TOKEN_TTL_SECONDS,
+    }),
+    iamRateLimits: Object.freeze({
+      ipWindowSeconds: e.IAM_RATE_LIMIT_WINDOW_SECONDS,
+      accountWindowSeconds: e.IAM_ACCOUNT_RATE_LIMIT_WINDOW_SECONDS,
+      loginPerIp: e.IAM_LOGIN_LIMIT_PER_IP,
+      loginFailuresPerAccount: e.IAM_LOGIN_FAILURES_PER_ACCOUNT,
+      refreshPerIp: e.IAM_REFRESH_LIMIT_PER_IP,
+      passwordPerIp: e.IAM_PASSWORD_LIMIT_PER_IP,
+      recoverPerAccount: e.IAM_RECOVER_LIMIT_PER_ACCOUNT,
     }),
   })
 }

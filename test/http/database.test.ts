@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
 import { testConfig } from '../build-app.js'
-import { resetDatabase, testDatabase, usesPostgres } from '../support/database.js'
+import { resetDatabase, testDatabase, testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { freePort } from '../support/smtp-sink.js'
 import { TcpProxy } from '../support/tcp-proxy.js'
 
@@ -69,7 +69,7 @@ describe('a database that cannot be reached', () => {
 
 describe.skipIf(!usesPostgres())('PostgreSQL going away and coming back', () => {
   it('answers 503 while it is down and recovers by itself, without a restart', async () => {
-    const target = new URL(process.env.TEST_DATABASE_URL!)
+    const target = new URL(await testDatabaseUrl())
     const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432))
     const viaProxy = new URL(target)
     viaProxy.port = String(proxy.port)

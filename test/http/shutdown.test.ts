@@ -43,11 +43,13 @@ describe('graceful shutdown of the server process', () => {
     const late = await fetch(`${server.baseUrl}/iam/v1/health`).then((r) => r.status, () => 'refused')
     expect([503, 'refused']).toContain(late)
 
-    inFlight.socket.end(body.slice(10))
+    // The rest of the body, without half-closing the socket (as a real client waits for its answer).
+    inFlight.socket.write(body.slice(10))
     const response = await inFlight.closed
     expect(response).toMatch(/^HTTP\/1\.1 \d{3}/)
     expect(response).not.toMatch(/^HTTP\/1\.1 5\d\d/)
     expect(response).toContain('x-trace-id')
+    expect(response).toContain('"code":"invalid_credentials"')
 
     expect(await server.exited).toBe(0)
     expect(server.output()).toContain('shutting down')

@@ -11,7 +11,7 @@ import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { openDatabase } from '../../src/platform/db/database.js'
 import { testConfig, useTestApp } from '../build-app.js'
 import { basicAuth, createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
-import { usesPostgres } from '../support/database.js'
+import { testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { eventually } from '../support/smtp-sink.js'
 
 const ctx = useTestApp()
@@ -148,10 +148,7 @@ describe.skipIf(!usesPostgres())('a second process on the same PostgreSQL', () =
   let otherClose: () => Promise<void>
   beforeAll(async () => {
     // Its own pool and its own listening connection, as a separate replica would have.
-    const url = (await ctx.app.db.execute<{ db: string }>(await import('drizzle-orm').then(({ sql }) => sql`select current_database() as db`))).rows[0]!.db
-    const base = new URL(process.env.TEST_DATABASE_URL!)
-    base.pathname = `/${url}`
-    const database = await openDatabase({ url: base.toString() })
+    const database = await openDatabase({ url: await testDatabaseUrl() })
     other = await buildApp({ config: testConfig(), database, startWorkers: false })
     otherClose = async () => {
       await other.close()

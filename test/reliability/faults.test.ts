@@ -22,14 +22,16 @@ type Tally = { statuses: Map<number, number>; maxLatencyMs: number; errors: numb
 /** Runs a bounded load and counts answers by status. */
 function loadFor(url: string, seconds: number, connections = 20) {
   const tally: Tally = { statuses: new Map(), maxLatencyMs: 0, errors: 0, total: 0 }
-  const instance = autocannon({ url, connections, duration: seconds, timeout: 10 })
+  let finish: (result: autocannon.Result) => void = () => undefined
+  const done = new Promise<autocannon.Result>((resolve) => (finish = resolve))
+  const instance = autocannon({ url, connections, duration: seconds, timeout: 10 }, (_error, result) => finish(result))
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {
     tally.statuses.set(statusCode, (tally.statuses.get(statusCode) ?? 0) + 1)
     tally.maxLatencyMs = Math.max(tally.maxLatencyMs, responseTime)
     tally.total++
   })
   instance.on('reqError', () => tally.errors++)
-  return { tally, done: new Promise<autocannon.Result>((resolve) => instance.on('done', resolve)) }
+  return { tally, done }
 }
 
 describe('PostgreSQL stopped and restarted during load', () => {

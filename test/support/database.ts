@@ -5,6 +5,7 @@ import { inject } from 'vitest'
 import { listTables, openDatabase, type Database } from '../../src/platform/db/database.js'
 
 let shared: Promise<Database> | undefined
+let sharedUrl: string | undefined
 
 /**
  * This worker's database: an in-memory PGlite, or with `TEST_DATABASE_URL` a database of
@@ -17,9 +18,17 @@ export function testDatabase(): Promise<Database> {
 
 export const usesPostgres = () => Boolean(process.env.TEST_DATABASE_URL)
 
+/** The PostgreSQL URL of this worker's database (PostgreSQL runs only), for a second pool or process. */
+export async function testDatabaseUrl(): Promise<string> {
+  await testDatabase()
+  if (!sharedUrl) throw new Error('testDatabaseUrl() needs TEST_DATABASE_URL')
+  return sharedUrl
+}
+
 async function open(): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL
-  const database = url ? await openDatabase({ url: await createScratchDatabase(url), poolMax: 10 }) : await openDatabase({ dataDir: null })
+  sharedUrl = url ? await createScratchDatabase(url) : undefined
+  const database = sharedUrl ? await openDatabase({ url: sharedUrl, poolMax: 10 }) : await openDatabase({ dataDir: null })
   await database.migrate()
   return database
 }

@@ -27,7 +27,22 @@ describe('loadConfig', () => {
       iamRefresh: 2_592_000,
       iamReset: 1800,
     })
+    expect(config.iamRateLimits).toEqual({
+      ipWindowSeconds: 60,
+      accountWindowSeconds: 900,
+      loginPerIp: 30,
+      loginFailuresPerAccount: 10,
+      refreshPerIp: 60,
+      passwordPerIp: 10,
+      recoverPerAccount: 5,
+    })
     expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  it('reads the staff rate limits and refuses a limit below 1', () => {
+    const config = loadConfig({ IAM_LOGIN_LIMIT_PER_IP: '5', IAM_ACCOUNT_RATE_LIMIT_WINDOW_SECONDS: '3600' })
+    expect(config.iamRateLimits).toMatchObject({ loginPerIp: 5, accountWindowSeconds: 3600 })
+    expect(() => loadConfig({ IAM_LOGIN_FAILURES_PER_ACCOUNT: '0' })).toThrowError(/IAM_LOGIN_FAILURES_PER_ACCOUNT/)
   })
 
   it('names the variable and the value in one line when a value is bad', () => {

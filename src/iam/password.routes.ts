@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { requestPasswordReset } from '../domain/staff/request-password-reset.js'
+import { resetPassword } from '../domain/staff/reset-password.js'
+import { TAGS, ZMessage, errorResponses } from './common.schemas.js'
+import { RECOVER_MESSAGE, RESET_MESSAGE, ZPasswordRecoverRequest, ZPasswordResetRequest } from './password.schemas.js'
+import { iamRateLimits } from './rate-limits.js'
+
+/** `/password`: recovery by email and reset with the emailed token. No token needed. */
+export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
+  const limits = iamRateLimits(app)
+
+  app.post(
+    '/recover',
+    {
+      config: limits.perIp(limits.passwordPerIp),
+      preHandler: limits.limitRecoveries,
+      schema: {
+        tags: TAGS,
+        summary: 'Request password recovery',
+        description:
+          'Always answers 200 with the same body, whether or not an account uses the email. When one does, it receives a link ' +
+          '`IAM_RESET_URL?token=...` that works once, within `IAM_RESET_TOKEN_TTL_SECONDS` (default 30 min); a newer link ' +
+          'retires older ones. Limited per IP and per email (429 with `Retry-After`).',
+        body: ZPasswordRecoverRequest,
+        response: { 200: ZMessage, ...errorResponses(400, 429) },
+      },
+    },
+    async (request) => {
+      await requestPasswordReset(app.db, {
+        email: request.body.email,
+        tokenHmac: app.secrets.tokenHmac,
+        ttlSeconds: app.config.ttl.iamReset,
+        resetUrl: app.config.iamResetUrl,
+      })
+      return { message: RECOVER_MESSAGE }
+    },
+  )
+
+  app.post(
+    '/reset',
+    {
+      config: limits.perIp(limits.passwordPerIp),
+      schema: {
+        tags: TAGS,
+        summary: 'Reset password',
+        description:
+          'Sets a new password (8 to 128 characters) with the token of a recovery email. The token works once; unknown, used ' +
+          'or expired: 401 `invalid_token`. Every session of the user is revoked.',
+        body: ZPasswordResetRequest,
+        response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      await resetPassword(app.db, {
+        token: request.body.token,
+        password: request.body.password,
+        tokenHmac: app.secrets.tokenHmac,
+        traceId: request.id,
+      })
+      return { message: RESET_MESSAGE }
+    },
+  )
+}

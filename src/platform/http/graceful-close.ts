@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { AppError } from '../errors.js'
+
+/**
+ * What a graceful close needs beyond Fastify's own: Fastify stops listening and resolves
+ * `close()` without waiting for a request whose body is still arriving, and keep-alive
+ * connections would hold the drain open until their timeout. Register before any route.
+ * Answers `drain(ms)`, which resolves once no request is in flight (or the time is up).
+ */
+export function registerGracefulClose(app: FastifyInstance) {
+  const inFlight = new Set<FastifyRequest>()
+  let closing = false
+
+  app.addHook('onRequest', async (request) => {
+    // A request arriving on a kept-alive connection during the drain: 503 in our envelope.
+    if (closing) throw new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } })
+    inFlight.add(request)
+  })
+  app.addHook('onResponse', async (request) => {
+    inFlight.delete(request)
+  })
+  app.addHook('onRequestAbort', async (request) => {
+    inFlight.delete(request)
+  })
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  // Once closing, each answer ends its connection, so no idle keep-alive socket lingers.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
+
+  return async function drain(timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs
+    while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    return inFlight.size
+  }
+}
