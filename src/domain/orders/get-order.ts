@@ -7,7 +7,8 @@ import { findOrder } from './orders.repo.js'
 import { orders } from './orders.table.js'
 
 export type GetOrderOptions = {
-  sellerId: string
+  /** The caller's seller; null only for staff, who read every seller's orders. */
+  sellerId: string | null
   /** With `X-Affiliate-Code`: only that affiliate's orders. */
   affiliate: AffiliateContext | null
   /** With `X-Customer-Token`: only that customer's orders. */
@@ -21,7 +22,7 @@ export async function getOrder(db: Db, options: GetOrderOptions): Promise<OrderV
     db,
     and(
       eq(orders.id, options.orderId),
-      eq(orders.sellerId, options.sellerId),
+      options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),
       options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
       options.customerId ? eq(orders.customerId, options.customerId) : undefined,
     ),

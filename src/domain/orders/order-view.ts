@@ -12,6 +12,9 @@ export type OrderView = {
   payment: { method: string; installments: number; installment_amount: number; reference: string | null }
   tickets: { identifier: string; inventory_id: string; first_access_at: string | null }[]
   created_at: string
+  /** For the back office; the storefront's Order leaves these out. */
+  seller_id: string
+  cancelled_at: string | null
 }
 
 /** The API shape of an order (API.md 3.5). Tickets follow their items' order. */
@@ -47,6 +50,8 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
     },
     tickets: sortedTickets.map((t) => ({ identifier: t.identifier, inventory_id: t.inventoryId, first_access_at: t.firstAccessAt?.toISOString() ?? null })),
     created_at: order.createdAt.toISOString(),
+    seller_id: order.sellerId,
+    cancelled_at: order.cancelledAt?.toISOString() ?? null,
   }
 }
 
