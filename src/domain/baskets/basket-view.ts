@@ -53,7 +53,7 @@ export type LoadBasketContentsOptions = {
   lines?: BasketLine[]
   /** The customer to count per-customer coupon uses for (default: the basket's). */
   customerId?: string | null
-  /** A coupon about to be applied. */
+  /** A coupon about to be applied: read (and its customer uses counted) with the attached ones. */
   extra?: CouponRow
   /** Lock the coupon rows (checkout: after the inventories). */
   lock?: boolean
@@ -64,7 +64,6 @@ export async function loadBasketContents(db: Db, basket: BasketState, options: L
   const ids = [...new Set([basket.couponId, ...lines.map((l) => l.couponId), options.extra?.id].filter((id): id is string => Boolean(id)))]
   const rows = options.lock ? await lockCoupons(db, ids) : await findCouponsByIds(db, ids)
   const coupons = new Map(rows.map((row) => [row.id, row]))
-  if (options.extra) coupons.set(options.extra.id, coupons.get(options.extra.id) ?? options.extra)
   const customerId = options.customerId !== undefined ? options.customerId : basket.customerId
   const customerUses = customerId ? await countCustomerRedemptions(db, customerId, ids) : undefined
   return { lines, coupons, customerUses }
