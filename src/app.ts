@@ -26,6 +26,7 @@ import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
 import { resolveSecrets } from './platform/secrets.js'
 import './platform/types.js'
 import { createSellerAuthenticator } from './domain/sellers/seller-authenticator.js'
+import { customerAuth } from './storefront/customer-auth.js'
 import { storefront } from './storefront/index.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
@@ -139,6 +140,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   })
   await registerOpenApi(app, pkg.version)
   await app.register(staffAuth)
+  await app.register(customerAuth)
   registerMetrics(app, { poolStats: database.poolStats, outboxBacklog: () => countEmailsByStatus(database.db) })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.

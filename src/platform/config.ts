@@ -61,6 +61,13 @@ export const ZEnv = z
     IAM_REFRESH_LIMIT_PER_IP: count(60),
     IAM_PASSWORD_LIMIT_PER_IP: count(10),
     IAM_RECOVER_LIMIT_PER_ACCOUNT: count(5),
+    STF_RATE_LIMIT_WINDOW_SECONDS: seconds(60),
+    STF_LOGIN_LIMIT_PER_IP: count(60),
+    STF_LOGIN_LIMIT_PER_EMAIL: count(10),
+    STF_EMAIL_LIMIT_PER_IP: count(30),
+    STF_EMAIL_LIMIT_PER_EMAIL: count(5),
+    STF_REFRESH_LIMIT_PER_IP: count(120),
+    STF_TOKEN_LIMIT_PER_IP: count(60),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -119,6 +126,20 @@ export type Config = Readonly<{
     refreshPerIp: number
     passwordPerIp: number
     recoverPerAccount: number
+  }>
+  /**
+   * Customer authentication limits, each counted per seller over `windowSeconds`: per client
+   * IP, and per email (as named in the body). `email*` covers the calls that send an email
+   * (register, forgot-password, magic-link); `token*` those that consume an emailed token.
+   */
+  stfRateLimits: Readonly<{
+    windowSeconds: number
+    loginPerIp: number
+    loginPerEmail: number
+    emailPerIp: number
+    emailPerEmail: number
+    refreshPerIp: number
+    tokenPerIp: number
   }>
 }>
 
@@ -181,6 +202,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       refreshPerIp: e.IAM_REFRESH_LIMIT_PER_IP,
       passwordPerIp: e.IAM_PASSWORD_LIMIT_PER_IP,
       recoverPerAccount: e.IAM_RECOVER_LIMIT_PER_ACCOUNT,
+    }),
+    stfRateLimits: Object.freeze({
+      windowSeconds: e.STF_RATE_LIMIT_WINDOW_SECONDS,
+      loginPerIp: e.STF_LOGIN_LIMIT_PER_IP,
+      loginPerEmail: e.STF_LOGIN_LIMIT_PER_EMAIL,
+      emailPerIp: e.STF_EMAIL_LIMIT_PER_IP,
+      emailPerEmail: e.STF_EMAIL_LIMIT_PER_EMAIL,
+      refreshPerIp: e.STF_REFRESH_LIMIT_PER_IP,
+      tokenPerIp: e.STF_TOKEN_LIMIT_PER_IP,
     }),
   })
 }

@@ -4,10 +4,10 @@ import path from 'node:path'
 import type { Config } from './config.js'
 
 export type Secrets = Readonly<{
-  /** Signs customer access tokens (HS256). */
-  jwt: string
   /** Signs staff access tokens (HS256): a key of its own, so no other token can pass for one. */
   staffJwt: string
+  /** Signs customer access tokens (HS256): a key of its own, so no other token can pass for one. */
+  customerJwt: string
   /** Keys the HMAC under which API keys and opaque tokens are stored. */
   tokenHmac: Buffer
 }>
@@ -21,8 +21,8 @@ export async function resolveSecrets(config: Config): Promise<Secrets> {
   const root = config.jwtSecret ?? (await embeddedSecret(config.dataDir))
   const derive = (label: string) => Buffer.from(hkdfSync('sha256', root, 'boxoffice', label, 32))
   return Object.freeze({
-    jwt: derive('jwt').toString('base64url'),
     staffJwt: derive('staff-jwt').toString('base64url'),
+    customerJwt: derive('customer-jwt').toString('base64url'),
     tokenHmac: derive('token-hmac'),
   })
 }

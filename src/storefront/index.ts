@@ -1,15 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { authRoutes } from './auth.routes.js'
 import { basketRoutes } from './baskets.routes.js'
 import { catalogRoutes } from './catalog.routes.js'
+import { meRoutes } from './me.routes.js'
+import { orderRoutes } from './orders.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
 
-/** `/stf/v1`: partner storefronts, HTTP Basic on every call. */
+/** `/stf/v1`: partner storefronts, HTTP Basic on every call; customers add `X-Customer-Token`. */
 export const storefront: FastifyPluginAsyncZod = async (app) => {
   await registerSellerAuth(app)
   await app.register(sellerRoutes)
+  await app.register(authRoutes, { prefix: '/auth' })
+  await app.register(meRoutes)
   await app.register(catalogRoutes)
   await app.register(basketRoutes)
+  await app.register(orderRoutes)
   if (app.config.benchMode) {
     const { benchStorefrontRoutes } = await import('../bench/bench.routes.js')
     await app.register(benchStorefrontRoutes)

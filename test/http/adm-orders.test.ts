@@ -7,6 +7,7 @@ import { placeOrder } from '../../src/domain/orders/place-order.js'
 import { settingsOf } from '../../src/domain/sellers/seller-settings.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { insertTestCustomer } from '../factories/orders.js'
 import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { createStaff, type TestStaff } from '../support/staff.js'
 
@@ -40,7 +41,7 @@ async function order(s: TestSeller, quantity = 1, affiliateCode?: string, invent
     sellerId: s.seller.id,
     affiliate,
     basketId: basket.json().id,
-    customerId: randomUUID(),
+    customerId: await insertTestCustomer(ctx.app, s.seller.id),
     settings: settingsOf(s.seller),
     paymentMethod: 'pix',
     actor: { type: 'system' },

@@ -81,7 +81,7 @@ describe('staff access tokens', () => {
     const { aud: _aud, ...withoutAudience } = payload
     await expectRefused(staff.user.id, `Bearer ${craftJwt(header, withoutAudience, ctx.app.secrets.staffJwt)}`)
     // Signed with the customer key: refused even with the staff audience.
-    await expectRefused(staff.user.id, `Bearer ${craftJwt(header, payload, ctx.app.secrets.jwt)}`)
+    await expectRefused(staff.user.id, `Bearer ${craftJwt(header, payload, ctx.app.secrets.customerJwt)}`)
   })
 
   it('refuses a token from another issuer', async () => {

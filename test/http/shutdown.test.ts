@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../build-app.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
+import { eventually } from '../support/smtp-sink.js'
 
 /** Sends a request over a raw socket in two parts, so it can be left in flight. */
 function rawRequest(port: number, head: string) {
@@ -35,7 +36,8 @@ describe('graceful shutdown of the server process', () => {
       server.port,
       `POST /iam/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
     )
-    await new Promise((r) => setTimeout(r, 200))
+    // SIGTERM only once the server has the request (its log line says so).
+    await eventually(() => server.output().includes('"url":"/iam/v1/auth/login"'), 10_000)
     server.child.kill('SIGTERM')
     await new Promise((r) => setTimeout(r, 300))
 
@@ -58,11 +60,14 @@ describe('graceful shutdown of the server process', () => {
 
 describe('closing the app', () => {
   let app: FastifyInstance
+  let arrived: () => void = () => undefined
+  const arrival = new Promise<void>((resolve) => (arrived = resolve))
   beforeAll(async () => {
     await resetDatabase(await testDatabase())
     app = await buildTestApp({
       extend: (a) =>
         a.get('/slow', async () => {
+          arrived()
           await new Promise((r) => setTimeout(r, 300))
           return { done: true }
         }),
@@ -73,7 +78,7 @@ describe('closing the app', () => {
   it('drains a request in flight before it closes', async () => {
     const address = app.server.address() as { port: number }
     const pending = fetch(`http://127.0.0.1:${address.port}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }))
-    await new Promise((r) => setTimeout(r, 50))
+    await arrival
     await app.close()
     expect(await pending).toEqual({ status: 200, body: { done: true } })
   })

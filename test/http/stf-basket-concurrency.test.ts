@@ -2,7 +2,6 @@ import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
-import { randomUUID } from 'node:crypto'
 import { heldQuantities } from '../../src/domain/baskets/holds.repo.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
@@ -13,6 +12,7 @@ import { isAppError } from '../../src/platform/errors.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
 import { testConfig } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { insertTestCustomer } from '../factories/orders.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { createScratchDatabase, resetDatabase, testDatabase, usesPostgres } from '../support/database.js'
 
@@ -171,12 +171,13 @@ describe('holds under concurrency', () => {
     const holders = await Promise.all(Array.from({ length: 40 }, () => create([{ inventory_id: scarce.id, quantity: 1 }])))
     expect(holders.every((r) => r.statusCode === 201)).toBe(true)
     const empties = await Promise.all(Array.from({ length: 60 }, () => create([])))
+    const customer = await insertTestCustomer(ctx.app, seller.seller.id)
     const checkouts = holders.map((r) =>
       placeOrder(ctx.app.db, {
         sellerId: seller.seller.id,
         affiliate: null,
         basketId: r.json().id,
-        customerId: randomUUID(),
+        customerId: customer,
         settings: settingsOf(seller.seller),
         paymentMethod: 'pix',
         actor: { type: 'system' },
@@ -209,13 +210,14 @@ describe('holds under concurrency', () => {
       const applied = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${r.json().id}/coupon`, headers: seller.auth, payload: { code: 'race5' } })
       expect(applied.statusCode).toBe(200)
     }
+    const customer = await insertTestCustomer(ctx.app, seller.seller.id)
     const results = await Promise.allSettled(
       open.map((r) =>
         placeOrder(ctx.app.db, {
           sellerId: seller.seller.id,
           affiliate: null,
           basketId: r.json().id,
-          customerId: randomUUID(),
+          customerId: customer,
           settings: settingsOf(seller.seller),
           paymentMethod: 'pix',
           actor: { type: 'system' },

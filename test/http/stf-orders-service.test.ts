@@ -13,6 +13,7 @@ import { registerTicketDownloads } from '../../src/domain/orders/register-ticket
 import { settingsOf } from '../../src/domain/sellers/seller-settings.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { insertTestCustomer } from '../factories/orders.js'
 import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
 
 const ctx = useTestApp()
@@ -37,6 +38,8 @@ async function stock(seller: TestSeller, overrides: Parameters<typeof createTest
   return createTestInventory(ctx.app, event, { capacity: 10, ...overrides })
 }
 
+const buyer = (seller: TestSeller = a) => insertTestCustomer(ctx.app, seller.seller.id)
+
 const checkout = (seller: TestSeller, basketId: string, customerId: string, extra: Partial<PlaceOrderOptions> = {}) =>
   placeOrder(ctx.app.db, {
     sellerId: seller.seller.id,
@@ -56,7 +59,7 @@ describe('placeOrder', () => {
   it('turns holds into sales and issues one unguessable ticket per unit', async () => {
     const x = await stock(a, { price: 5000 })
     const y = await stock(a, { price: 2500 })
-    const customer = randomUUID()
+    const customer = await buyer()
     const open = await basket(a, [
       { inventory_id: x.id, quantity: 2 },
       { inventory_id: y.id, quantity: 1 },
@@ -93,7 +96,7 @@ describe('placeOrder', () => {
   it('records the credit card plan: installments, installment amount and interest', async () => {
     const x = await stock(a, { price: 10000 })
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
-    const { body: order } = await checkout(a, open.id, randomUUID(), { paymentMethod: 'credit_card', installments: 3 })
+    const { body: order } = await checkout(a, open.id, await buyer(), { paymentMethod: 'credit_card', installments: 3 })
     expect(order.totals).toEqual({ subtotal: 10000, discount: 0, interest: 605, total: 10605 })
     expect(order.payment).toEqual({ method: 'credit_card', installments: 3, installment_amount: 3535, reference: null })
   })
@@ -102,41 +105,41 @@ describe('placeOrder', () => {
     const x = await stock(a, { price: 1000 })
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     // 1000 in 3 would be under the 500 minimum.
-    await expect(checkout(a, open.id, randomUUID(), { paymentMethod: 'credit_card', installments: 3 })).rejects.toMatchObject({ code: 'validation_error' })
-    await expect(checkout(a, open.id, randomUUID(), { paymentMethod: 'pix', installments: 2 })).rejects.toMatchObject({ code: 'validation_error' })
-    await expect(checkout(a, open.id, randomUUID(), { paymentMethod: 'cash' })).rejects.toMatchObject({ code: 'unsupported_payment_method' })
+    await expect(checkout(a, open.id, await buyer(), { paymentMethod: 'credit_card', installments: 3 })).rejects.toMatchObject({ code: 'validation_error' })
+    await expect(checkout(a, open.id, await buyer(), { paymentMethod: 'pix', installments: 2 })).rejects.toMatchObject({ code: 'validation_error' })
+    await expect(checkout(a, open.id, await buyer(), { paymentMethod: 'cash' })).rejects.toMatchObject({ code: 'unsupported_payment_method' })
     expect((await inventoryRow(x.id)).sold).toBe(0)
-    expect((await checkout(a, open.id, randomUUID(), { paymentMethod: 'credit_card', installments: 2 })).body.payment.installments).toBe(2)
+    expect((await checkout(a, open.id, await buyer(), { paymentMethod: 'credit_card', installments: 2 })).body.payment.installments).toBe(2)
   })
 
   it('answers basket_empty, basket_expired, and basket_expired again once checked out', async () => {
     const x = await stock(a)
     const empty = await basket(a, [])
-    await expect(checkout(a, empty.id, randomUUID())).rejects.toMatchObject({ code: 'basket_empty', status: 422 })
+    await expect(checkout(a, empty.id, await buyer())).rejects.toMatchObject({ code: 'basket_empty', status: 422 })
     const lapsed = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     await ctx.app.db.update(baskets).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(baskets.id, lapsed.id))
-    await expect(checkout(a, lapsed.id, randomUUID())).rejects.toMatchObject({ code: 'basket_expired', status: 410 })
+    await expect(checkout(a, lapsed.id, await buyer())).rejects.toMatchObject({ code: 'basket_expired', status: 410 })
     const done = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
-    const buyer = randomUUID()
-    await checkout(a, done.id, buyer)
-    await expect(checkout(a, done.id, buyer)).rejects.toMatchObject({ code: 'basket_expired', message: 'The basket was already checked out' })
+    const customer = await buyer()
+    await checkout(a, done.id, customer)
+    await expect(checkout(a, done.id, customer)).rejects.toMatchObject({ code: 'basket_expired', message: 'The basket was already checked out' })
     expect((await inventoryRow(x.id)).sold).toBe(1)
   })
 
   it("does not find another seller's basket, another affiliate's, or one linked to another customer", async () => {
     const x = await stock(a)
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
-    await expect(checkout(b, open.id, randomUUID())).rejects.toMatchObject({ code: 'not_found' })
+    await expect(checkout(b, open.id, await buyer())).rejects.toMatchObject({ code: 'not_found' })
     const affiliate = await createTestAffiliate(ctx.app, a.seller.id, { code: 'CHKAFF' })
     const context = { id: affiliate.id, code: affiliate.code, name: affiliate.name, eventIds: null }
-    await expect(checkout(a, open.id, randomUUID(), { affiliate: context })).rejects.toMatchObject({ code: 'not_found' })
-    const mine = randomUUID()
+    await expect(checkout(a, open.id, await buyer(), { affiliate: context })).rejects.toMatchObject({ code: 'not_found' })
+    const mine = await buyer()
     await ctx.app.db.update(baskets).set({ customerId: mine }).where(eq(baskets.id, open.id))
-    await expect(checkout(a, open.id, randomUUID())).rejects.toMatchObject({ code: 'not_found' })
+    await expect(checkout(a, open.id, await buyer())).rejects.toMatchObject({ code: 'not_found' })
     expect((await checkout(a, open.id, mine)).body.customer_id).toBe(mine)
 
     const underAffiliate = await basket(a, [{ inventory_id: x.id, quantity: 1 }], { 'x-affiliate-code': 'CHKAFF' })
-    expect((await checkout(a, underAffiliate.id, randomUUID(), { affiliate: context })).body.affiliate_code).toBe('CHKAFF')
+    expect((await checkout(a, underAffiliate.id, await buyer(), { affiliate: context })).body.affiliate_code).toBe('CHKAFF')
   })
 
   it('sells at the price and discounts the basket shows, and redeems its coupons', async () => {
@@ -150,7 +153,7 @@ describe('placeOrder', () => {
     const basketCoupon = await createTestCoupon(ctx.app, a.seller.id, { code: 'ORDBASKET', value: 10, maxUses: 10 })
     await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon/${open.items[0]!.id}`, headers: a.auth, payload: { code: 'ORDITEM' } })
     const shown = (await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'ORDBASKET' } })).json()
-    const customer = randomUUID()
+    const customer = await buyer()
     const { body: order } = await checkout(a, open.id, customer)
     expect(order.totals).toEqual({ subtotal: 13333, discount: 5833, interest: 0, total: 7500 })
     expect(order.totals.total).toBe(shown.totals.total)
@@ -169,26 +172,26 @@ describe('placeOrder', () => {
     for (const open of [first, second]) {
       expect((await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'LASTONE' } })).statusCode).toBe(200)
     }
-    await checkout(a, first.id, randomUUID())
-    await expect(checkout(a, second.id, randomUUID())).rejects.toMatchObject({ code: 'coupon_exhausted', status: 422 })
+    await checkout(a, first.id, await buyer())
+    await expect(checkout(a, second.id, await buyer())).rejects.toMatchObject({ code: 'coupon_exhausted', status: 422 })
     expect((await inventoryRow(x.id)).sold).toBe(1)
     expect((await couponRow(coupon.id)).uses).toBe(1)
     // Without the coupon the basket can be checked out.
     await ctx.app.inject({ method: 'DELETE', url: `/stf/v1/baskets/${second.id}/coupon`, headers: a.auth })
-    expect((await checkout(a, second.id, randomUUID())).body.totals.discount).toBe(0)
+    expect((await checkout(a, second.id, await buyer())).body.totals.discount).toBe(0)
   })
 
   it('enforces max_uses_per_customer per customer', async () => {
     const x = await stock(a)
     await createTestCoupon(ctx.app, a.seller.id, { code: 'PERCUST', maxUsesPerCustomer: 1 })
-    const customer = randomUUID()
+    const customer = await buyer()
     const baskets3 = [await basket(a, [{ inventory_id: x.id, quantity: 1 }]), await basket(a, [{ inventory_id: x.id, quantity: 1 }]), await basket(a, [{ inventory_id: x.id, quantity: 1 }])]
     for (const open of baskets3) {
       await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'PERCUST' } })
     }
     await checkout(a, baskets3[0]!.id, customer)
     await expect(checkout(a, baskets3[1]!.id, customer)).rejects.toMatchObject({ code: 'coupon_exhausted' })
-    expect((await checkout(a, baskets3[2]!.id, randomUUID())).body.totals.discount).toBeGreaterThan(0)
+    expect((await checkout(a, baskets3[2]!.id, await buyer())).body.totals.discount).toBeGreaterThan(0)
   })
 
   it('refuses a coupon that stopped being valid since it was applied', async () => {
@@ -197,7 +200,7 @@ describe('placeOrder', () => {
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'GOESOFF' } })
     await ctx.app.db.update(coupons).set({ endsAt: sql`now() - interval '1 second'` }).where(eq(coupons.id, coupon.id))
-    await expect(checkout(a, open.id, randomUUID())).rejects.toMatchObject({ code: 'coupon_invalid' })
+    await expect(checkout(a, open.id, await buyer())).rejects.toMatchObject({ code: 'coupon_invalid' })
     expect((await inventoryRow(x.id)).sold).toBe(0)
   })
 
@@ -205,14 +208,14 @@ describe('placeOrder', () => {
     const x = await stock(a, { capacity: 2 })
     const open = await basket(a, [{ inventory_id: x.id, quantity: 2 }])
     await ctx.app.db.update(inventories).set({ sold: 1 }).where(eq(inventories.id, x.id))
-    await expect(checkout(a, open.id, randomUUID())).rejects.toMatchObject({ code: 'insufficient_inventory' })
+    await expect(checkout(a, open.id, await buyer())).rejects.toMatchObject({ code: 'insufficient_inventory' })
     expect((await inventoryRow(x.id)).sold).toBe(1)
   })
 
   it('replays a checkout with the same Idempotency-Key and refuses the key with another body', async () => {
     const x = await stock(a)
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
-    const customer = randomUUID()
+    const customer = await buyer()
     const first = await checkout(a, open.id, customer, { idempotencyKey: 'pay-1' })
     const again = await checkout(a, open.id, customer, { idempotencyKey: 'pay-1' })
     expect(again).toEqual({ body: first.body, replayed: true })
@@ -227,7 +230,7 @@ describe('cancelOrder', () => {
     const coupon = await createTestCoupon(ctx.app, a.seller.id, { code: 'CANCELME', maxUses: 1, maxUsesPerCustomer: 1 })
     const open = await basket(a, [{ inventory_id: x.id, quantity: 3 }])
     await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'CANCELME' } })
-    const customer = randomUUID()
+    const customer = await buyer()
     const { body: order } = await checkout(a, open.id, customer)
     expect((await inventoryRow(x.id)).sold).toBe(3)
 
@@ -253,7 +256,7 @@ describe('cancelOrder', () => {
   it("answers not_found for an unknown order or another seller's when scoped", async () => {
     const x = await stock(a)
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
-    const { body: order } = await checkout(a, open.id, randomUUID())
+    const { body: order } = await checkout(a, open.id, await buyer())
     const staff = { type: 'staff' as const }
     await expect(cancelOrder(ctx.app.db, { orderId: randomUUID(), actor: staff })).rejects.toMatchObject({ code: 'not_found' })
     await expect(cancelOrder(ctx.app.db, { orderId: order.id, sellerId: b.seller.id, actor: staff })).rejects.toMatchObject({ code: 'not_found' })
@@ -264,7 +267,7 @@ describe('registerTicketDownloads', () => {
   it('counts known identifiers, reports first accesses once, lists unknown ones and keeps every call', async () => {
     const x = await stock(a)
     const open = await basket(a, [{ inventory_id: x.id, quantity: 3 }])
-    const customer = randomUUID()
+    const customer = await buyer()
     const { body: order } = await checkout(a, open.id, customer)
     const [t1, t2, t3] = order.tickets.map((t) => t.identifier)
     const register = (identifiers: string[], extra: { userId?: string; source?: string } = {}) =>
@@ -288,7 +291,7 @@ describe('registerTicketDownloads', () => {
   it('counts a first access once under concurrent calls', async () => {
     const x = await stock(a)
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
-    const { body: order } = await checkout(a, open.id, randomUUID())
+    const { body: order } = await checkout(a, open.id, await buyer())
     const identifier = order.tickets[0]!.identifier
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers: [identifier] })),
@@ -299,7 +302,7 @@ describe('registerTicketDownloads', () => {
   it("answers not_found for another seller's order and for a user other than the order's customer", async () => {
     const x = await stock(a)
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
-    const { body: order } = await checkout(a, open.id, randomUUID())
+    const { body: order } = await checkout(a, open.id, await buyer())
     const identifiers = [order.tickets[0]!.identifier]
     await expect(registerTicketDownloads(ctx.app.db, { sellerId: b.seller.id, affiliate: null, orderId: order.id, identifiers })).rejects.toMatchObject({ code: 'not_found' })
     await expect(

@@ -4,6 +4,7 @@ import { baskets } from '../baskets/baskets.table.js'
 import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { coupons } from '../coupons/coupons.table.js'
+import { customers } from '../customers/customers.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { sellers } from '../sellers/sellers.table.js'
 
@@ -26,7 +27,9 @@ export const orders = pgTable(
     affiliateId: uuid().references(() => affiliates.id),
     /** The affiliate's code when the order was placed. */
     affiliateCode: text(),
-    customerId: uuid().notNull(),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id),
     status: text({ enum: ORDER_STATUSES }).notNull().default('confirmed'),
     /** The basket coupon, when one was redeemed. */
     couponId: uuid().references(() => coupons.id),
@@ -109,7 +112,9 @@ export const couponRedemptions = pgTable(
     orderId: uuid()
       .notNull()
       .references(() => orders.id, { onDelete: 'cascade' }),
-    customerId: uuid().notNull(),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('coupon_redemptions_coupon_order_key').on(t.couponId, t.orderId), index('coupon_redemptions_customer_idx').on(t.couponId, t.customerId)],

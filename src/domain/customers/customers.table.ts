@@ -1,0 +1,31 @@
+import { sql } from 'drizzle-orm'
+import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { sellers } from '../sellers/sellers.table.js'
+
+/**
+ * A storefront customer. It belongs to one seller: the same email may hold separate accounts
+ * at two sellers, and is unique within one whatever its case.
+ */
+export const customers = pgTable(
+  'customers',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sellerId: uuid()
+      .notNull()
+      .references(() => sellers.id, { onDelete: 'cascade' }),
+    /** As the customer typed it; compared in lower case. */
+    email: text().notNull(),
+    /** argon2id (PHC string). */
+    passwordHash: text().notNull(),
+    firstName: text().notNull(),
+    lastName: text().notNull(),
+    /** When the customer proved control of the address (verification email or magic link). */
+    emailVerifiedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('customers_seller_email_key').on(t.sellerId, sql`lower(${t.email})`),
+    index('customers_seller_created_idx').on(t.sellerId, t.createdAt),
+  ],
+)

@@ -1,0 +1,51 @@
+import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-token.js'
+import type { Db } from '../../platform/db/database.js'
+import { enqueueEmail, type EmailMessage } from '../../platform/mail/outbox.repo.js'
+import { recordAudit } from '../audit/record-audit.js'
+import type { EmailRecipient, EmailSeller } from './customer-emails.js'
+import { customerActor } from './customer-sessions.js'
+import type { OneTimeTokenPurpose } from './customer-tokens.table.js'
+import { findLiveOneTimeToken, insertOneTimeToken } from './customer-tokens.repo.js'
+import { findCustomerByEmail } from './customers.repo.js'
+
+export type EmailOneTimeLinkOptions = {
+  seller: EmailSeller & { id: string }
+  email: string
+  purpose: Exclude<OneTimeTokenPurpose, 'verify_email'>
+  ttlSeconds: number
+  tokenHmac: Buffer
+  compose: (seller: EmailSeller, to: EmailRecipient, token: string, ttlSeconds: number) => EmailMessage
+  auditAction: string
+  traceId?: string
+}
+
+/**
+ * Emails a single-use link to the seller's customer with this address, if there is one. The
+ * caller cannot tell whether there was: the answer is the same, and so is the work as far as
+ * it can be. Both paths draw and hash a token, look the customer up, touch the token index and
+ * commit a write (the audit row: a request for an unknown address is worth recording too, and
+ * a read-only commit would skip the WAL flush and answer measurably faster). Only an account
+ * adds the token row and the outbox row, inserts in the same commit. No email ever goes to an
+ * address that holds no account.
+ */
+export async function emailOneTimeLink(db: Db, options: EmailOneTimeLinkOptions): Promise<void> {
+  const { seller, purpose } = options
+  const token = newOpaqueToken()
+  const tokenHash = hashOpaqueToken(options.tokenHmac, token)
+  await db.transaction(async (tx) => {
+    const customer = await findCustomerByEmail(tx, seller.id, options.email)
+    if (customer) {
+      await insertOneTimeToken(tx, { sellerId: seller.id, customerId: customer.id, purpose, tokenHash, ttlSeconds: options.ttlSeconds })
+      await enqueueEmail(tx, options.compose(seller, customer, token, options.ttlSeconds))
+    } else {
+      // Stands in for the token insert: the same unique-index probe.
+      await findLiveOneTimeToken(tx, seller.id, purpose, tokenHash)
+    }
+    await recordAudit(tx, customer ? customerActor(customer.id, options.traceId) : { type: 'system', traceId: options.traceId ?? null }, {
+      action: options.auditAction,
+      target: { type: 'customer', id: customer?.id ?? null },
+      sellerId: seller.id,
+      data: { account: Boolean(customer) },
+    })
+  })
+}

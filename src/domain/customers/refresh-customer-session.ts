@@ -1,0 +1,59 @@
+import { hashOpaqueToken } from '../../platform/auth/opaque-token.js'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import { recordAudit } from '../audit/record-audit.js'
+import { issueRefreshToken, type CustomerGrant } from './customer-sessions.js'
+import { findRefreshToken, revokeRefreshFamily, useRefreshToken } from './customer-tokens.repo.js'
+import { findCustomerById } from './customers.repo.js'
+
+export type RefreshCustomerSessionOptions = {
+  sellerId: string
+  refreshToken: string
+  tokenHmac: Buffer
+  refreshTtlSeconds: number
+  traceId?: string
+}
+
+/**
+ * Rotates a refresh token: the presented one is used up and its successor, in the same family,
+ * is answered. A token that was already used means it leaked or was replayed: every token of
+ * its family is revoked (also the successor just issued to whoever used it first), and the
+ * customer signs in again. Concurrent calls with one token are the same case: exactly one gets
+ * a new pair, and the family is then revoked. Unknown, used, revoked, expired or another
+ * seller's token: 401 `invalid_token`.
+ */
+export async function refreshCustomerSession(db: Db, options: RefreshCustomerSessionOptions): Promise<CustomerGrant> {
+  const { sellerId } = options
+  const tokenHash = hashOpaqueToken(options.tokenHmac, options.refreshToken)
+  // The revocation must commit, so the transaction answers a failure instead of throwing it.
+  const grant = await db.transaction(async (tx): Promise<CustomerGrant | null> => {
+    const used = await useRefreshToken(tx, sellerId, tokenHash)
+    if (used) {
+      const customer = await findCustomerById(tx, sellerId, used.customerId)
+      if (!customer) return null
+      const refreshToken = await issueRefreshToken(tx, {
+        sellerId,
+        customerId: customer.id,
+        familyId: used.familyId,
+        tokenHmac: options.tokenHmac,
+        ttlSeconds: options.refreshTtlSeconds,
+      })
+      return { customer, refreshToken }
+    }
+    const known = await findRefreshToken(tx, sellerId, tokenHash)
+    if (known?.usedAt) {
+      const revoked = await revokeRefreshFamily(tx, known.familyId)
+      if (revoked > 0) {
+        await recordAudit(tx, { type: 'system', traceId: options.traceId ?? null }, {
+          action: 'stf.customer.refresh_token_reused',
+          target: { type: 'customer', id: known.customerId },
+          sellerId,
+          data: { family_id: known.familyId, revoked },
+        })
+      }
+    }
+    return null
+  })
+  if (!grant) throw new AppError('invalid_token')
+  return grant
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto'
+import fastifyJwt, { type JWT } from '@fastify/jwt'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { AppError } from '../platform/errors.js'
+
+/**
+ * Customer access tokens and the hooks that read them, for every `/stf/v1` route.
+ *
+ * A customer access token is a JWT, HS256 only, under a key of its own (`secrets.customerJwt`,
+ * derived from the root secret and used for nothing else), issuer `boxoffice`, audience
+ * `boxoffice:customer`. Claims: `sub` (customer id), `sid` (the seller that issued it),
+ * `email`, `jti`, `iat`, `exp`. A staff token (another key, audience `boxoffice:staff`) never
+ * passes for one, nor one for a staff token.
+ *
+ * It travels in `X-Customer-Token` (`Authorization` carries the seller's Basic credentials)
+ * and is valid only with the Basic credentials of the seller that issued it. Verification is
+ * stateless: logout and password resets revoke refresh tokens, and an access token lives
+ * until it expires (`STF_ACCESS_TOKEN_TTL_SECONDS`, 15 minutes by default).
+ *
+ * Usage in a storefront route:
+ * ```ts
+ * app.post('/', { preHandler: requireCustomer, schema: {...} }, async (request) => {
+ *   const customer = customerOf(request) // { id, email }
+ * })
+ * ```
+ */
+
+export const CUSTOMER_TOKEN_ISSUER = 'boxoffice'
+export const CUSTOMER_TOKEN_AUDIENCE = 'boxoffice:customer'
+export const CUSTOMER_TOKEN_HEADER = 'x-customer-token'
+const CUSTOMER_JWT_NAMESPACE = 'customer'
+
+/** The signed-in customer of a storefront call. */
+export type CustomerPrincipal = { id: string; email: string }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by `requireCustomer` or `optionalCustomer`; null without a customer token. */
+    customer: CustomerPrincipal | null
+  }
+}
+
+type CustomerClaims = { sub: string; sid: string; email: string; jti: string; iat: number; exp: number }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+// Three base64url parts; anything longer than this is not one of ours.
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
+const MAX_TOKEN_LENGTH = 4096
+
+/**
+ * Registers the `customer` JWT namespace (@fastify/jwt, its own key, algorithm, issuer and
+ * audience pinned for signing and verifying) and `request.customer`. Register once at the
+ * root, before the route groups, so that the app itself (and a test holding it) can sign.
+ */
+export const customerAuth = fp(
+  async (app: FastifyInstance) => {
+    await app.register(fastifyJwt, {
+      namespace: CUSTOMER_JWT_NAMESPACE,
+      secret: app.secrets.customerJwt,
+      sign: { algorithm: 'HS256', iss: CUSTOMER_TOKEN_ISSUER, aud: CUSTOMER_TOKEN_AUDIENCE, expiresIn: app.config.ttl.stfAccess },
+      verify: {
+        algorithms: ['HS256'],
+        allowedIss: CUSTOMER_TOKEN_ISSUER,
+        allowedAud: CUSTOMER_TOKEN_AUDIENCE,
+        requiredClaims: ['sub', 'sid', 'email', 'jti', 'iat', 'exp', 'iss', 'aud'],
+      },
+    })
+    app.decorateRequest('customer', null)
+  },
+  { name: 'customer-auth' },
+)
+
+// With namespaces, `app.jwt` maps each namespace to its signer and verifier. Read through a
+// record so that this code does not depend on which namespaces other modules declare.
+function customerJwt(app: FastifyInstance): JWT {
+  const jwt = (app.jwt as unknown as Record<string, JWT | undefined> | undefined)?.[CUSTOMER_JWT_NAMESPACE]
+  if (!jwt) throw new Error('customerAuth is not registered')
+  return jwt
+}
+
+export type CustomerAccessToken = { token: string; expiresIn: number; expiresAt: Date }
+
+/** Signs an access token for a customer of a seller. */
+export function signCustomerAccessToken(
+  app: FastifyInstance,
+  claims: { customerId: string; sellerId: string; email: string },
+): CustomerAccessToken {
+  const iat = Math.floor(Date.now() / 1000)
+  const expiresIn = app.config.ttl.stfAccess
+  const token = customerJwt(app).sign({ sub: claims.customerId, sid: claims.sellerId, email: claims.email, jti: randomUUID(), iat })
+  return { token, expiresIn, expiresAt: new Date((iat + expiresIn) * 1000) }
+}
+
+const invalidToken = () => new AppError('invalid_token', { message: 'The customer token is invalid or has expired' })
+
+/**
+ * The customer of the request's `X-Customer-Token`, null when the header is absent or empty.
+ * Throws 401 `invalid_token` for a token that is malformed, forged, unsigned, of another
+ * algorithm, audience or issuer, expired, or issued for another seller than the Basic
+ * credentials'.
+ */
+function readCustomer(request: FastifyRequest): CustomerPrincipal | null {
+  const header = request.headers[CUSTOMER_TOKEN_HEADER]
+  if (header === undefined || header === '') return null
+  if (typeof header !== 'string' || header.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(header)) throw invalidToken()
+  let claims: CustomerClaims
+  try {
+    claims = customerJwt(request.server).verify<CustomerClaims>(header)
+  } catch {
+    throw invalidToken()
+  }
+  const sellerId = request.seller?.id
+  if (!sellerId || claims.sid !== sellerId || typeof claims.sub !== 'string' || !UUID.test(claims.sub) || typeof claims.email !== 'string') {
+    throw invalidToken()
+  }
+  return { id: claims.sub, email: claims.email }
+}
+
+/**
+ * preHandler (or onRequest, after the seller's Basic check): the call needs a customer.
+ * Missing header: 401 `unauthorized`; invalid or expired token, or another seller's: 401
+ * `invalid_token`. Sets `request.customer`.
+ */
+export async function requireCustomer(request: FastifyRequest): Promise<void> {
+  const customer = readCustomer(request)
+  if (!customer) throw new AppError('unauthorized', { message: 'This call needs the customer token (X-Customer-Token)' })
+  request.customer = customer
+}
+
+/**
+ * preHandler: a customer token is optional. Without the header `request.customer` is null;
+ * a header that is sent must be valid (401 `invalid_token` otherwise).
+ */
+export async function optionalCustomer(request: FastifyRequest): Promise<void> {
+  request.customer = readCustomer(request)
+}
+
+/** The signed-in customer; 401 `unauthorized` when there is none. */
+export function customerOf(request: FastifyRequest): CustomerPrincipal {
+  if (!request.customer) throw new AppError('unauthorized', { message: 'This call needs the customer token (X-Customer-Token)' })
+  return request.customer
+}
