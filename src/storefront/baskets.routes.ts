@@ -7,6 +7,7 @@ import { quoteInstallments } from '../domain/baskets/quote-installments.js'
 import { removeCoupon } from '../domain/baskets/remove-coupon.js'
 import { ZErrorEnvelope } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
+import { optionalCustomer } from './customer-auth.js'
 import {
   ZBasket,
   ZBasketItemParams,
@@ -32,14 +33,15 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/baskets',
     {
+      preHandler: optionalCustomer,
       schema: {
         tags,
         summary: 'Open a basket',
         description:
           'Holds every requested quantity until `expires_at` (the seller’s `basket_ttl_seconds`), or nothing: 409 `insufficient_inventory`. ' +
           'An inventory that is not on sale for this caller (another seller’s, of an unpublished event, outside the affiliate’s events): 404 `not_found`. ' +
-          'Under `X-Affiliate-Code` the basket belongs to that affiliate. Honours `Idempotency-Key`.',
-        security,
+          'Under `X-Affiliate-Code` the basket belongs to that affiliate; with `X-Customer-Token` it is linked to that customer. Honours `Idempotency-Key`.',
+        security: [{ sellerBasic: [] }, { sellerBasic: [], customerToken: [] }],
         headers: ZIdempotencyHeaders,
         body: ZCreateBasketBody,
         response: { 201: ZBasket, 400: e, 401: e, 404: e, 409: e },
@@ -50,7 +52,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         sellerId: request.seller.id,
         ttlSeconds: request.seller.settings.basket_ttl_seconds,
         affiliate: request.affiliate,
-        customerId: null,
+        customerId: request.customer?.id ?? null,
         items: toItems(request.body.items),
         idempotencyKey: request.headers['idempotency-key'],
         actor: storefrontActor(request),

@@ -6,13 +6,10 @@ import { heldQuantities } from '../../src/domain/baskets/holds.repo.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { couponRedemptions, orders } from '../../src/domain/orders/orders.table.js'
-import { placeOrder } from '../../src/domain/orders/place-order.js'
-import { settingsOf } from '../../src/domain/sellers/seller-settings.js'
-import { isAppError } from '../../src/platform/errors.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
 import { testConfig } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
-import { insertTestCustomer } from '../factories/orders.js'
+import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { createScratchDatabase, resetDatabase, testDatabase, usesPostgres } from '../support/database.js'
 
@@ -23,6 +20,7 @@ import { createScratchDatabase, resetDatabase, testDatabase, usesPostgres } from
 const ctx = {} as { app: FastifyInstance }
 let own: Database | undefined
 let seller: TestSeller
+let buyer: TestCustomer
 
 beforeAll(async () => {
   let database: Database
@@ -37,6 +35,7 @@ beforeAll(async () => {
   ctx.app = await buildApp({ config: testConfig(), database, startWorkers: false })
   await ctx.app.ready()
   seller = await createTestSeller(ctx.app)
+  buyer = await createTestCustomer(ctx.app, seller)
   // Warm the credential cache so the burst measures baskets, not key lookups.
   await ctx.app.inject({ method: 'GET', url: '/stf/v1/seller', headers: seller.auth })
 })
@@ -50,6 +49,8 @@ type Item = { inventory_id: string; quantity: number }
 type Answer = { statusCode: number; json: () => { code?: string; items?: Item[] } }
 
 const create = (items: Item[]) => ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: seller.auth, payload: { items } })
+const checkout = (id: string) =>
+  ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${id}/checkout`, headers: buyer.headers, payload: { payment_method: 'pix' } })
 const patch = (id: string, items: Item[]) =>
   ctx.app.inject({ method: 'PATCH', url: `/stf/v1/baskets/${id}/items`, headers: seller.auth, payload: { items } })
 
@@ -164,31 +165,14 @@ describe('holds under concurrency', () => {
     expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(40)
   })
 
-  it('sells exactly the stock when creates, changes and checkouts race', async () => {
+  it('sells exactly what was held when creates, changes and checkouts race', async () => {
     const event = await createTestEvent(ctx.app, seller.seller.id)
     const scarce = await createTestInventory(ctx.app, event, { capacity: 50 })
     // 40 baskets already hold 1 ticket each; they check out while others try to grab the rest.
     const holders = await Promise.all(Array.from({ length: 40 }, () => create([{ inventory_id: scarce.id, quantity: 1 }])))
     expect(holders.every((r) => r.statusCode === 201)).toBe(true)
     const empties = await Promise.all(Array.from({ length: 60 }, () => create([])))
-    const customer = await insertTestCustomer(ctx.app, seller.seller.id)
-    const checkouts = holders.map((r) =>
-      placeOrder(ctx.app.db, {
-        sellerId: seller.seller.id,
-        affiliate: null,
-        basketId: r.json().id,
-        customerId: customer,
-        settings: settingsOf(seller.seller),
-        paymentMethod: 'pix',
-        actor: { type: 'system' },
-      }).then(
-        () => ({ statusCode: 201, json: () => ({}) }) as Answer,
-        (error: unknown) => {
-          if (!isAppError(error)) throw error
-          return { statusCode: error.status, json: () => ({ code: error.code }) } as Answer
-        },
-      ),
-    )
+    const checkouts = holders.map((r) => checkout(r.json().id))
     const changes = empties.map((r, n) => patch(r.json().id, [{ inventory_id: scarce.id, quantity: quantityAt(n) }]))
     const creates = Array.from({ length: 100 }, (_, n) => create([{ inventory_id: scarce.id, quantity: quantityAt(n + 1) }]))
     const answers: Answer[] = await Promise.all([...checkouts, ...changes, ...creates])
@@ -210,22 +194,12 @@ describe('holds under concurrency', () => {
       const applied = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${r.json().id}/coupon`, headers: seller.auth, payload: { code: 'race5' } })
       expect(applied.statusCode).toBe(200)
     }
-    const customer = await insertTestCustomer(ctx.app, seller.seller.id)
-    const results = await Promise.allSettled(
-      open.map((r) =>
-        placeOrder(ctx.app.db, {
-          sellerId: seller.seller.id,
-          affiliate: null,
-          basketId: r.json().id,
-          customerId: customer,
-          settings: settingsOf(seller.seller),
-          paymentMethod: 'pix',
-          actor: { type: 'system' },
-        }),
-      ),
-    )
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5)
-    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'coupon_exhausted' })
+    const answers = await Promise.all(open.map((r) => checkout(r.json().id)))
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(5)
+    for (const r of answers.filter((r) => r.statusCode !== 201)) {
+      expect(r.statusCode).toBe(422)
+      expect(r.json().code).toBe('coupon_exhausted')
+    }
     const [row] = await ctx.app.db.select().from(coupons).where(eq(coupons.id, coupon.id))
     expect(row!.uses).toBe(5)
     expect(await ctx.app.db.select().from(couponRedemptions).where(eq(couponRedemptions.couponId, coupon.id))).toHaveLength(5)
