@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { orders, ticketDownloads } from '../../src/domain/orders/orders.table.js'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
 import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
 
@@ -130,6 +130,29 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     expect(order.affiliate_code).toBe('SHOPAFF')
     const [row] = await ctx.app.db.select().from(orders).where(eq(orders.id, order.id))
     expect(row!.affiliateId).not.toBeNull()
+  })
+})
+
+describe('max_uses_per_customer', () => {
+  it("refuses the coupon for a customer who used it up, at checkout and on a basket linked to that customer", async () => {
+    await createTestCoupon(ctx.app, a.seller.id, { code: 'ONEEACH', type: 'fixed', value: 500, maxUsesPerCustomer: 1 })
+    const apply = (basketId: string) =>
+      ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/coupon`, headers: a.auth, payload: { code: 'oneeach' } })
+    const frank = await createTestCustomer(ctx.app, a)
+    const anonymous = [await openBasket(a.auth), await openBasket(a.auth)]
+    for (const basket of anonymous) expect((await apply(basket.id)).statusCode).toBe(200)
+    const first = await checkout(anonymous[0]!.id, frank.headers)
+    expect(first.json().totals.discount).toBe(500)
+    const second = await checkout(anonymous[1]!.id, frank.headers)
+    expect(second.statusCode).toBe(422)
+    expect(second.json().code).toBe('coupon_exhausted')
+
+    const linked = await openBasket(frank.headers)
+    const refused = await apply(linked.id)
+    expect(refused.statusCode).toBe(422)
+    expect(refused.json().code).toBe('coupon_exhausted')
+    // Another customer may still use it.
+    expect((await checkout(anonymous[1]!.id, bob.headers)).json().totals.discount).toBe(500)
   })
 })
 
