@@ -3,7 +3,7 @@ import { getEventAvailability } from '../domain/catalog/get-event-availability.j
 import { getStorefrontEvent } from '../domain/catalog/get-storefront-event.js'
 import { listStorefrontEvents } from '../domain/catalog/list-storefront-events.js'
 import { AppError } from '../platform/errors.js'
-import { pageMeta, ZErrorEnvelope } from '../platform/http/schemas.js'
+import { pageMeta, ZErrorEnvelope, ZUuid } from '../platform/http/schemas.js'
 import {
   MAX_AVAILABILITY_DAYS,
   ZAvailabilityQuery,
@@ -67,7 +67,9 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       getStorefrontEvent(app.db, {
         sellerId: request.seller.id,
         scope: request.affiliate?.eventIds ?? null,
-        idOrSlug: request.params.id_or_slug,
+        idOrSlug: ZUuid.safeParse(request.params.id_or_slug).success
+          ? { id: request.params.id_or_slug.toLowerCase() }
+          : { slug: request.params.id_or_slug },
       }),
   )
 

@@ -1,15 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import {
-  findBasket,
-  countCustomerRedemptions,
-  findCouponsByIds,
-  listBasketLines,
-  lockCoupons,
-  type BasketLine,
-  type BasketState,
-  type CouponRow,
-} from './baskets.repo.js'
+import { countCustomerRedemptions, findCouponsByIds, lockCoupons, type CouponRow } from '../coupons/coupons.repo.js'
+import { findBasket, listBasketLines, type BasketLine, type BasketState } from './baskets.repo.js'
 import { priceBasket, type BasketPrice } from './price-basket.js'
 
 export type CouponView = { code: string; type: 'percent' | 'fixed'; value: number }

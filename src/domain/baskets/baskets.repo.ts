@@ -1,14 +1,11 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { events } from '../catalog/events.table.js'
+import type { InventoryState } from '../catalog/catalog.repo.js'
 import { inventories } from '../catalog/inventories.table.js'
-import { coupons } from '../coupons/coupons.table.js'
-import { couponRedemptions } from '../orders/orders.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { basketItems, baskets } from './baskets.table.js'
 
 export type BasketRow = typeof baskets.$inferSelect
-export type CouponRow = typeof coupons.$inferSelect
 
 /** A basket with what every answer about it needs: the affiliate's code and the database clock. */
 export type BasketState = BasketRow & { affiliateCode: string | null; expired: boolean; now: Date }
@@ -69,79 +66,6 @@ export const listBasketLines = (db: Db, basketId: string) =>
     .orderBy(asc(basketItems.position), asc(basketItems.id))
 
 export type BasketLine = Awaited<ReturnType<typeof listBasketLines>>[number]
-
-export type InventoryState = {
-  id: string
-  eventId: string
-  date: string
-  name: string
-  capacity: number
-  sold: number
-  price: number
-  eventStatus: string
-}
-
-const inventoryState = {
-  id: inventories.id,
-  eventId: inventories.eventId,
-  date: inventories.date,
-  name: inventories.name,
-  capacity: inventories.capacity,
-  sold: inventories.sold,
-  price: inventories.price,
-  eventStatus: events.status,
-}
-
-const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]) =>
-  db
-    .select(inventoryState)
-    .from(inventories)
-    .innerJoin(events, eq(events.id, inventories.eventId))
-    .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
-    .orderBy(asc(inventories.id))
-
-/** A seller's inventory rows as committed now, without locking. Other sellers' ids are absent. */
-export const readInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
-  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds)
-
-/**
- * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
- * queue instead of deadlocking. Other sellers' ids are absent from the answer.
- */
-export const lockInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
-  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds).for('update', { of: inventories })
-
-/** Coupons by id (the ones a basket refers to). */
-export const findCouponsByIds = (db: Db, ids: readonly string[]) =>
-  ids.length === 0 ? Promise.resolve([] as CouponRow[]) : db.select().from(coupons).where(inArray(coupons.id, [...ids]))
-
-/** A seller's coupon by code, case-insensitively. */
-export const findCouponByCode = async (db: Db, sellerId: string, code: string) =>
-  (await db.select().from(coupons).where(and(eq(coupons.sellerId, sellerId), sql`lower(${coupons.code}) = lower(${code})`)))[0]
-
-/** Locks coupon rows in id order (after the inventories, always). */
-export const lockCoupons = (db: Db, ids: readonly string[]) =>
-  ids.length === 0
-    ? Promise.resolve([] as CouponRow[])
-    : db
-        .select()
-        .from(coupons)
-        .where(inArray(coupons.id, [...ids]))
-        .orderBy(asc(coupons.id))
-        .for('update')
-
-/** Confirmed orders of a customer per coupon, for `max_uses_per_customer`. */
-export async function countCustomerRedemptions(db: Db, customerId: string, couponIds: readonly string[]): Promise<Map<string, number>> {
-  const counts = new Map<string, number>()
-  if (couponIds.length === 0) return counts
-  const rows = await db
-    .select({ couponId: couponRedemptions.couponId, uses: sql<number>`count(*)::int` })
-    .from(couponRedemptions)
-    .where(and(eq(couponRedemptions.customerId, customerId), inArray(couponRedemptions.couponId, [...couponIds])))
-    .groupBy(couponRedemptions.couponId)
-  for (const row of rows) counts.set(row.couponId, Number(row.uses))
-  return counts
-}
 
 /**
  * Extends the hold. Only in a transaction that also runs `holdTickets` over every item of the

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
-import { lockInventories, readInventories, type InventoryState } from './baskets.repo.js'
+import { lockInventories, readInventories, type InventoryState } from '../catalog/catalog.repo.js'
 import { heldQuantities } from './holds.repo.js'
 
 export type HoldTicketsOptions = {

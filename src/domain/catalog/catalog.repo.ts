@@ -83,3 +83,44 @@ export async function findVisibleEvent(db: Db, sellerId: string, scope: EventSco
     )
   return row
 }
+
+export type InventoryState = {
+  id: string
+  eventId: string
+  date: string
+  name: string
+  capacity: number
+  sold: number
+  price: number
+  eventStatus: string
+}
+
+const inventoryState = {
+  id: inventories.id,
+  eventId: inventories.eventId,
+  date: inventories.date,
+  name: inventories.name,
+  capacity: inventories.capacity,
+  sold: inventories.sold,
+  price: inventories.price,
+  eventStatus: events.status,
+}
+
+const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]) =>
+  db
+    .select(inventoryState)
+    .from(inventories)
+    .innerJoin(events, eq(events.id, inventories.eventId))
+    .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
+    .orderBy(asc(inventories.id))
+
+/** A seller's inventory rows as committed now, without locking. Other sellers' ids are absent. */
+export const readInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
+  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds)
+
+/**
+ * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
+ * queue instead of deadlocking. Other sellers' ids are absent from the answer.
+ */
+export const lockInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
+  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds).for('update', { of: inventories })

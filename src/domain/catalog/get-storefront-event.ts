@@ -4,9 +4,7 @@ import type { EventScope } from './availability.js'
 import { findVisibleEvent } from './catalog.repo.js'
 import type { EventAttribute, EventImage } from './events.table.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-export type GetStorefrontEventOptions = { sellerId: string; scope: EventScope; idOrSlug: string }
+export type GetStorefrontEventOptions = { sellerId: string; scope: EventScope; idOrSlug: { id: string } | { slug: string } }
 
 export type EventDetailView = {
   id: string
@@ -21,9 +19,9 @@ export type EventDetailView = {
   images: EventImage[]
 }
 
-/** `EventDetail` by uuid or slug. Drafts and events outside the affiliate's scope are not found. */
+/** `EventDetail` by id or slug. Drafts and events outside the affiliate's scope are not found. */
 export async function getStorefrontEvent(db: Db, { sellerId, scope, idOrSlug }: GetStorefrontEventOptions): Promise<EventDetailView> {
-  const event = await findVisibleEvent(db, sellerId, scope, UUID.test(idOrSlug) ? { id: idOrSlug.toLowerCase() } : { slug: idOrSlug })
+  const event = await findVisibleEvent(db, sellerId, scope, idOrSlug)
   if (!event) throw new AppError('not_found')
   return {
     id: event.id,

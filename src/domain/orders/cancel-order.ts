@@ -1,8 +1,10 @@
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { lockInventories } from '../catalog/catalog.repo.js'
 import { inventories } from '../catalog/inventories.table.js'
+import { lockCoupons } from '../coupons/coupons.repo.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { lockOrder } from './orders.repo.js'
@@ -29,8 +31,8 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
     const items = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id))
     const quantities = new Map<string, number>()
     for (const item of items) quantities.set(item.inventoryId, (quantities.get(item.inventoryId) ?? 0) + item.quantity)
-    const inventoryIds = [...quantities.keys()].sort()
-    await tx.select({ id: inventories.id }).from(inventories).where(inArray(inventories.id, inventoryIds)).orderBy(asc(inventories.id)).for('update')
+    const inventoryIds = [...quantities.keys()]
+    await lockInventories(tx, order.sellerId, inventoryIds)
     for (const id of inventoryIds) {
       await tx
         .update(inventories)
@@ -40,9 +42,9 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
     await tx.update(tickets).set({ voidedAt: sql`now()` }).where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
 
     const redeemed = await tx.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
-    const couponIds = [...new Set(redeemed.map((r) => r.couponId))].sort()
+    const couponIds = [...new Set(redeemed.map((r) => r.couponId))]
     if (couponIds.length > 0) {
-      await tx.select({ id: coupons.id }).from(coupons).where(inArray(coupons.id, couponIds)).orderBy(asc(coupons.id)).for('update')
+      await lockCoupons(tx, couponIds)
       for (const id of couponIds) {
         await tx.update(coupons).set({ uses: sql`greatest(${coupons.uses} - 1, 0)` }).where(eq(coupons.id, id))
       }
