@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { applyCoupon } from '../domain/baskets/apply-coupon.js'
 import { changeBasketItems } from '../domain/baskets/change-basket-items.js'
@@ -24,6 +25,14 @@ const tags = ['storefront']
 const security = [{ sellerBasic: [] }]
 const e = ZErrorEnvelope
 const couponErrors = { 400: e, 401: e, 404: e, 409: e, 410: e, 422: e }
+
+/** What every call on one basket passes: tenant, affiliate scope, basket and actor. */
+const onBasket = (request: Pick<FastifyRequest, 'seller' | 'affiliate' | 'customer' | 'id'> & { params: { id: string } }) => ({
+  sellerId: request.seller.id,
+  affiliate: request.affiliate,
+  basketId: request.params.id,
+  actor: storefrontActor(request),
+})
 
 const toItems = (items: { inventory_id: string; quantity: number }[]) =>
   items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), quantity: i.quantity }))
@@ -67,7 +76,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: { tags, summary: 'Read a basket', security, params: ZBasketParams, response: { 200: ZBasket, 400: e, 401: e, 404: e } },
     },
-    async (request) => getBasket(app.db, { sellerId: request.seller.id, affiliate: request.affiliate, basketId: request.params.id }),
+    async (request) => getBasket(app.db, onBasket(request)),
   )
 
   app.patch(
@@ -86,12 +95,9 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) =>
       changeBasketItems(app.db, {
-        sellerId: request.seller.id,
+        ...onBasket(request),
         ttlSeconds: request.seller.settings.basket_ttl_seconds,
-        affiliate: request.affiliate,
-        basketId: request.params.id,
         items: toItems(request.body.items),
-        actor: storefrontActor(request),
       }),
   )
 
@@ -110,12 +116,9 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) =>
       applyCoupon(app.db, {
-        sellerId: request.seller.id,
+        ...onBasket(request),
         ttlSeconds: request.seller.settings.basket_ttl_seconds,
-        affiliate: request.affiliate,
-        basketId: request.params.id,
         code: request.body.code,
-        actor: storefrontActor(request),
       }),
   )
 
@@ -125,7 +128,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags, summary: 'Remove the basket coupon', security, params: ZBasketParams, response: { 200: ZBasket, 400: e, 401: e, 404: e, 410: e } },
     },
     async (request) =>
-      removeCoupon(app.db, { sellerId: request.seller.id, affiliate: request.affiliate, basketId: request.params.id, actor: storefrontActor(request) }),
+      removeCoupon(app.db, onBasket(request)),
   )
 
   app.post(
@@ -143,13 +146,10 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) =>
       applyCoupon(app.db, {
-        sellerId: request.seller.id,
+        ...onBasket(request),
         ttlSeconds: request.seller.settings.basket_ttl_seconds,
-        affiliate: request.affiliate,
-        basketId: request.params.id,
         itemId: request.params.item_id,
         code: request.body.code,
-        actor: storefrontActor(request),
       }),
   )
 
@@ -165,13 +165,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      removeCoupon(app.db, {
-        sellerId: request.seller.id,
-        affiliate: request.affiliate,
-        basketId: request.params.id,
-        itemId: request.params.item_id,
-        actor: storefrontActor(request),
-      }),
+      removeCoupon(app.db, { ...onBasket(request), itemId: request.params.item_id }),
   )
 
   app.post(
@@ -191,9 +185,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) =>
       quoteInstallments(app.db, {
-        sellerId: request.seller.id,
-        affiliate: request.affiliate,
-        basketId: request.params.id,
+        ...onBasket(request),
         paymentMethod: request.body.payment_method,
         settings: request.seller.settings,
       }),

@@ -3,10 +3,10 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
-import { assertBasketAccess, assertBasketOpen } from './basket-access.js'
+import { lockOpenBasket } from './basket-access.js'
 import { loadBasketContents, loadBasketView, priceContents } from './basket-view.js'
 import { findCouponByCode } from '../coupons/coupons.repo.js'
-import { listBasketLines, lockBasket, renewBasket, type BasketLine, type BasketState } from './baskets.repo.js'
+import { listBasketLines, renewBasket, type BasketLine, type BasketState } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
 import { holdTickets } from './hold-tickets.js'
 
@@ -31,9 +31,7 @@ export type ApplyCouponOptions = {
 export const applyCoupon = (db: Db, options: ApplyCouponOptions) =>
   db.transaction(async (tx) => {
     const { sellerId, basketId, itemId } = options
-    const basket = await lockBasket(tx, sellerId, basketId)
-    assertBasketAccess(basket, options.affiliate)
-    assertBasketOpen(basket)
+    const basket = await lockOpenBasket(tx, sellerId, basketId, options.affiliate)
     const lines = await listBasketLines(tx, basketId)
     const index = itemId === undefined ? -1 : lines.findIndex((line) => line.id === itemId)
     if (itemId !== undefined && index < 0) throw new AppError('not_found', { message: 'No such item in this basket' })

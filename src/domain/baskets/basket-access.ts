@@ -1,6 +1,7 @@
+import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
-import type { BasketState } from './baskets.repo.js'
+import { lockBasket, type BasketState } from './baskets.repo.js'
 
 /**
  * A basket created under an affiliate code answers only to that code, one created without a
@@ -14,6 +15,14 @@ export function assertBasketAccess(basket: BasketState | undefined, affiliate: A
 export function assertBasketOpen(basket: BasketState) {
   if (basket.status === 'checked_out') throw new AppError('basket_expired', { message: 'The basket was already checked out' })
   if (basket.expired || basket.status !== 'open') throw new AppError('basket_expired')
+}
+
+/** Locks a basket the caller may address and that is still open, for a change. */
+export async function lockOpenBasket(db: Db, sellerId: string, basketId: string, affiliate: AffiliateContext | null): Promise<BasketState> {
+  const basket = await lockBasket(db, sellerId, basketId)
+  assertBasketAccess(basket, affiliate)
+  assertBasketOpen(basket)
+  return basket
 }
 
 /** Distinct inventories one basket may hold. */

@@ -3,9 +3,9 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
-import { assertBasketAccess, assertBasketOpen, MAX_BASKET_ITEMS } from './basket-access.js'
+import { lockOpenBasket, MAX_BASKET_ITEMS } from './basket-access.js'
 import { loadBasketContents, toBasketView } from './basket-view.js'
-import { listBasketLines, lockBasket, renewBasket, toLines, upsertBasketItems } from './baskets.repo.js'
+import { listBasketLines, renewBasket, toLines, upsertBasketItems } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
 import type { BasketItemInput } from './create-basket.js'
 import { holdTickets, precheckTickets } from './hold-tickets.js'
@@ -27,9 +27,7 @@ export type ChangeBasketItemsOptions = {
 export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
   db.transaction(async (tx) => {
     const { sellerId, basketId } = options
-    const basket = await lockBasket(tx, sellerId, basketId)
-    assertBasketAccess(basket, options.affiliate)
-    assertBasketOpen(basket)
+    const basket = await lockOpenBasket(tx, sellerId, basketId, options.affiliate)
 
     const lines = await listBasketLines(tx, basketId)
     const current = new Map(lines.map((line) => [line.inventoryId, line]))

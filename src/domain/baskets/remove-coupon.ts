@@ -3,9 +3,8 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
-import { assertBasketAccess, assertBasketOpen } from './basket-access.js'
+import { lockOpenBasket } from './basket-access.js'
 import { loadBasketView } from './basket-view.js'
-import { lockBasket } from './baskets.repo.js'
 import { basketItems, baskets } from './baskets.table.js'
 
 export type RemoveCouponOptions = {
@@ -24,9 +23,7 @@ export type RemoveCouponOptions = {
 export const removeCoupon = (db: Db, options: RemoveCouponOptions) =>
   db.transaction(async (tx) => {
     const { sellerId, basketId, itemId } = options
-    const basket = await lockBasket(tx, sellerId, basketId)
-    assertBasketAccess(basket, options.affiliate)
-    assertBasketOpen(basket)
+    await lockOpenBasket(tx, sellerId, basketId, options.affiliate)
     if (itemId !== undefined) {
       const [item] = await tx
         .update(basketItems)
