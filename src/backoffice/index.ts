@@ -5,6 +5,7 @@ import { apiKeyRoutes } from './api-keys.routes.js'
 import { couponRoutes } from './coupons.routes.js'
 import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
+import { orderRoutes } from './orders.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
 
 /**
@@ -19,4 +20,5 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(eventRoutes)
   await app.register(inventoryRoutes)
   await app.register(couponRoutes)
+  await app.register(orderRoutes)
 }

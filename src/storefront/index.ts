@@ -1,6 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { authRoutes } from './auth.routes.js'
+import { basketRoutes } from './baskets.routes.js'
+import { catalogRoutes } from './catalog.routes.js'
 import { meRoutes } from './me.routes.js'
+import { orderRoutes } from './orders.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
 
@@ -10,6 +13,9 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(sellerRoutes)
   await app.register(authRoutes, { prefix: '/auth' })
   await app.register(meRoutes)
+  await app.register(catalogRoutes)
+  await app.register(basketRoutes)
+  await app.register(orderRoutes)
   if (app.config.benchMode) {
     const { benchStorefrontRoutes } = await import('../bench/bench.routes.js')
     await app.register(benchStorefrontRoutes)

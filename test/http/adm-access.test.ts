@@ -45,6 +45,9 @@ beforeAll(async () => {
     { method: 'POST', url: `${s}/coupons`, permission: 'adm.catalog.write', body: { code: `K${Date.now()}`, type: 'percent', value: 5 } },
     { method: 'GET', url: `${s}/coupons`, permission: 'adm.catalog.read' },
     { method: 'PUT', url: `/coupons/${randomUUID()}`, permission: 'adm.catalog.write', body: { active: false } },
+    { method: 'GET', url: `${s}/orders`, permission: 'adm.orders.read' },
+    { method: 'GET', url: `/orders/${randomUUID()}`, permission: 'adm.orders.read' },
+    { method: 'POST', url: `/orders/${randomUUID()}/cancel`, permission: 'adm.orders.write' },
   ]
 })
 

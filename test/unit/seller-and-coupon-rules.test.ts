@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { couponProblems, type CouponTerms } from '../../src/domain/coupons/coupon-rules.js'
+import { couponProblems, type CouponSettings } from '../../src/domain/coupons/coupon-rules.js'
 import { DEFAULT_SETTINGS, mergeSettings, settingsProblems } from '../../src/domain/sellers/seller-settings.js'
 
 describe('settingsProblems', () => {
@@ -41,7 +41,7 @@ describe('settingsProblems', () => {
 })
 
 describe('couponProblems', () => {
-  const terms: CouponTerms = { type: 'percent', value: 10, startsAt: null, endsAt: null, maxUses: null, uses: 0 }
+  const terms: CouponSettings = { type: 'percent', value: 10, startsAt: null, endsAt: null, maxUses: null, uses: 0 }
 
   it('takes percent values 1..100 and fixed values of at least one centavo', () => {
     expect(couponProblems(terms)).toEqual([])

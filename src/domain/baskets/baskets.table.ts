@@ -42,6 +42,8 @@ export const basketItems = pgTable(
       .references(() => inventories.id),
     quantity: integer().notNull(),
     couponId: uuid().references(() => coupons.id),
+    /** Items read back in the order they were added. */
+    position: integer().notNull().default(0),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

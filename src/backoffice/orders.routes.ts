@@ -1,0 +1,82 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { cancelOrder } from '../domain/orders/cancel-order.js'
+import { getOrder } from '../domain/orders/get-order.js'
+import { listOrders } from '../domain/orders/list-orders.js'
+import { findSellerById } from '../domain/sellers/sellers.repo.js'
+import { auditActorOf } from '../domain/staff/actor.js'
+import { requirePermission, staffActorOf } from '../platform/auth/staff-auth.js'
+import { AppError } from '../platform/errors.js'
+import { pageMeta, ZErrorEnvelope } from '../platform/http/schemas.js'
+import { ZAdmOrder, ZAdmOrderList, ZAdmOrderListQuery, ZIdParams } from './orders.schemas.js'
+
+const tags = ['backoffice']
+const security = [{ staffBearer: [] }]
+const e = ZErrorEnvelope
+
+/** `/adm/v1` orders: read with `adm.orders.read`, cancel with `adm.orders.write`. */
+export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
+  const read = requirePermission('adm.orders.read')
+  const write = requirePermission('adm.orders.write')
+
+  app.get(
+    '/sellers/:id/orders',
+    {
+      onRequest: read,
+      schema: {
+        tags,
+        summary: "List a seller's orders",
+        description: 'Needs `adm.orders.read`. Newest first; filter by `affiliate_code` and `status`.',
+        security,
+        params: ZIdParams,
+        querystring: ZAdmOrderListQuery,
+        response: { 200: ZAdmOrderList, 400: e, 401: e, 403: e, 404: e },
+      },
+    },
+    async (request) => {
+      if (!(await findSellerById(app.db, request.params.id))) throw new AppError('not_found')
+      const { data, total } = await listOrders(app.db, {
+        sellerId: request.params.id,
+        affiliateCode: request.query.affiliate_code,
+        status: request.query.status,
+        page: request.query.page,
+        limit: request.query.limit,
+      })
+      return { data, meta: pageMeta(request.query, data.length, total) }
+    },
+  )
+
+  app.get(
+    '/orders/:id',
+    {
+      onRequest: read,
+      schema: {
+        tags,
+        summary: 'Read an order',
+        description: 'Needs `adm.orders.read`.',
+        security,
+        params: ZIdParams,
+        response: { 200: ZAdmOrder, 400: e, 401: e, 403: e, 404: e },
+      },
+    },
+    async (request) => getOrder(app.db, { sellerId: null, affiliate: null, customerId: null, orderId: request.params.id }),
+  )
+
+  app.post(
+    '/orders/:id/cancel',
+    {
+      onRequest: write,
+      schema: {
+        tags,
+        summary: 'Cancel an order',
+        description:
+          'Needs `adm.orders.write`. Returns the tickets to availability, voids them and releases the coupon uses. ' +
+          'Cancelling a cancelled order changes nothing and answers it again (200).',
+        security,
+        params: ZIdParams,
+        response: { 200: ZAdmOrder, 400: e, 401: e, 403: e, 404: e },
+      },
+    },
+    async (request) =>
+      (await cancelOrder(app.db, { orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,
+  )
+}

@@ -1,0 +1,112 @@
+import { and, asc, eq, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import type { InventoryState } from '../catalog/catalog.repo.js'
+import { inventories } from '../catalog/inventories.table.js'
+import { affiliates } from '../sellers/affiliates.table.js'
+import { basketItems, baskets } from './baskets.table.js'
+
+export type BasketRow = typeof baskets.$inferSelect
+
+/** A basket with what every answer about it needs: the affiliate's code and the database clock. */
+export type BasketState = BasketRow & { affiliateCode: string | null; expired: boolean; now: Date }
+
+const basketState = {
+  basket: baskets,
+  affiliateCode: affiliates.code,
+  expired: sql<boolean>`${baskets.expiresAt} <= now()`,
+  // The database's clock, so that expiry and coupon windows are judged by one clock.
+  nowMs: sql<number>`(extract(epoch from now()) * 1000)::float8`.mapWith(Number),
+}
+
+const toState = (row: { basket: BasketRow; affiliateCode: string | null; expired: boolean; nowMs: number }): BasketState => ({
+  ...row.basket,
+  affiliateCode: row.affiliateCode,
+  expired: Boolean(row.expired),
+  now: new Date(row.nowMs),
+})
+
+/** A seller's basket, without locking. */
+export async function findBasket(db: Db, sellerId: string, basketId: string): Promise<BasketState | undefined> {
+  const [row] = await db
+    .select(basketState)
+    .from(baskets)
+    .leftJoin(affiliates, eq(affiliates.id, baskets.affiliateId))
+    .where(and(eq(baskets.id, basketId), eq(baskets.sellerId, sellerId)))
+  return row && toState(row)
+}
+
+/** A seller's basket, locked for the rest of the transaction: changes to one basket run one at a time. */
+export async function lockBasket(db: Db, sellerId: string, basketId: string): Promise<BasketState | undefined> {
+  const [row] = await db
+    .select(basketState)
+    .from(baskets)
+    .leftJoin(affiliates, eq(affiliates.id, baskets.affiliateId))
+    .where(and(eq(baskets.id, basketId), eq(baskets.sellerId, sellerId)))
+    .for('update', { of: baskets })
+  return row && toState(row)
+}
+
+/** The items of a basket with their inventory's current name, price, event and date. */
+export const listBasketLines = (db: Db, basketId: string) =>
+  db
+    .select({
+      id: basketItems.id,
+      inventoryId: basketItems.inventoryId,
+      quantity: basketItems.quantity,
+      couponId: basketItems.couponId,
+      position: basketItems.position,
+      eventId: inventories.eventId,
+      date: inventories.date,
+      name: inventories.name,
+      unitPrice: inventories.price,
+    })
+    .from(basketItems)
+    .innerJoin(inventories, eq(inventories.id, basketItems.inventoryId))
+    .where(eq(basketItems.basketId, basketId))
+    .orderBy(asc(basketItems.position), asc(basketItems.id))
+
+export type BasketLine = Awaited<ReturnType<typeof listBasketLines>>[number]
+
+/**
+ * Extends the hold. Only in a transaction that also runs `holdTickets` over every item of the
+ * basket: the renewed hold is valid only because that check passed under the inventory locks.
+ */
+export const renewBasket = async (db: Db, basketId: string, ttlSeconds: number, changes: Partial<Pick<BasketRow, 'couponId' | 'customerId'>> = {}) =>
+  (
+    await db
+      .update(baskets)
+      .set({ ...changes, expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})`, updatedAt: sql`now()` })
+      .where(eq(baskets.id, basketId))
+      .returning()
+  )[0]!
+
+type ItemRow = typeof basketItems.$inferSelect
+
+/** Writes the quantities of a basket's items, keeping the ids, positions and coupons of those it had. */
+export const upsertBasketItems = (db: Db, rows: (typeof basketItems.$inferInsert)[]): Promise<ItemRow[]> =>
+  rows.length === 0
+    ? Promise.resolve([])
+    : db
+        .insert(basketItems)
+        .values(rows)
+        .onConflictDoUpdate({ target: [basketItems.basketId, basketItems.inventoryId], set: { quantity: sql`excluded.quantity` } })
+        .returning()
+
+/** Basket lines from item rows and the inventories they hold, in the order the items were added. */
+export const toLines = (items: ItemRow[], inventoryById: ReadonlyMap<string, InventoryState>): BasketLine[] =>
+  items
+    .map((item) => {
+      const inventory = inventoryById.get(item.inventoryId)!
+      return {
+        id: item.id,
+        inventoryId: item.inventoryId,
+        quantity: item.quantity,
+        couponId: item.couponId,
+        position: item.position,
+        eventId: inventory.eventId,
+        date: inventory.date,
+        name: inventory.name,
+        unitPrice: inventory.price,
+      }
+    })
+    .sort((x, y) => x.position - y.position || (x.id < y.id ? -1 : 1))

@@ -1,0 +1,70 @@
+import { sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { runIdempotent } from '../idempotency/run-idempotent.js'
+import type { AffiliateContext } from '../sellers/seller-authenticator.js'
+import { toBasketView, type BasketView } from './basket-view.js'
+import { toLines, upsertBasketItems } from './baskets.repo.js'
+import { baskets } from './baskets.table.js'
+import { holdTickets, precheckTickets } from './hold-tickets.js'
+
+export type BasketItemInput = { inventoryId: string; quantity: number }
+
+export type CreateBasketOptions = {
+  sellerId: string
+  ttlSeconds: number
+  affiliate: AffiliateContext | null
+  /** The customer of `X-Customer-Token`, when one was sent. */
+  customerId: string | null
+  /** Distinct inventories, quantities 1..20 (checked by the caller's schema). */
+  items: readonly BasketItemInput[]
+  idempotencyKey?: string | undefined
+  actor: AuditActor
+}
+
+/**
+ * Opens a basket holding every requested quantity until now + the seller's TTL, or nothing at
+ * all (409 insufficient_inventory). With an idempotency key, a repeat replays the first answer.
+ * Everything that does not need the inventory locks is done before taking them, so that the
+ * locks of a sought-after inventory are held as briefly as possible.
+ */
+export const createBasket = (db: Db, options: CreateBasketOptions) =>
+  db.transaction(async (tx) => {
+    const { sellerId, affiliate, customerId, items } = options
+    const guard = options.idempotencyKey
+      ? {
+          sellerId,
+          key: options.idempotencyKey,
+          request: ['POST /baskets', affiliate?.id ?? null, customerId, items.map((i) => [i.inventoryId, i.quantity])],
+        }
+      : undefined
+    return runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
+      const hold = {
+        sellerId,
+        scope: affiliate?.eventIds ?? null,
+        wanted: new Map(items.map((i) => [i.inventoryId, i.quantity])),
+        added: new Map(items.map((item, n) => [item.inventoryId, n])),
+      }
+      await precheckTickets(tx, hold)
+      const [basket] = await tx
+        .insert(baskets)
+        .values({ sellerId, affiliateId: affiliate?.id ?? null, customerId, expiresAt: sql`now() + make_interval(secs => ${options.ttlSeconds})` })
+        .returning()
+      await recordAudit(tx, options.actor, {
+        action: 'stf.basket.created',
+        target: { type: 'basket', id: basket!.id },
+        sellerId,
+        data: { items: items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })), affiliate_id: affiliate?.id ?? null },
+      })
+
+      const locked = await holdTickets(tx, hold)
+      const rows = await upsertBasketItems(
+        tx,
+        items.map((i, position) => ({ basketId: basket!.id, inventoryId: i.inventoryId, quantity: i.quantity, position })),
+      )
+      return toBasketView(
+        { ...basket!, affiliateCode: affiliate?.code ?? null, expired: false, now: basket!.createdAt },
+        { lines: toLines(rows, locked), coupons: new Map(), customerUses: undefined },
+      )
+    })
+  })

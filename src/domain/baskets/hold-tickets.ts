@@ -1,0 +1,74 @@
+import type { Db } from '../../platform/db/database.js'
+import { AppError, type ErrorDetail } from '../../platform/errors.js'
+import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
+import { lockInventories, readInventories, type InventoryState } from '../catalog/catalog.repo.js'
+import { heldQuantities } from './holds.repo.js'
+
+export type HoldTicketsOptions = {
+  sellerId: string
+  scope: EventScope
+  /** The basket being changed: its own holds do not count against it. */
+  basketId?: string
+  /** Every quantity the basket will hold afterwards, by inventory id. */
+  wanted: ReadonlyMap<string, number>
+  /** Inventories newly asked for, with their position in the request: they must exist for this caller. */
+  added: ReadonlyMap<string, number>
+  /** Request positions of the other inventories asked for, to point at in an error. */
+  positions?: ReadonlyMap<string, number>
+}
+
+/**
+ * The one place that decides whether a basket may hold what it wants. Call it in the
+ * transaction that then writes the basket's items. It locks every inventory involved (in id
+ * order), counts what other unexpired baskets hold, and refuses the whole change unless each
+ * inventory has `capacity − sold − held ≥ wanted`. The locks last until the transaction ends,
+ * so the answer stays true until the change commits. Rechecking all of the basket's
+ * inventories, not only the changed ones, is what makes renewing the hold safe: a hold that
+ * lapsed for a moment and was taken by someone else is not silently revived.
+ *
+ * An inventory newly asked for that is another seller's, of an unpublished event or outside the
+ * affiliate's events: 404 not_found, exactly like a missing one. One already in the basket whose
+ * event stopped selling counts as sold out.
+ */
+export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<Map<string, InventoryState>> {
+  const ids = [...options.wanted.keys()].sort()
+  const locked = await lockInventories(db, options.sellerId, ids)
+  return judge(options, locked, await heldQuantities(db, ids, options.basketId))
+}
+
+/**
+ * The same judgement on committed data, without locks: refuses early what is already clearly
+ * refused (availability only grows back by expiry or removal), so that under a rush the
+ * refused requests never queue for the inventory locks. A pass proves nothing: `holdTickets`
+ * must still run.
+ */
+export async function precheckTickets(db: Db, options: HoldTicketsOptions): Promise<void> {
+  const ids = [...options.wanted.keys()]
+  const rows = await readInventories(db, options.sellerId, ids)
+  judge(options, rows, await heldQuantities(db, ids, options.basketId))
+}
+
+function judge(options: HoldTicketsOptions, rows: InventoryState[], held: Map<string, number>): Map<string, InventoryState> {
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  const sellable = (row: InventoryState | undefined): row is InventoryState =>
+    row !== undefined && row.eventStatus === 'published' && inScope(options.scope, row.eventId)
+  const pathOf = (id: string, field: string) => {
+    const at = options.added.get(id) ?? options.positions?.get(id)
+    return at === undefined ? 'items' : `items.${at}.${field}`
+  }
+
+  const missing: ErrorDetail[] = []
+  for (const [id] of options.added) {
+    if (!sellable(byId.get(id))) missing.push({ path: pathOf(id, 'inventory_id'), message: `no inventory ${id} on sale` })
+  }
+  if (missing.length > 0) throw new AppError('not_found', { message: 'An inventory in the request was not found', details: missing })
+
+  const short: ErrorDetail[] = []
+  for (const [id, wanted] of [...options.wanted].sort(([x], [y]) => (x < y ? -1 : 1))) {
+    const row = byId.get(id)
+    const available = sellable(row) ? availableOf(row, held.get(id) ?? 0) : 0
+    if (available < wanted) short.push({ path: pathOf(id, 'quantity'), message: `${available} left of inventory ${id}` })
+  }
+  if (short.length > 0) throw new AppError('insufficient_inventory', { details: short })
+  return byId
+}

@@ -1,0 +1,39 @@
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import { heldQuantities } from '../baskets/holds.repo.js'
+import { availableOf, type EventScope } from './availability.js'
+import { findVisibleEvent, listInventoriesOfEvents } from './catalog.repo.js'
+import type { InventoryVariant } from './inventories.table.js'
+
+export type GetEventAvailabilityOptions = { sellerId: string; scope: EventScope; eventId: string; from: string; to: string }
+
+export type AvailabilityView = {
+  data: { date: string; inventories: { id: string; name: string; available: number; price: number; variants: InventoryVariant[] }[] }[]
+}
+
+/**
+ * `AvailabilityResponse`: per date in [from, to], each inventory with what is left. Only a
+ * published event sells: a cancelled or finished one shows 0 everywhere.
+ */
+export async function getEventAvailability(db: Db, options: GetEventAvailabilityOptions): Promise<AvailabilityView> {
+  const event = await findVisibleEvent(db, options.sellerId, options.scope, { id: options.eventId })
+  if (!event) throw new AppError('not_found')
+  const stock = await listInventoriesOfEvents(db, [event.id], { from: options.from, to: options.to })
+  const held = await heldQuantities(
+    db,
+    stock.map((i) => i.id),
+  )
+  const byDate = new Map<string, AvailabilityView['data'][number]>()
+  for (const inventory of stock) {
+    let day = byDate.get(inventory.date)
+    if (!day) byDate.set(inventory.date, (day = { date: inventory.date, inventories: [] }))
+    day.inventories.push({
+      id: inventory.id,
+      name: inventory.name,
+      available: event.status === 'published' ? availableOf(inventory, held.get(inventory.id) ?? 0) : 0,
+      price: inventory.price,
+      variants: inventory.variants,
+    })
+  }
+  return { data: [...byDate.values()] }
+}

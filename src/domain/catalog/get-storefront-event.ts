@@ -1,0 +1,38 @@
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import type { EventScope } from './availability.js'
+import { findVisibleEvent } from './catalog.repo.js'
+import type { EventAttribute, EventImage } from './events.table.js'
+
+export type GetStorefrontEventOptions = { sellerId: string; scope: EventScope; idOrSlug: { id: string } | { slug: string } }
+
+export type EventDetailView = {
+  id: string
+  title: string
+  slug: string
+  description: string
+  status: string
+  source: string
+  integration_id: string | null
+  updated_at: string
+  attributes: EventAttribute[]
+  images: EventImage[]
+}
+
+/** `EventDetail` by id or slug. Drafts and events outside the affiliate's scope are not found. */
+export async function getStorefrontEvent(db: Db, { sellerId, scope, idOrSlug }: GetStorefrontEventOptions): Promise<EventDetailView> {
+  const event = await findVisibleEvent(db, sellerId, scope, idOrSlug)
+  if (!event) throw new AppError('not_found')
+  return {
+    id: event.id,
+    title: event.title,
+    slug: event.slug,
+    description: event.description,
+    status: event.status,
+    source: event.source,
+    integration_id: event.integrationId,
+    updated_at: event.updatedAt.toISOString(),
+    attributes: event.attributes,
+    images: event.images,
+  }
+}

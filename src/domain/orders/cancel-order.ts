@@ -1,0 +1,66 @@
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { lockInventories } from '../catalog/catalog.repo.js'
+import { inventories } from '../catalog/inventories.table.js'
+import { lockCoupons } from '../coupons/coupons.repo.js'
+import { coupons } from '../coupons/coupons.table.js'
+import { loadOrderViews, type OrderView } from './order-view.js'
+import { lockOrder } from './orders.repo.js'
+import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
+
+export type CancelOrderOptions = {
+  orderId: string
+  /** Restricts to one seller's orders; the back office passes none. */
+  sellerId?: string | undefined
+  actor: AuditActor
+}
+
+/**
+ * Cancels an order: its tickets go back on sale (sold decreases under the inventory locks, in
+ * id order) and are voided, and its coupon redemptions are released. Cancelling a cancelled
+ * order changes nothing and answers it as it is.
+ */
+export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
+  db.transaction(async (tx): Promise<{ order: OrderView; changed: boolean }> => {
+    const order = await lockOrder(tx, options.orderId)
+    if (!order || (options.sellerId && order.sellerId !== options.sellerId)) throw new AppError('not_found')
+    if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, [order]))[0]!, changed: false }
+
+    const items = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id))
+    const quantities = new Map<string, number>()
+    for (const item of items) quantities.set(item.inventoryId, (quantities.get(item.inventoryId) ?? 0) + item.quantity)
+    const inventoryIds = [...quantities.keys()]
+    await lockInventories(tx, order.sellerId, inventoryIds)
+    for (const id of inventoryIds) {
+      await tx
+        .update(inventories)
+        .set({ sold: sql`${inventories.sold} - ${quantities.get(id)!}`, updatedAt: sql`now()` })
+        .where(eq(inventories.id, id))
+    }
+    await tx.update(tickets).set({ voidedAt: sql`now()` }).where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
+
+    const redeemed = await tx.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
+    const couponIds = [...new Set(redeemed.map((r) => r.couponId))]
+    if (couponIds.length > 0) {
+      await lockCoupons(tx, couponIds)
+      for (const id of couponIds) {
+        await tx.update(coupons).set({ uses: sql`greatest(${coupons.uses} - 1, 0)` }).where(eq(coupons.id, id))
+      }
+      await tx.delete(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
+    }
+
+    const [cancelled] = await tx
+      .update(orders)
+      .set({ status: 'cancelled', cancelledAt: sql`now()`, updatedAt: sql`now()` })
+      .where(eq(orders.id, order.id))
+      .returning()
+    await recordAudit(tx, options.actor, {
+      action: 'adm.order.cancelled',
+      target: { type: 'order', id: order.id },
+      sellerId: order.sellerId,
+      data: { tickets_returned: Object.fromEntries(quantities), coupons_released: couponIds },
+    })
+    return { order: (await loadOrderViews(tx, [cancelled!]))[0]!, changed: true }
+  })

@@ -1,0 +1,32 @@
+import { and, eq } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import type { AffiliateContext } from '../sellers/seller-authenticator.js'
+import { loadOrderViews, type OrderView } from './order-view.js'
+import { findOrder } from './orders.repo.js'
+import { orders } from './orders.table.js'
+
+export type GetOrderOptions = {
+  /** The caller's seller; null only for staff, who read every seller's orders. */
+  sellerId: string | null
+  /** With `X-Affiliate-Code`: only that affiliate's orders. */
+  affiliate: AffiliateContext | null
+  /** With `X-Customer-Token`: only that customer's orders. */
+  customerId: string | null
+  orderId: string
+}
+
+/** An order of this seller (and of the affiliate, and of the customer, when they are given). */
+export async function getOrder(db: Db, options: GetOrderOptions): Promise<OrderView> {
+  const order = await findOrder(
+    db,
+    and(
+      eq(orders.id, options.orderId),
+      options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),
+      options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
+      options.customerId ? eq(orders.customerId, options.customerId) : undefined,
+    ),
+  )
+  if (!order) throw new AppError('not_found')
+  return (await loadOrderViews(db, [order]))[0]!
+}

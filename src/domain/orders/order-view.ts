@@ -1,0 +1,71 @@
+import type { Db } from '../../platform/db/database.js'
+import type { BasketItemView } from '../baskets/basket-view.js'
+import { orderDetails, type OrderItemRow, type OrderRow, type TicketRow } from './orders.repo.js'
+
+export type OrderView = {
+  id: string
+  status: 'confirmed' | 'cancelled'
+  customer_id: string
+  affiliate_code: string | null
+  items: BasketItemView[]
+  totals: { subtotal: number; discount: number; interest: number; total: number }
+  payment: { method: string; installments: number; installment_amount: number; reference: string | null }
+  tickets: { identifier: string; inventory_id: string; first_access_at: string | null }[]
+  created_at: string
+  /** For the back office; the storefront's Order leaves these out. */
+  seller_id: string
+  cancelled_at: string | null
+}
+
+/** The API shape of an order (API.md 3.5). Tickets follow their items' order. */
+export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): OrderView {
+  const sortedItems = [...items].sort((x, y) => x.position - y.position)
+  const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
+  const sortedTickets = [...ticketRows].sort(
+    (x, y) => itemOrder.get(x.orderItemId)! - itemOrder.get(y.orderItemId)! || (x.identifier < y.identifier ? -1 : 1),
+  )
+  return {
+    id: order.id,
+    status: order.status,
+    customer_id: order.customerId,
+    affiliate_code: order.affiliateCode,
+    items: sortedItems.map((item) => ({
+      id: item.id,
+      inventory_id: item.inventoryId,
+      event_id: item.eventId,
+      date: item.date,
+      name: item.name,
+      quantity: item.quantity,
+      unit_price: item.unitPrice,
+      discount: item.discount,
+      total: item.total,
+      coupon: item.coupon ?? null,
+    })),
+    totals: { subtotal: order.subtotal, discount: order.discount, interest: order.interest, total: order.total },
+    payment: {
+      method: order.paymentMethod,
+      installments: order.installments,
+      installment_amount: order.installmentAmount,
+      reference: order.paymentReference,
+    },
+    tickets: sortedTickets.map((t) => ({ identifier: t.identifier, inventory_id: t.inventoryId, first_access_at: t.firstAccessAt?.toISOString() ?? null })),
+    created_at: order.createdAt.toISOString(),
+    seller_id: order.sellerId,
+    cancelled_at: order.cancelledAt?.toISOString() ?? null,
+  }
+}
+
+/** Orders with their items and tickets, in the order given. */
+export async function loadOrderViews(db: Db, rows: OrderRow[]): Promise<OrderView[]> {
+  const { items, tickets } = await orderDetails(
+    db,
+    rows.map((o) => o.id),
+  )
+  return rows.map((order) =>
+    toOrderView(
+      order,
+      items.filter((i) => i.orderId === order.id),
+      tickets.filter((t) => t.orderId === order.id),
+    ),
+  )
+}

@@ -1,0 +1,37 @@
+import { asc, count, desc, eq, inArray, type SQL } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { orderItems, orders, tickets } from './orders.table.js'
+
+export type OrderRow = typeof orders.$inferSelect
+export type OrderItemRow = typeof orderItems.$inferSelect
+export type TicketRow = typeof tickets.$inferSelect
+
+export const findOrder = async (db: Db, where: SQL | undefined) => (await db.select().from(orders).where(where))[0]
+
+/** Locks an order for a status change. */
+export const lockOrder = async (db: Db, orderId: string) => (await db.select().from(orders).where(eq(orders.id, orderId)).for('update'))[0]
+
+/** A page of orders, newest first, and the total. */
+export async function pageOrders(db: Db, where: SQL | undefined, limit: number, offset: number) {
+  const [rows, [total]] = await Promise.all([
+    db.select().from(orders).where(where).orderBy(desc(orders.createdAt), desc(orders.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(orders).where(where),
+  ])
+  return { rows, total: Number(total?.n ?? 0) }
+}
+
+/** The items and tickets of these orders, in order. */
+export async function orderDetails(db: Db, orderIds: readonly string[]) {
+  if (orderIds.length === 0) return { items: [] as OrderItemRow[], tickets: [] as TicketRow[] }
+  const items = await db
+    .select()
+    .from(orderItems)
+    .where(inArray(orderItems.orderId, [...orderIds]))
+    .orderBy(asc(orderItems.position))
+  const ticketRows = await db
+    .select()
+    .from(tickets)
+    .where(inArray(tickets.orderId, [...orderIds]))
+    .orderBy(asc(tickets.identifier))
+  return { items, tickets: ticketRows }
+}

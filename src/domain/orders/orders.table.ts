@@ -1,0 +1,143 @@
+import { sql } from 'drizzle-orm'
+import { check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { baskets } from '../baskets/baskets.table.js'
+import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
+import { inventories } from '../catalog/inventories.table.js'
+import { coupons } from '../coupons/coupons.table.js'
+import { customers } from '../customers/customers.table.js'
+import { affiliates } from '../sellers/affiliates.table.js'
+import { sellers } from '../sellers/sellers.table.js'
+
+export const ORDER_STATUSES = ['confirmed', 'cancelled'] as const
+
+export type CouponSnapshot = { code: string; type: 'percent' | 'fixed'; value: number }
+
+/** A checked-out basket: its tickets are sold. Prices are copied, so later catalogue changes leave it as it was. */
+export const orders = pgTable(
+  'orders',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sellerId: uuid()
+      .notNull()
+      .references(() => sellers.id, { onDelete: 'cascade' }),
+    /** One order per basket: a second checkout of the same basket cannot sell twice. */
+    basketId: uuid()
+      .notNull()
+      .references(() => baskets.id),
+    affiliateId: uuid().references(() => affiliates.id),
+    /** The affiliate's code when the order was placed. */
+    affiliateCode: text(),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id),
+    status: text({ enum: ORDER_STATUSES }).notNull().default('confirmed'),
+    /** The basket coupon, when one was redeemed. */
+    couponId: uuid().references(() => coupons.id),
+    coupon: jsonb().$type<CouponSnapshot>(),
+    subtotal: integer().notNull(),
+    discount: integer().notNull(),
+    interest: integer().notNull(),
+    total: integer().notNull(),
+    paymentMethod: text({ enum: PAYMENT_METHODS }).notNull(),
+    installments: integer().notNull(),
+    installmentAmount: integer().notNull(),
+    paymentReference: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    cancelledAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('orders_basket_key').on(t.basketId),
+    index('orders_seller_created_idx').on(t.sellerId, t.createdAt),
+    index('orders_seller_customer_idx').on(t.sellerId, t.customerId, t.createdAt),
+    check('orders_total_check', sql`${t.total} = ${t.subtotal} - ${t.discount} + ${t.interest} and ${t.total} >= 0`),
+  ],
+)
+
+export const orderItems = pgTable(
+  'order_items',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    orderId: uuid()
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    inventoryId: uuid()
+      .notNull()
+      .references(() => inventories.id),
+    eventId: uuid().notNull(),
+    date: date({ mode: 'string' }).notNull(),
+    name: text().notNull(),
+    quantity: integer().notNull(),
+    unitPrice: integer().notNull(),
+    discount: integer().notNull(),
+    total: integer().notNull(),
+    couponId: uuid().references(() => coupons.id),
+    coupon: jsonb().$type<CouponSnapshot>(),
+    position: integer().notNull(),
+  },
+  (t) => [index('order_items_order_idx').on(t.orderId, t.position), check('order_items_quantity_check', sql`${t.quantity} >= 1`)],
+)
+
+/** One ticket per unit sold. `identifier` is 128 random bits: unguessable, unique. */
+export const tickets = pgTable(
+  'tickets',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    orderId: uuid()
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    orderItemId: uuid()
+      .notNull()
+      .references(() => orderItems.id, { onDelete: 'cascade' }),
+    inventoryId: uuid()
+      .notNull()
+      .references(() => inventories.id),
+    identifier: text().notNull(),
+    firstAccessAt: timestamp({ withTimezone: true }),
+    /** Set when the order is cancelled. */
+    voidedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('tickets_identifier_key').on(t.identifier), index('tickets_order_idx').on(t.orderId)],
+)
+
+/** One row per coupon per confirmed order: the per-customer limit counts these. */
+export const couponRedemptions = pgTable(
+  'coupon_redemptions',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    couponId: uuid()
+      .notNull()
+      .references(() => coupons.id, { onDelete: 'cascade' }),
+    orderId: uuid()
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('coupon_redemptions_coupon_order_key').on(t.couponId, t.orderId), index('coupon_redemptions_customer_idx').on(t.couponId, t.customerId)],
+)
+
+/** Every ticket download registration, kept for audit. */
+export const ticketDownloads = pgTable(
+  'ticket_downloads',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sellerId: uuid()
+      .notNull()
+      .references(() => sellers.id, { onDelete: 'cascade' }),
+    orderId: uuid()
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    userId: uuid(),
+    source: text(),
+    identifiers: jsonb().$type<string[]>().notNull(),
+    firstAccess: jsonb().$type<string[]>().notNull(),
+    unknown: jsonb().$type<string[]>().notNull(),
+    traceId: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ticket_downloads_order_idx').on(t.orderId, t.createdAt)],
+)

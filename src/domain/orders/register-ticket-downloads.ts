@@ -1,0 +1,76 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import type { AffiliateContext } from '../sellers/seller-authenticator.js'
+import { findOrder } from './orders.repo.js'
+import { orders, ticketDownloads, tickets } from './orders.table.js'
+
+export type RegisterTicketDownloadsOptions = {
+  sellerId: string
+  affiliate: AffiliateContext | null
+  orderId: string
+  identifiers: readonly string[]
+  source?: string | undefined
+  /** The signed-in buyer; absent for a link opened from an email. */
+  userId?: string | undefined
+  traceId?: string | undefined
+}
+
+export type TicketDownloadsView = { registered: number; first_access: string[]; unknown: string[] }
+
+/**
+ * Records that tickets of an order were retrieved (API.md 3.5). `registered` counts the given
+ * identifiers that belong to the order, `first_access` those retrieved for the first time by
+ * this call (each ticket is first accessed exactly once, even under concurrent calls), `unknown`
+ * those not in the order. Another seller's order, or a `user_id` other than its customer: 404.
+ * Every call is kept with its source, user and time.
+ */
+export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloadsOptions) =>
+  db.transaction(async (tx): Promise<TicketDownloadsView> => {
+    const order = await findOrder(
+      tx,
+      and(
+        eq(orders.id, options.orderId),
+        eq(orders.sellerId, options.sellerId),
+        options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
+      ),
+    )
+    if (!order || (options.userId !== undefined && options.userId.toLowerCase() !== order.customerId)) throw new AppError('not_found')
+
+    const identifiers = [...new Set(options.identifiers)]
+    const known = new Set(
+      (
+        await tx
+          .select({ identifier: tickets.identifier })
+          .from(tickets)
+          .where(and(eq(tickets.orderId, order.id), inArray(tickets.identifier, identifiers)))
+      ).map((row) => row.identifier),
+    )
+    const firstNow = new Set(
+      known.size === 0
+        ? []
+        : (
+            await tx
+              .update(tickets)
+              .set({ firstAccessAt: sql`now()` })
+              .where(and(eq(tickets.orderId, order.id), inArray(tickets.identifier, [...known]), isNull(tickets.firstAccessAt)))
+              .returning({ identifier: tickets.identifier })
+          ).map((row) => row.identifier),
+    )
+    const result = {
+      registered: known.size,
+      first_access: identifiers.filter((id) => firstNow.has(id)),
+      unknown: identifiers.filter((id) => !known.has(id)),
+    }
+    await tx.insert(ticketDownloads).values({
+      sellerId: options.sellerId,
+      orderId: order.id,
+      userId: options.userId ?? null,
+      source: options.source ?? null,
+      identifiers,
+      firstAccess: result.first_access,
+      unknown: result.unknown,
+      traceId: options.traceId ?? null,
+    })
+    return result
+  })

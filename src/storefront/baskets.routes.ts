@@ -1,0 +1,193 @@
+import type { FastifyRequest } from 'fastify'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { applyCoupon } from '../domain/baskets/apply-coupon.js'
+import { changeBasketItems } from '../domain/baskets/change-basket-items.js'
+import { createBasket } from '../domain/baskets/create-basket.js'
+import { getBasket } from '../domain/baskets/get-basket.js'
+import { quoteInstallments } from '../domain/baskets/quote-installments.js'
+import { removeCoupon } from '../domain/baskets/remove-coupon.js'
+import { ZErrorEnvelope } from '../platform/http/schemas.js'
+import { storefrontActor } from './actor.js'
+import { optionalCustomer } from './customer-auth.js'
+import {
+  ZBasket,
+  ZBasketItemParams,
+  ZBasketParams,
+  ZChangeBasketItemsBody,
+  ZCouponBody,
+  ZCreateBasketBody,
+  ZIdempotencyHeaders,
+  ZInstallments,
+  ZInstallmentsBody,
+} from './baskets.schemas.js'
+
+const tags = ['storefront']
+const security = [{ sellerBasic: [] }]
+const e = ZErrorEnvelope
+const couponErrors = { 400: e, 401: e, 404: e, 409: e, 410: e, 422: e }
+
+/** What every call on one basket passes: tenant, affiliate scope, basket and actor. */
+const onBasket = (request: Pick<FastifyRequest, 'seller' | 'affiliate' | 'customer' | 'id'> & { params: { id: string } }) => ({
+  sellerId: request.seller.id,
+  affiliate: request.affiliate,
+  basketId: request.params.id,
+  actor: storefrontActor(request),
+})
+
+const toItems = (items: { inventory_id: string; quantity: number }[]) =>
+  items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), quantity: i.quantity }))
+
+/** `/stf/v1/baskets`: holds, coupons and installment plans. */
+export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/baskets',
+    {
+      preHandler: optionalCustomer,
+      schema: {
+        tags,
+        summary: 'Open a basket',
+        description:
+          'Holds every requested quantity until `expires_at` (the seller’s `basket_ttl_seconds`), or nothing: 409 `insufficient_inventory`. ' +
+          'An inventory that is not on sale for this caller (another seller’s, of an unpublished event, outside the affiliate’s events): 404 `not_found`. ' +
+          'Under `X-Affiliate-Code` the basket belongs to that affiliate; with `X-Customer-Token` it is linked to that customer. Honours `Idempotency-Key`.',
+        security: [{ sellerBasic: [] }, { sellerBasic: [], customerToken: [] }],
+        headers: ZIdempotencyHeaders,
+        body: ZCreateBasketBody,
+        response: { 201: ZBasket, 400: e, 401: e, 404: e, 409: e },
+      },
+    },
+    async (request, reply) => {
+      const { body, replayed } = await createBasket(app.db, {
+        sellerId: request.seller.id,
+        ttlSeconds: request.seller.settings.basket_ttl_seconds,
+        affiliate: request.affiliate,
+        customerId: request.customer?.id ?? null,
+        items: toItems(request.body.items),
+        idempotencyKey: request.headers['idempotency-key'],
+        actor: storefrontActor(request),
+      })
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return reply.code(201).send(body)
+    },
+  )
+
+  app.get(
+    '/baskets/:id',
+    {
+      schema: { tags, summary: 'Read a basket', security, params: ZBasketParams, response: { 200: ZBasket, 400: e, 401: e, 404: e } },
+    },
+    async (request) => getBasket(app.db, onBasket(request)),
+  )
+
+  app.patch(
+    '/baskets/:id/items',
+    {
+      schema: {
+        tags,
+        summary: 'Set item quantities',
+        description:
+          'Sets the quantity of each listed inventory (0 removes it); unlisted items stay. All or nothing: 409 `insufficient_inventory` leaves the basket unchanged. Renews the hold.',
+        security,
+        params: ZBasketParams,
+        body: ZChangeBasketItemsBody,
+        response: { 200: ZBasket, 400: e, 401: e, 404: e, 409: e, 410: e },
+      },
+    },
+    async (request) =>
+      changeBasketItems(app.db, {
+        ...onBasket(request),
+        ttlSeconds: request.seller.settings.basket_ttl_seconds,
+        items: toItems(request.body.items),
+      }),
+  )
+
+  app.post(
+    '/baskets/:id/coupon',
+    {
+      schema: {
+        tags,
+        summary: 'Apply a coupon to the basket',
+        description: 'Replaces the basket coupon. Percent discounts round down to the centavo; a discount never exceeds what it applies to.',
+        security,
+        params: ZBasketParams,
+        body: ZCouponBody,
+        response: { 200: ZBasket, ...couponErrors },
+      },
+    },
+    async (request) =>
+      applyCoupon(app.db, {
+        ...onBasket(request),
+        ttlSeconds: request.seller.settings.basket_ttl_seconds,
+        code: request.body.code,
+      }),
+  )
+
+  app.delete(
+    '/baskets/:id/coupon',
+    {
+      schema: { tags, summary: 'Remove the basket coupon', security, params: ZBasketParams, response: { 200: ZBasket, 400: e, 401: e, 404: e, 410: e } },
+    },
+    async (request) =>
+      removeCoupon(app.db, onBasket(request)),
+  )
+
+  app.post(
+    '/baskets/:id/coupon/:item_id',
+    {
+      schema: {
+        tags,
+        summary: 'Apply a coupon to one item',
+        description: 'Discounts that item only, replacing its coupon. A coupon discounts one place in a basket.',
+        security,
+        params: ZBasketItemParams,
+        body: ZCouponBody,
+        response: { 200: ZBasket, ...couponErrors },
+      },
+    },
+    async (request) =>
+      applyCoupon(app.db, {
+        ...onBasket(request),
+        ttlSeconds: request.seller.settings.basket_ttl_seconds,
+        itemId: request.params.item_id,
+        code: request.body.code,
+      }),
+  )
+
+  app.delete(
+    '/baskets/:id/coupon/:item_id',
+    {
+      schema: {
+        tags,
+        summary: 'Remove an item coupon',
+        security,
+        params: ZBasketItemParams,
+        response: { 200: ZBasket, 400: e, 401: e, 404: e, 410: e },
+      },
+    },
+    async (request) =>
+      removeCoupon(app.db, { ...onBasket(request), itemId: request.params.item_id }),
+  )
+
+  app.post(
+    '/baskets/:id/installments',
+    {
+      schema: {
+        tags,
+        summary: 'Installment plans for the basket total',
+        description:
+          '`pix` and `boleto`: one plan of 1. `credit_card`: 1 to `max_installments`, dropping plans under `min_installment_amount`; ' +
+          'interest-free up to `interest_free_installments` (`ceil(total / n)`), then the Price formula at `monthly_rate`.',
+        security,
+        params: ZBasketParams,
+        body: ZInstallmentsBody,
+        response: { 200: ZInstallments, 400: e, 401: e, 404: e, 410: e, 422: e },
+      },
+    },
+    async (request) =>
+      quoteInstallments(app.db, {
+        ...onBasket(request),
+        paymentMethod: request.body.payment_method,
+        settings: request.seller.settings,
+      }),
+  )
+}

@@ -1,0 +1,137 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { getOrder } from '../domain/orders/get-order.js'
+import { listOrders } from '../domain/orders/list-orders.js'
+import { placeOrder } from '../domain/orders/place-order.js'
+import { registerTicketDownloads } from '../domain/orders/register-ticket-downloads.js'
+import { pageMeta, ZErrorEnvelope } from '../platform/http/schemas.js'
+import { storefrontActor } from './actor.js'
+import { ZBasketParams, ZIdempotencyHeaders } from './baskets.schemas.js'
+import { optionalCustomer, requireCustomer } from './customer-auth.js'
+import {
+  ZCheckoutBody,
+  ZOrder,
+  ZOrderList,
+  ZOrderListQuery,
+  ZOrderParams,
+  ZRegisterTicketDownloadRequest,
+  ZRegisterTicketDownloadResponse,
+} from './orders.schemas.js'
+
+const tags = ['storefront']
+const e = ZErrorEnvelope
+const sellerOnly = [{ sellerBasic: [] }]
+const withCustomer = [{ sellerBasic: [], customerToken: [] }]
+
+/** Checkout, the customer's orders and ticket download registration. */
+export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/baskets/:id/checkout',
+    {
+      preHandler: requireCustomer,
+      schema: {
+        tags,
+        summary: 'Check a basket out',
+        description:
+          'Needs `X-Customer-Token`. Payment is captured by the partner; the order records method, installments and reference. ' +
+          'Turns the holds into sales, redeems the coupons within their limits and issues one ticket per unit. ' +
+          'A coupon that no longer applies refuses the checkout with its 422 (remove it with DELETE /baskets/{id}/coupon). ' +
+          'Empty basket: 422 `basket_empty`; lapsed or checked-out basket: 410 `basket_expired`. Honours `Idempotency-Key`.',
+        security: withCustomer,
+        headers: ZIdempotencyHeaders,
+        params: ZBasketParams,
+        body: ZCheckoutBody,
+        response: { 201: ZOrder, 400: e, 401: e, 404: e, 409: e, 410: e, 422: e },
+      },
+    },
+    async (request, reply) => {
+      const { body, replayed } = await placeOrder(app.db, {
+        sellerId: request.seller.id,
+        affiliate: request.affiliate,
+        basketId: request.params.id,
+        customerId: request.customer!.id,
+        settings: request.seller.settings,
+        paymentMethod: request.body.payment_method,
+        installments: request.body.installments,
+        paymentReference: request.body.payment_reference,
+        idempotencyKey: request.headers['idempotency-key'],
+        actor: storefrontActor(request),
+      })
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return reply.code(201).send(body)
+    },
+  )
+
+  app.get(
+    '/orders',
+    {
+      preHandler: requireCustomer,
+      schema: {
+        tags,
+        summary: "The customer's orders",
+        description: 'Needs `X-Customer-Token`. Newest first; under `X-Affiliate-Code` only the orders placed under that code.',
+        security: withCustomer,
+        querystring: ZOrderListQuery,
+        response: { 200: ZOrderList, 400: e, 401: e },
+      },
+    },
+    async (request) => {
+      const { data, total } = await listOrders(app.db, {
+        sellerId: request.seller.id,
+        customerId: request.customer!.id,
+        affiliateId: request.affiliate?.id,
+        page: request.query.page,
+        limit: request.query.limit,
+      })
+      return { data, meta: pageMeta(request.query, data.length, total) }
+    },
+  )
+
+  app.get(
+    '/orders/:id',
+    {
+      preHandler: optionalCustomer,
+      schema: {
+        tags,
+        summary: 'Read an order',
+        description:
+          'An order of this seller; under `X-Affiliate-Code` only one placed under that code; with `X-Customer-Token` only one of that customer.',
+        security: sellerOnly,
+        params: ZOrderParams,
+        response: { 200: ZOrder, 400: e, 401: e, 404: e },
+      },
+    },
+    async (request) =>
+      getOrder(app.db, {
+        sellerId: request.seller.id,
+        affiliate: request.affiliate,
+        customerId: request.customer?.id ?? null,
+        orderId: request.params.id,
+      }),
+  )
+
+  app.post(
+    '/tickets/downloads',
+    {
+      schema: {
+        tags,
+        summary: 'Register ticket downloads',
+        description:
+          '`registered`: how many of the identifiers belong to the order; `first_access`: those retrieved for the first time by this call; ' +
+          '`unknown`: those not in the order. Another seller’s order, or a `user_id` other than the order’s customer: 404. Every call is kept for audit.',
+        security: sellerOnly,
+        body: ZRegisterTicketDownloadRequest,
+        response: { 200: ZRegisterTicketDownloadResponse, 400: e, 401: e, 404: e },
+      },
+    },
+    async (request) =>
+      registerTicketDownloads(app.db, {
+        sellerId: request.seller.id,
+        affiliate: request.affiliate,
+        orderId: request.body.order_id,
+        identifiers: request.body.identifiers,
+        source: request.body.source,
+        userId: request.body.user_id,
+        traceId: request.id,
+      }),
+  )
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod'
+import { pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { ZBasketItem } from './baskets.schemas.js'
+
+export const ZCheckoutBody = z
+  .strictObject({
+    payment_method: z.string().min(1).max(32).describe('credit_card, pix or boleto; others: 422 unsupported_payment_method'),
+    installments: z.number().int().min(1).max(99).optional().describe('One of the plans of POST /baskets/{id}/installments (default 1)'),
+    payment_reference: z.string().min(1).max(255).optional().describe("The partner's payment capture reference"),
+  })
+  .meta({ id: 'CheckoutRequest' })
+
+export const ZOrder = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(['confirmed', 'cancelled']),
+    customer_id: z.uuid(),
+    affiliate_code: z.string().nullable(),
+    items: z.array(ZBasketItem),
+    totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), interest: z.number().int(), total: z.number().int() }),
+    payment: z.object({
+      method: z.string(),
+      installments: z.number().int(),
+      installment_amount: z.number().int(),
+      reference: z.string().nullable(),
+    }),
+    tickets: z.array(
+      z
+        .object({ identifier: z.string(), inventory_id: z.uuid(), first_access_at: z.iso.datetime().nullable() })
+        .meta({ id: 'Ticket' }),
+    ),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Order' })
+
+export const ZOrderList = pageOf(ZOrder).meta({ id: 'OrderList' })
+
+export const ZOrderListQuery = ZPageQuery
+
+export const ZOrderParams = z.object({ id: z.uuid() })
+
+export const ZRegisterTicketDownloadRequest = z
+  .strictObject({
+    order_id: z.uuid(),
+    identifiers: z.array(z.string().min(1).max(64)).min(1).max(500),
+    source: z.string().max(64).optional().describe('Channel the storefront served it through, e.g. site, app or email'),
+    user_id: z.uuid().optional().describe('The signed-in buyer; absent for a link opened from an email'),
+  })
+  .meta({ id: 'RegisterTicketDownloadRequest' })
+
+export const ZRegisterTicketDownloadResponse = z
+  .object({ registered: z.number().int(), first_access: z.array(z.string()), unknown: z.array(z.string()) })
+  .meta({ id: 'RegisterTicketDownloadResponse' })
