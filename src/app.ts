@@ -15,8 +15,9 @@ import type { Config } from './platform/config.js'
 import { openDatabase, type Database } from './platform/db/database.js'
 import { isDatabaseUnavailable } from './platform/db/errors.js'
 import { AppError } from './platform/errors.js'
-import { registerErrorHandling } from './platform/http/error-handler.js'
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js'
 import { registerGracefulClose } from './platform/http/graceful-close.js'
+import { registerInputGuard } from './platform/http/input-guard.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
@@ -58,6 +59,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Our own 503 (in the error envelope) answers requests that arrive while closing.
     return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
+    // Requests refused before routing, or by Node's HTTP parser, answer in the envelope too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   })
 
   app.setValidatorCompiler(validatorCompiler)
@@ -66,6 +70,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.removeContentTypeParser('text/plain')
   registerTraceHeader(app)
   registerErrorHandling(app)
+  registerInputGuard(app)
   const drain = registerGracefulClose(app)
 
   const ownsDatabase = !options.database

@@ -1,7 +1,12 @@
 import { z } from 'zod'
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../platform/auth/passwords.js'
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../platform/auth/passwords.js'
 
-export const ZPassword = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH)
+export const ZPassword = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH)
+  .max(PASSWORD_MAX_LENGTH)
+  .refine((password) => !isCommonPassword(password), COMMON_PASSWORD_MESSAGE)
+  .describe(`${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, not one of the 3,000 most common passwords`)
 
 export const ZPasswordRecoverRequest = z.strictObject({ email: z.email().max(254) }).meta({ id: 'PasswordRecoverRequest' })
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from './auth/passwords.js'
 
 /**
  * Every setting the process reads, parsed once at boot (API.md section 6).
@@ -34,7 +35,7 @@ export const ZEnv = z
     MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ADMIN_EMAIL: z.email().optional(),
-    ADMIN_PASSWORD: z.string().min(8).max(128).optional(),
+    ADMIN_PASSWORD: z.string().min(8).max(128).refine((p) => !isCommonPassword(p), COMMON_PASSWORD_MESSAGE).optional(),
     IAM_RESET_URL: urlWithScheme(['http', 'https']).default('http://localhost:3000/reset'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     REDIS_URL: urlWithScheme(['redis', 'rediss']).optional(),

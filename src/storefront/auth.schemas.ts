@@ -1,13 +1,14 @@
 import { z } from 'zod'
 import type { CustomerRow } from '../domain/customers/customers.repo.js'
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../platform/auth/passwords.js'
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../platform/auth/passwords.js'
 
 const ZEmail = z.email().max(254).describe('Compared without regard to case')
 const ZNewPassword = z
   .string()
   .min(PASSWORD_MIN_LENGTH)
   .max(PASSWORD_MAX_LENGTH)
-  .describe(`${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`)
+  .refine((password) => !isCommonPassword(password), COMMON_PASSWORD_MESSAGE)
+  .describe(`${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, not one of the 3,000 most common passwords`)
 const ZName = z.string().trim().min(1).max(100)
 // Opaque tokens are 43 characters; the bound only keeps junk out.
 const ZOpaqueToken = z.string().min(1).max(512)

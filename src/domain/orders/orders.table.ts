@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { baskets } from '../baskets/baskets.table.js'
 import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
@@ -34,13 +34,14 @@ export const orders = pgTable(
     /** The basket coupon, when one was redeemed. */
     couponId: uuid().references(() => coupons.id),
     coupon: jsonb().$type<CouponSnapshot>(),
-    subtotal: integer().notNull(),
-    discount: integer().notNull(),
-    interest: integer().notNull(),
-    total: integer().notNull(),
+    // Money in bigint: a basket of 50 inventories at the highest price overflows a 32-bit total.
+    subtotal: bigint({ mode: 'number' }).notNull(),
+    discount: bigint({ mode: 'number' }).notNull(),
+    interest: bigint({ mode: 'number' }).notNull(),
+    total: bigint({ mode: 'number' }).notNull(),
     paymentMethod: text({ enum: PAYMENT_METHODS }).notNull(),
     installments: integer().notNull(),
-    installmentAmount: integer().notNull(),
+    installmentAmount: bigint({ mode: 'number' }).notNull(),
     paymentReference: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -68,9 +69,9 @@ export const orderItems = pgTable(
     date: date({ mode: 'string' }).notNull(),
     name: text().notNull(),
     quantity: integer().notNull(),
-    unitPrice: integer().notNull(),
-    discount: integer().notNull(),
-    total: integer().notNull(),
+    unitPrice: bigint({ mode: 'number' }).notNull(),
+    discount: bigint({ mode: 'number' }).notNull(),
+    total: bigint({ mode: 'number' }).notNull(),
     couponId: uuid().references(() => coupons.id),
     coupon: jsonb().$type<CouponSnapshot>(),
     position: integer().notNull(),

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import { isDatabaseUnavailable } from '../db/errors.js'
@@ -11,7 +13,9 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_error',
   FST_ERR_VALIDATION: 'validation_error',
-  FST_ERR_BAD_URL: 'not_found',
+  // A path that does not decode (e.g. `%ED%A0%80`) or a parameter beyond the router's limit: a malformed id.
+  FST_ERR_BAD_URL: 'validation_error',
+  FST_ERR_MAX_PARAM_LENGTH: 'validation_error',
 }
 
 const BY_STATUS: Record<number, ErrorCode> = {
@@ -31,6 +35,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   const body: ErrorEnvelope = { code: error.code, message: error.message, trace_id: request.id }
   if (error.details) body.details = error.details
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value)
+  // Also for errors raised before the request's hooks ran (see `frameworkErrors`).
+  reply.header('x-trace-id', request.id)
   // Errors bypass response schemas: the envelope is the same for every route.
   return reply.code(error.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(body)
 }
@@ -62,6 +68,32 @@ export function toAppError(error: unknown): { appError: AppError; unexpected: bo
   const byStatus = status < 500 || status === 503 ? BY_STATUS[status] : undefined
   if (byStatus) return { appError: new AppError(byStatus), unexpected: false }
   return { appError: new AppError('internal_error'), unexpected: true }
+}
+
+/**
+ * Fastify's `frameworkErrors` option: failures the router meets before any hook runs (a path
+ * that does not decode, a parameter over `maxParamLength`) answer in the envelope too.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return sendError(request, reply, toAppError(error).appError)
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses (a NUL or a
+ * newline in a header, a malformed request line, headers over the size limit) gets a
+ * 400 `validation_error` envelope instead of Node's bare answer; the connection is closed.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  if (!socket.writable || error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return void socket.destroy(error)
+  const traceId = randomUUID()
+  const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large' : 'The request is not valid HTTP'
+  const body = JSON.stringify({ code: 'validation_error', message, trace_id: traceId } satisfies ErrorEnvelope)
+  this.log.debug({ err: error, trace_id: traceId }, 'malformed request')
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Trace-Id: ${traceId}\r\nConnection: close\r\n\r\n${body}`,
+  )
 }
 
 /** One handler for every failure, and one for unknown routes. */
