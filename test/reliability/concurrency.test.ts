@@ -6,7 +6,7 @@ import { createTestCustomer } from '../factories/customers.js'
 import { insertTestCustomer } from '../factories/orders.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
-import { all, callServer, countStatuses, freshDatabase, openFixtures, startServer, type Answer, type Fixtures } from '../support/live-server.js'
+import { all, callServer, countStatuses, freshDatabase, openFixtures, retrying, startServer, type Answer, type Fixtures } from '../support/live-server.js'
 import type { ServerProcess } from '../support/server-process.js'
 import { asAdmin, type TestStaff } from '../support/staff.js'
 
@@ -21,7 +21,7 @@ let server: ServerProcess
 let fx: Fixtures
 let seller: TestSeller
 let admin: TestStaff
-const tally = { requests: 0, statuses: {} as Record<number, number> }
+const tally = { requests: 0, statuses: {} as Record<number, number>, retries: 0 }
 
 beforeAll(async () => {
   databaseUrl = await freshDatabase()
@@ -35,12 +35,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx?.close()
   const code = await server?.stop('SIGTERM')
-  console.info(`concurrency: ${tally.requests} requests against one server process, answers ${JSON.stringify(tally.statuses)}`)
+  console.info(
+    `concurrency: ${tally.requests} requests against one server process, final answers ${JSON.stringify(tally.statuses)}, ` +
+      `${tally.retries} fast 503s under bursts retried`,
+  )
   expect(code).toBe(0)
 })
 
+/** A call as a well-behaved client makes it: a 503 (load shed, nothing written) is retried after its Retry-After. */
 async function call(method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Answer> {
-  const answer = await callServer(server.baseUrl, method, path, { headers, ...(body === undefined ? {} : { body }) })
+  const answer = await retrying(() => callServer(server.baseUrl, method, path, { headers, ...(body === undefined ? {} : { body }) }), tally)
   tally.requests++
   tally.statuses[answer.status] = (tally.statuses[answer.status] ?? 0) + 1
   return answer

@@ -86,6 +86,23 @@ export async function callServer(
   }
 }
 
+/**
+ * Calls again while the answer is 503 `service_unavailable` (with its `Retry-After`), as a
+ * well-behaved client does: under a burst a server sheds load with fast 503s when no database
+ * connection frees up within `DB_CONNECT_TIMEOUT_MS`. Nothing was written by such an answer.
+ * `retries` counts the 503s met.
+ */
+export async function retrying(send: () => Promise<Answer>, counter?: { retries: number }, attempts = 20): Promise<Answer> {
+  let answer = await send()
+  for (let n = 1; n < attempts && answer.status === 503; n++) {
+    if (counter) counter.retries++
+    const after = Math.min(1, Number(answer.headers.get('retry-after') ?? 1))
+    await new Promise((resolve) => setTimeout(resolve, after * 500 + Math.random() * 500))
+    answer = await send()
+  }
+  return answer
+}
+
 /** Counts answers by status, e.g. `{ 201: 30, 409: 270 }`. */
 export function countStatuses(answers: Answer[]): Record<number, number> {
   const counts: Record<number, number> = {}
