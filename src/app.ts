@@ -137,7 +137,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(helmet, { global: true })
   await app.register(rateLimit, {
     global: false,
-    ...(redis ? { redis, nameSpace: 'boxoffice:rl:' } : {}),
+    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:` } : {}),
     // A rate-limit store that is down must not take the API down with it.
     skipOnError: true,
     errorResponseBuilder: (_request, context) =>

@@ -39,6 +39,8 @@ export const ZEnv = z
     IAM_RESET_URL: urlWithScheme(['http', 'https']).default('http://localhost:3000/reset'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     REDIS_URL: urlWithScheme(['redis', 'rediss']).optional(),
+    /** Prefix of every key written to Redis: several deployments (or test runs) may share one server. */
+    REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1 to 64 letters, digits or :_.-').default('boxoffice:'),
     CORS_ORIGINS: commaList
       .pipe(z.array(z.url({ message: 'must list full origins such as https://admin.example.com' })))
       .optional(),
@@ -100,6 +102,7 @@ export type Config = Readonly<{
   iamResetUrl: string
   logLevel: z.infer<typeof ZEnv>['LOG_LEVEL']
   redisUrl: string | undefined
+  redisKeyPrefix: string
   corsOrigins: readonly string[]
   trustProxy: readonly string[] | undefined
   seedDemo: boolean
@@ -180,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     iamResetUrl: e.IAM_RESET_URL,
     logLevel: e.LOG_LEVEL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     corsOrigins: Object.freeze(e.CORS_ORIGINS ?? []),
     trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
     seedDemo: e.SEED_DEMO,

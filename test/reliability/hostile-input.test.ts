@@ -221,6 +221,26 @@ async function send(req: GeneratedRequest) {
   }
 }
 
+describe('LIKE wildcards in searches', () => {
+  it('match themselves, not everything', async () => {
+    const staff = { authorization: await staffToken() }
+    const total = async (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) => {
+      const res = await app.inject({ method, url, headers, ...(payload ? { payload } : {}) })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json().meta.total as number
+    }
+    for (const wildcard of ['%', '_', '%_%']) {
+      const q = encodeURIComponent(wildcard)
+      expect(await total('GET', `/stf/v1/events?q=${q}`, seller.auth), wildcard).toBe(0)
+      expect(await total('GET', `/adm/v1/sellers?q=${q}`, staff), wildcard).toBe(0)
+      for (const kind of ['users', 'roles', 'permissions']) expect(await total('POST', `/iam/v1/${kind}/search`, staff, { q: wildcard }), `${kind} ${wildcard}`).toBe(0)
+    }
+    // ... while a plain search does find things, so the zeros above mean something.
+    expect(await total('GET', '/adm/v1/sellers?q=Seller', staff)).toBeGreaterThan(0)
+    expect(await total('POST', '/iam/v1/permissions/search', staff, { q: 'adm' })).toBeGreaterThan(0)
+  })
+})
+
 describe('every route, given hostile input', () => {
   for (const op of operations) {
     it(`${op.method} ${op.path}: a 4xx envelope or a success, never a 5xx; refusals change nothing`, async () => {

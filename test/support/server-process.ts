@@ -44,7 +44,12 @@ export async function startServerProcess(env: Record<string, string> = {}, optio
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   let gone = false
   void exited.then(() => (gone = true))
-  await eventually(() => gone || output.includes('Server listening'), 60_000, 50)
+  // Listening shows in the log at level info; at quieter levels, an answer on the port tells.
+  const answers = () => fetch(`http://127.0.0.1:${port}/iam/v1/info`).then(
+    () => true,
+    () => false,
+  )
+  await eventually(async () => gone || output.includes('Server listening') || (await answers()), 60_000, 100)
   if (gone) throw new Error(`server exited during start:\n${output}`)
   return {
     child,

@@ -83,6 +83,10 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   const pool = new pg.Pool(poolConfig)
   // An idle client whose server went away emits here; unhandled, it would end the process.
   pool.on('error', (error) => options.onPoolError?.(error))
+  // The pool listens only to idle clients. One checked out for a transaction whose server goes
+  // away between two statements emits 'error' with nobody listening, which ended the process:
+  // listen to every client. Its next statement fails (503) and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)))
   const db = drizzlePg(pool, { schema, casing }) as unknown as Db
   const listener = new PgListener(url, poolConfig.connectionTimeoutMillis ?? 2000, options.onPoolError)
   return {
