@@ -1,21 +1,56 @@
 import { sql } from 'drizzle-orm'
 import type { FastifyPluginAsync } from 'fastify'
+import { catalogueBaseline } from './catalogue-baseline.js'
+import { rawSell, saleState } from './flash-sale.js'
 import { seedBench } from './seed-bench.js'
+
+const int = (value: unknown, fallback: number, max: number) => {
+  const n = Number(value ?? fallback)
+  return Number.isInteger(n) && n >= 0 && n <= max ? n : fallback
+}
 
 /**
  * Routes that exist only with BENCH_MODE=true, for `npm run bench`: baselines that do the same
- * work as a real route without authentication, and a seeding route (the embedded database
- * belongs to the server process, so the benchmark cannot seed it from outside).
+ * work as a real route without authentication or response schemas, a seeding route (the
+ * embedded database belongs to the server process, so the benchmark cannot seed it from
+ * outside) and the flash sale's raw limit and after-the-run state. Hidden from the OpenAPI
+ * document; plain JSON in and out.
  */
 export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.get('/ping', { schema: { hide: true } }, async () => ({ ok: true }))
+
+  /** Where a load connection that has nothing left to do waits, without costing the server anything. */
+  app.get('/idle', { schema: { hide: true } }, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    return { ok: true }
+  })
 
   app.get('/db-ping', { schema: { hide: true } }, async () => {
     await app.db.execute(sql`select 1`)
     return { ok: true }
   })
 
-  app.post('/seed', { schema: { hide: true } }, async () => seedBench(app))
+  app.post('/seed', { schema: { hide: true } }, async (request) => {
+    const body = (request.body ?? {}) as { flash_capacity?: unknown; customers?: unknown }
+    return seedBench(app, { flashCapacity: int(body.flash_capacity, 1000, 1_000_000), customers: int(body.customers, 200, 10_000) })
+  })
+
+  /** The catalogue baseline: `?seller_id=&page=&limit=`, see catalogue-baseline.ts. */
+  app.get('/events', { schema: { hide: true } }, async (request) => {
+    const query = request.query as { seller_id?: string; page?: string; limit?: string }
+    return catalogueBaseline(app.db, String(query.seller_id), Math.max(1, int(query.page, 1, 1_000_000)), Math.max(1, int(query.limit, 20, 100)))
+  })
+
+  /** The flash sale's limit: `{inventory_id, quantity}` → `{sold: boolean}`. */
+  app.post('/raw-sell', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { inventory_id: string; quantity: number }
+    return { sold: await rawSell(app.db, body.inventory_id, body.quantity) }
+  })
+
+  app.get('/inventories/:id/sale', { schema: { hide: true } }, async (request, reply) => {
+    const state = await saleState(app.db, (request.params as { id: string }).id)
+    return state ?? reply.code(404).send({ code: 'not_found' })
+  })
 }
 
 /** The storefront twin of `/bench/ping`: the same work behind Basic authentication. */

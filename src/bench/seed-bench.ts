@@ -1,17 +1,36 @@
 import type { FastifyInstance } from 'fastify'
 import { events } from '../domain/catalog/events.table.js'
 import { inventories } from '../domain/catalog/inventories.table.js'
+import { customers } from '../domain/customers/customers.table.js'
 import { affiliates } from '../domain/sellers/affiliates.table.js'
 import { createSeller } from '../domain/sellers/create-seller.js'
+import { hashPassword } from '../platform/auth/passwords.js'
+import { signCustomerAccessToken } from '../storefront/customer-auth.js'
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
 
+export type SeedBenchOptions = {
+  /** Tickets in each flash-sale inventory. */
+  flashCapacity: number
+  /** Customers to create, each with an access token. */
+  customers: number
+}
+
+/** The password of every bench customer. */
+export const BENCH_PASSWORD = 'bench-password-1'
+
 /**
  * The benchmark's data set: a seller with 200 published events (one inventory each), 20
- * inventories with ample stock for basket writes, one flash-sale inventory of 1,000 tickets,
- * and an affiliate.
+ * inventories with ample stock for basket writes, five flash-sale inventories (a warm-up and a
+ * measured one for the checkout flow; a warm-up and two measured ones, before and after it, for
+ * the raw-UPDATE limit), an affiliate, and
+ * customers with access tokens.
+ *
+ * The customers are inserted directly with ONE argon2id hash shared by all, and their access
+ * tokens are signed here: registering each one through the API would spend the seeding time on
+ * argon2 (the login scenario measures that cost on its own).
  */
-export async function seedBench(app: FastifyInstance) {
+export async function seedBench(app: FastifyInstance, options: SeedBenchOptions) {
   const { seller, apiKey } = await createSeller(app.db, {
     name: 'Bench Seller',
     storefrontUrl: 'https://bench.example.com',
@@ -46,10 +65,57 @@ export async function seedBench(app: FastifyInstance) {
     )
     .returning({ id: inventories.id })
   const ample = catalogue.slice(0, 20).map((i) => i.id)
-  const [flash] = await app.db
+
+  // The flash-sale inventories belong to an event of their own, far from the catalogue's first page.
+  const [flashEvent] = await app.db
+    .insert(events)
+    .values({ sellerId: seller.id, title: 'Bench flash sale', slug: 'bench-flash-sale', status: 'published', source: 'bench' })
+    .returning({ id: events.id })
+  const flashNames = ['warm-up', 'sale', 'raw warm-up', 'raw', 'raw again'] as const
+  const flash = await app.db
     .insert(inventories)
-    .values({ sellerId: seller.id, eventId: eventRows[0]!.id, date: day(30), name: 'Flash sale', price: 10000, capacity: 1000 })
+    .values(flashNames.map((name) => ({ sellerId: seller.id, eventId: flashEvent!.id, date: day(90), name, price: 10000, capacity: options.flashCapacity })))
     .returning({ id: inventories.id })
+
   const [affiliate] = await app.db.insert(affiliates).values({ sellerId: seller.id, code: 'BENCH', name: 'Bench affiliate' }).returning()
-  return { sellerId: seller.id, apiKey, affiliateCode: affiliate!.code, ampleInventoryIds: ample, flashInventoryId: flash!.id }
+
+  const passwordHash = await hashPassword(BENCH_PASSWORD)
+  const customerRows =
+    options.customers === 0
+      ? []
+      : await app.db
+          .insert(customers)
+          .values(
+            Array.from({ length: options.customers }, (_, n) => ({
+              sellerId: seller.id,
+              email: `buyer-${n + 1}@bench.example.com`,
+              passwordHash,
+              firstName: 'Bench',
+              lastName: `Buyer ${n + 1}`,
+            })),
+          )
+          .returning({ id: customers.id, email: customers.email })
+
+  return {
+    sellerId: seller.id,
+    apiKey,
+    affiliateCode: affiliate!.code,
+    ampleInventoryIds: ample,
+    flash: {
+      warmUp: flash[0]!.id,
+      sale: flash[1]!.id,
+      rawWarmUp: flash[2]!.id,
+      raw: flash[3]!.id,
+      rawAgain: flash[4]!.id,
+      capacity: options.flashCapacity,
+    },
+    password: BENCH_PASSWORD,
+    customers: customerRows.map((c) => ({
+      id: c.id,
+      email: c.email,
+      token: signCustomerAccessToken(app, { customerId: c.id, sellerId: seller.id, email: c.email }).token,
+    })),
+  }
 }
+
+export type BenchSeed = Awaited<ReturnType<typeof seedBench>>

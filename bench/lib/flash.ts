@@ -1,0 +1,211 @@
+import autocannon from 'autocannon'
+import type { Row } from './load.js'
+
+export type Buyer = { token: string }
+
+/** Tickets wanted by buyer n: 1 to 4, the same sequence for the checkout flow and the raw loop. */
+export const quantityOf = (n: number) => 1 + (((n * 2_654_435_761) >>> 0) % 4)
+
+export type FlashOutcome = {
+  row: Row
+  buyers: number
+  /** Wall time from the first request to the last buyer's last answer. */
+  elapsedMs: number
+  /** When the last ticket sale was answered, from the start. */
+  lastSaleMs: number
+  sales: number
+  ticketsSold: number
+  /** Refusals by what was refused and how, e.g. `basket 409 insufficient_inventory`. */
+  refusals: Record<string, number>
+  /** Answers that are neither a success nor an expected refusal, and lost requests. */
+  unexpected: Record<string, number>
+  finished: boolean
+}
+
+type Tally = Pick<FlashOutcome, 'buyers' | 'lastSaleMs' | 'sales' | 'ticketsSold' | 'refusals' | 'unexpected'>
+
+const codeOf = (body: string) => {
+  try {
+    return (JSON.parse(body) as { code?: string }).code ?? '?'
+  } catch {
+    return '?'
+  }
+}
+
+const bump = (map: Record<string, number>, key: string) => {
+  map[key] = (map[key] ?? 0) + 1
+}
+
+type Ctx = { buyer: number; basketId: string | null; sentAt: number; idle: boolean }
+type Step = {
+  /** The request for this buyer, or null to skip this step and the ones after it. */
+  build: (ctx: Ctx) => { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string } | null
+  /** Reads the answer; true when the buyer is done. */
+  handle: (status: number, body: string, ctx: Ctx, t: Tally, sinceStart: number) => boolean
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!)
+
+/**
+ * Drives `buyers` buyers, each through `steps` in turn, over autocannon's connections (a
+ * connection takes the next buyer when its current one is done) and stops once every buyer is
+ * done. A connection left without a buyer waits on `/bench/idle`. Latencies are those of the
+ * buyers' requests only.
+ */
+function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds: number; buyers: number }, steps: Step[]): Promise<FlashOutcome> {
+  const { buyers } = options
+  const t: Tally = { buyers, lastSaleMs: 0, sales: 0, ticketsSold: 0, refusals: {}, unexpected: {} }
+  const latencies: number[] = []
+  let next = 0
+  let done = 0
+  let elapsedMs = 0
+  let instance: autocannon.Instance | undefined
+  const started = performance.now()
+  const finishOne = () => {
+    done++
+    if (done === buyers) {
+      elapsedMs = performance.now() - started
+      instance?.stop()
+    }
+  }
+  const requests: autocannon.Request[] = steps.map((step, index) => ({
+    setupRequest: (request: autocannon.Request, context: object) => {
+      const ctx = context as Ctx
+      if (index === 0) {
+        // autocannon starts every pass of the steps with a fresh context.
+        ctx.buyer = next++
+        ctx.basketId = null
+        ctx.idle = ctx.buyer >= buyers
+      }
+      const built = ctx.idle ? (index === 0 ? { method: 'GET' as const, path: '/bench/idle' } : null) : step.build(ctx)
+      if (!built) return undefined as unknown as autocannon.Request
+      ctx.sentAt = performance.now()
+      return { ...request, ...built, headers: { ...built.headers } }
+    },
+    onResponse: (status: number, body: string, context: object) => {
+      const ctx = context as Ctx
+      if (ctx.idle) return
+      const now = performance.now()
+      latencies.push(now - ctx.sentAt)
+      if (step.handle(status, String(body), ctx, t, now - started)) {
+        ctx.idle = index < steps.length - 1 // the steps after this one are skipped
+        if (ctx.idle) ctx.basketId = null
+        finishOne()
+      }
+    },
+  }))
+  return new Promise((resolve, reject) => {
+    instance = autocannon({ url: options.baseUrl, connections: options.connections, duration: options.maxSeconds, requests }, (error, result) => {
+      if (error) return reject(error)
+      const finished = done >= buyers && !t.unexpected['lost: timeout or connection error']
+      const total = finished ? elapsedMs : performance.now() - started
+      latencies.sort((a, b) => a - b)
+      const buyerRequests = latencies.length
+      resolve({
+        ...t,
+        elapsedMs: total,
+        finished,
+        row: {
+          scenario: '',
+          rps: Math.round(buyerRequests / (total / 1000)),
+          p50: Math.round(percentile(latencies, 50) * 10) / 10,
+          p99: Math.round(percentile(latencies, 99) * 10) / 10,
+          requests: buyerRequests,
+          errors: result.errors + result.timeouts,
+          non2xx: result.non2xx,
+          '5xx': result['5xx'],
+        },
+      })
+    })
+    // A request that timed out or lost its connection gets no answer: its buyer is done, the run broken.
+    instance.on('reqError', () => {
+      bump(t.unexpected, 'lost: timeout or connection error')
+      finishOne()
+    })
+  })
+}
+
+/**
+ * The flash sale through the API: each buyer opens a basket of 1–4 tickets of one inventory
+ * (with the access token of one of the pre-created customers, by turns) and, when that
+ * succeeds, checks it out. A buyer refused at either step is done.
+ */
+export function flashSale(options: {
+  baseUrl: string
+  connections: number
+  maxSeconds: number
+  buyers: number
+  inventoryId: string
+  authorization: string
+  customers: Buyer[]
+}): Promise<FlashOutcome> {
+  const headersOf = (ctx: Ctx) => ({
+    authorization: options.authorization,
+    'content-type': 'application/json',
+    'x-customer-token': options.customers[ctx.buyer % options.customers.length]!.token,
+  })
+  return driveBuyers(options, [
+    {
+      build: (ctx) => ({
+        method: 'POST',
+        path: '/stf/v1/baskets',
+        headers: headersOf(ctx),
+        body: JSON.stringify({ items: [{ inventory_id: options.inventoryId, quantity: quantityOf(ctx.buyer) }] }),
+      }),
+      handle: (status, body, ctx, t) => {
+        if (status === 201) {
+          ctx.basketId = (JSON.parse(body) as { id: string }).id
+          return false
+        }
+        const key = `basket ${status} ${codeOf(body)}`
+        bump(key === 'basket 409 insufficient_inventory' ? t.refusals : t.unexpected, key)
+        return true
+      },
+    },
+    {
+      build: (ctx) => ({
+        method: 'POST',
+        path: `/stf/v1/baskets/${ctx.basketId}/checkout`,
+        headers: headersOf(ctx),
+        body: JSON.stringify({ payment_method: 'pix' }),
+      }),
+      handle: (status, body, _ctx, t, sinceStart) => {
+        if (status === 201) {
+          t.sales++
+          t.ticketsSold += (JSON.parse(body) as { tickets: unknown[] }).tickets.length
+          t.lastSaleMs = sinceStart
+        } else {
+          const key = `checkout ${status} ${codeOf(body)}`
+          bump(key === 'checkout 409 insufficient_inventory' ? t.refusals : t.unexpected, key)
+        }
+        return true
+      },
+    },
+  ])
+}
+
+/**
+ * The limit: the same buyers (same quantities, same connections) each running only the raw
+ * conditional UPDATE, through a bench route and the server's pool.
+ */
+export function rawSale(options: { baseUrl: string; connections: number; maxSeconds: number; buyers: number; inventoryId: string }): Promise<FlashOutcome> {
+  return driveBuyers(options, [
+    {
+      build: (ctx) => ({
+        method: 'POST',
+        path: '/bench/raw-sell',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ inventory_id: options.inventoryId, quantity: quantityOf(ctx.buyer) }),
+      }),
+      handle: (status, body, ctx, t, sinceStart) => {
+        if (status !== 200) bump(t.unexpected, `${status} ${codeOf(body)}`)
+        else if ((JSON.parse(body) as { sold: boolean }).sold) {
+          t.sales++
+          t.ticketsSold += quantityOf(ctx.buyer)
+          t.lastSaleMs = sinceStart
+        } else bump(t.refusals, 'not sold')
+        return true
+      },
+    },
+  ])
+}

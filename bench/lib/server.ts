@@ -1,0 +1,130 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import path from 'node:path'
+import pg from 'pg'
+
+export const root = path.resolve(import.meta.dirname, '../..')
+
+export type Server = { child: ChildProcess; baseUrl: string; pid: number; startMs: number; stop: () => Promise<void> }
+
+/**
+ * Compiles the server as the image ships it (`npm run build` → dist/), so that start time and
+ * memory are those of `node dist/server.js`, not of on-the-fly TypeScript.
+ */
+export function buildServer() {
+  const result = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  })
+  if (result.status !== 0) throw new Error('the build failed')
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Starts the server as its own process and waits for its first healthy answer. */
+export async function startServer(env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {
+  const port = await freePort()
+  const args = [...(options.nodeFlags ?? []), ...(options.fromSource ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js'])]
+  const started = performance.now()
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const baseUrl = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error('server exited during start')
+    const ok = await fetch(`${baseUrl}/iam/v1/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (ok) break
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error('server did not become healthy within 60 s')
+    }
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  const startMs = performance.now() - started
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null) resolve()
+    else child.on('exit', () => resolve())
+  })
+  return {
+    child,
+    baseUrl,
+    pid: child.pid!,
+    startMs,
+    stop: async () => {
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+}
+
+const statusField = (pid: number, field: string) => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024)
+}
+
+/** Resident memory now, in MB. */
+export const rssMb = (pid: number) => statusField(pid, 'VmRSS')
+/** Peak resident memory since start (or since `resetPeakRss`), in MB (Linux VmHWM). */
+export const peakRssMb = (pid: number) => statusField(pid, 'VmHWM')
+
+/** Resets VmHWM to the current RSS (Linux ≥ 4.0); false where the kernel refuses. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Samples RSS while `work` runs; answers the work's result and the highest sample. */
+export async function sampleRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; maxRssMb: number }> {
+  let max = rssMb(pid)
+  const timer = setInterval(() => {
+    try {
+      max = Math.max(max, rssMb(pid))
+    } catch {
+      // the process is gone; the work will say why
+    }
+  }, 50)
+  try {
+    return { result: await work(), maxRssMb: max }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+/** A fresh database on the server of `url`, and a function that drops it. */
+export async function createDatabase(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `boxoffice_bench_${Date.now()}_${process.pid}`
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const dbUrl = new URL(url)
+  dbUrl.pathname = `/${name}`
+  return {
+    url: dbUrl.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: url })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}

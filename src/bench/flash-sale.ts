@@ -1,0 +1,43 @@
+import { sql } from 'drizzle-orm'
+import { heldQuantities } from '../domain/baskets/holds.repo.js'
+import type { Db } from '../platform/db/database.js'
+
+/**
+ * The flash sale's limit: the one statement that any sale of tickets from one inventory has to
+ * run, on its own, in its own implicit transaction, through the same pool. Nothing else
+ * (no basket, no hold, no order, no audit) is done. Answers whether the tickets were sold.
+ */
+export async function rawSell(db: Db, inventoryId: string, quantity: number): Promise<boolean> {
+  const result = await db.execute(
+    sql`update inventories set sold = sold + ${quantity} where id = ${inventoryId} and sold + ${quantity} <= capacity returning id`,
+  )
+  return result.rows.length > 0
+}
+
+/**
+ * What the flash sale's correctness checks compare after the run: capacity, `sold`, tickets held
+ * now (by THE definition of held), and what the confirmed orders hold for this inventory.
+ */
+export async function saleState(db: Db, inventoryId: string) {
+  const [row] = (
+    await db.execute<{ capacity: number; sold: number; ordered: number; tickets: number; orders: number }>(sql`
+      select i.capacity, i.sold,
+             (select coalesce(sum(oi.quantity), 0)::int from order_items oi join orders o on o.id = oi.order_id
+               where oi.inventory_id = i.id and o.status = 'confirmed') as ordered,
+             (select count(*)::int from tickets t join orders o on o.id = t.order_id
+               where t.inventory_id = i.id and o.status = 'confirmed' and t.voided_at is null) as tickets,
+             (select count(distinct oi.order_id)::int from order_items oi join orders o on o.id = oi.order_id
+               where oi.inventory_id = i.id and o.status = 'confirmed') as orders
+        from inventories i where i.id = ${inventoryId}`)
+  ).rows
+  if (!row) return null
+  const held = (await heldQuantities(db, [inventoryId])).get(inventoryId) ?? 0
+  return {
+    capacity: Number(row.capacity),
+    sold: Number(row.sold),
+    held,
+    ordered: Number(row.ordered),
+    tickets: Number(row.tickets),
+    orders: Number(row.orders),
+  }
+}
