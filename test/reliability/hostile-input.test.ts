@@ -23,7 +23,7 @@ import { asAdmin, createStaff, type TestStaff } from '../support/staff.js'
  * objects): never a 5xx, every error in the envelope, and a refused request changes nothing.
  * RELIABILITY_RUNS sets the runs per route, RELIABILITY_SEED replays a run.
  */
-const RUNS = Number(process.env.RELIABILITY_RUNS ?? 30)
+const RUNS = Number(process.env.RELIABILITY_RUNS ?? 40)
 const SEED = Number(process.env.RELIABILITY_SEED ?? Date.now() % 2 ** 31)
 
 const UNLIMITED = Object.fromEntries(
