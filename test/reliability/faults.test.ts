@@ -287,3 +287,33 @@ describe('a handler that throws', () => {
     expect(await queryDatabase(databaseUrl, 'select id from baskets')).toHaveLength(1)
   }, 60_000)
 })
+
+describe('Redis going away', () => {
+  it('keeps answering while the shared limits cannot be counted, and limits again once it is back', async () => {
+    const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
+    proxy = await TcpProxy.start(redisUrl.hostname, Number(redisUrl.port || 6379))
+    const databaseUrl = await freshDatabase()
+    server = await startServer(databaseUrl, {
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      REDIS_KEY_PREFIX: `bo-test-faults-${randomBytes(4).toString('hex')}:`,
+      TRUST_PROXY: '127.0.0.1',
+      IAM_LOGIN_LIMIT_PER_IP: '5',
+    })
+    let client = 0
+    const guess = (from: string) =>
+      callServer(server!.baseUrl, 'POST', '/iam/v1/auth/login', { headers: { 'x-forwarded-for': from }, body: { username: `nobody-${++client}@example.test`, password: 'wrong password' } })
+    // Limits work through Redis.
+    const first = await Promise.all(Array.from({ length: 6 }, () => guess('203.0.113.1')))
+    expect(countStatuses(first)).toEqual({ 401: 5, 429: 1 })
+
+    await proxy.down()
+    // A store that is down does not take logins down with it: they are answered, quickly.
+    const during = await Promise.all(Array.from({ length: 10 }, () => guess('203.0.113.2')))
+    expect(countStatuses(during)).toEqual({ 401: 10 })
+    expect(Math.max(...during.map((a) => a.ms))).toBeLessThan(3000)
+
+    await proxy.up()
+    await eventually(async () => (await guess('203.0.113.3')).status === 429, 15_000, 100)
+    expect(server.child.exitCode).toBeNull()
+  }, 60_000)
+})
