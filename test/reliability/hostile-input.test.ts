@@ -253,8 +253,8 @@ describe('every route, given hostile input', () => {
     })
   }
 
-  it('covers every documented route', () => {
-    // The three groups, and nothing left out: the count fails if routes lose their schema.
+  it('takes its routes from the served document: every group, every route with a schema', () => {
+    // Only /openapi.json, /docs and /metrics are left out of the document (and so of the runs above).
     for (const prefix of ['/stf/v1/', '/iam/v1/', '/adm/v1/']) expect(operations.some((op) => op.path.startsWith(prefix)), prefix).toBe(true)
     expect(operations.length).toBeGreaterThanOrEqual(80)
   })
