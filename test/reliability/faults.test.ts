@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import autocannon from 'autocannon'
-import { afterEach, describe, expect, it } from 'vitest'
+import { Redis } from 'ioredis'
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertTestCustomer } from '../factories/orders.js'
@@ -293,9 +294,17 @@ describe('Redis going away', () => {
     const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
     proxy = await TcpProxy.start(redisUrl.hostname, Number(redisUrl.port || 6379))
     const databaseUrl = await freshDatabase()
+    const prefix = `bo-test-faults-${randomBytes(4).toString('hex')}:`
+    onTestFinished(async () => {
+      const redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 1 })
+      const keys: string[] = []
+      for await (const batch of redis.scanStream({ match: `${prefix}*` })) keys.push(...(batch as string[]))
+      if (keys.length) await redis.del(...keys)
+      redis.disconnect()
+    })
     server = await startServer(databaseUrl, {
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-      REDIS_KEY_PREFIX: `bo-test-faults-${randomBytes(4).toString('hex')}:`,
+      REDIS_KEY_PREFIX: prefix,
       TRUST_PROXY: '127.0.0.1',
       IAM_LOGIN_LIMIT_PER_IP: '5',
     })
