@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { requestPasswordReset } from '../domain/staff/request-password-reset.js'
 import { resetPassword } from '../domain/staff/reset-password.js'
+import { ACCOUNT_LOOKUP_FLOOR_MS, notBefore } from '../platform/http/answer-floor.js'
 import { TAGS, ZMessage, errorResponses } from './common.schemas.js'
 import { RECOVER_MESSAGE, RESET_MESSAGE, ZPasswordRecoverRequest, ZPasswordResetRequest } from './password.schemas.js'
 import { iamRateLimits } from './rate-limits.js'
@@ -18,7 +19,7 @@ export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: TAGS,
         summary: 'Request password recovery',
         description:
-          'Always answers 200 with the same body, whether or not an account uses the email. When one does, it receives a link ' +
+          'Always answers 200 with the same body, and after the same time, whether or not an account uses the email. When one does, it receives a link ' +
           '`IAM_RESET_URL?token=...` that works once, within `IAM_RESET_TOKEN_TTL_SECONDS` (default 30 min); a newer link ' +
           'retires older ones. Limited per IP and per email (429 with `Retry-After`).',
         body: ZPasswordRecoverRequest,
@@ -26,12 +27,15 @@ export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
+      const started = performance.now()
       await requestPasswordReset(app.db, {
         email: request.body.email,
         tokenHmac: app.secrets.tokenHmac,
         ttlSeconds: app.config.ttl.iamReset,
         resetUrl: app.config.iamResetUrl,
+        traceId: request.id,
       })
+      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
       return { message: RECOVER_MESSAGE }
     },
   )

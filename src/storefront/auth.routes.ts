@@ -12,6 +12,7 @@ import { resetCustomerPassword } from '../domain/customers/reset-customer-passwo
 import { signInWithMagicLink } from '../domain/customers/sign-in-with-magic-link.js'
 import { verifyCustomerEmail } from '../domain/customers/verify-customer-email.js'
 import { AppError } from '../platform/errors.js'
+import { ACCOUNT_LOOKUP_FLOOR_MS, notBefore } from '../platform/http/answer-floor.js'
 import { ZErrorEnvelope } from '../platform/http/schemas.js'
 import {
   ZEmailRequest,
@@ -198,6 +199,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
+      const started = performance.now()
       await requestPasswordReset(app.db, {
         seller: request.seller,
         email: request.body.email,
@@ -205,6 +207,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         traceId: request.id,
         tokenHmac,
       })
+      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
       return { message: EMAIL_LINK_SENT }
     },
   )
@@ -256,6 +259,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
+      const started = performance.now()
       await requestMagicLink(app.db, {
         seller: request.seller,
         email: request.body.email,
@@ -263,6 +267,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         traceId: request.id,
         tokenHmac,
       })
+      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
       return { message: EMAIL_LINK_SENT }
     },
   )

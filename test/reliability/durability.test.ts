@@ -5,7 +5,7 @@ import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertTestCustomer } from '../factories/orders.js'
 import { createTestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
-import { all, callServer, countStatuses, freshDatabase, openFixtures, startServer, type Answer, type Fixtures } from '../support/live-server.js'
+import { callServer, countStatuses, freshDatabase, openFixtures, startServer, type Answer, type Fixtures } from '../support/live-server.js'
 import { PgCluster } from '../support/pg-cluster.js'
 import type { ServerProcess } from '../support/server-process.js'
 

@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import autocannon from 'autocannon'
-import { afterEach, describe, expect, it } from 'vitest'
+import { Redis } from 'ioredis'
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
 import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertTestCustomer } from '../factories/orders.js'
@@ -216,7 +217,8 @@ describe('SMTP server down', () => {
 describe('SIGTERM while writes are in flight', () => {
   it('finishes the requests it had, refuses later ones with 503 (or no connection) and exits 0', async () => {
     const databaseUrl = await freshDatabase()
-    server = await startServer(databaseUrl)
+    // At level info the log shows when each request arrived and when it was answered.
+    server = await startServer(databaseUrl, { LOG_LEVEL: 'info' })
     fixtures = await openFixtures(databaseUrl)
     const seller = await createTestSeller(fixtures.app)
     await fixtures.close()
@@ -226,15 +228,20 @@ describe('SIGTERM while writes are in flight', () => {
         headers: seller.auth,
         body: { email: `drain-${n}-${randomInt(1e9)}@example.com`, password: `pass-${randomBytes(8).toString('hex')}`, first_name: 'D', last_name: String(n) },
       })
-    // Registrations are slow (argon2): these are still being worked on when the signal comes.
+    const count = (...parts: string[]) => server!.output().split('\n').filter((line) => parts.every((part) => line.includes(part))).length
+    const arrived = () => count('"msg":"incoming request"', '/stf/v1/auth/register')
+    const answered = () => count('"msg":"request completed"', '"statusCode":201')
+    // Registrations are slow (argon2): once all have arrived, most are still being worked on.
     const inFlight = all(24, register)
-    await sleep(150)
+    await eventually(() => arrived() === 24, 10_000, 2)
     server.child.kill('SIGTERM')
+    const answeredBeforeSignal = answered()
     await sleep(30)
     const late = await all(10, (n) => register(100 + n))
     const finished = await inFlight
     const code = await server.exited
 
+    expect(answeredBeforeSignal).toBeLessThan(24)
     expect(code).toBe(0)
     expect(countStatuses(finished)).toEqual({ 201: 24 })
     for (const answer of late) {
@@ -245,7 +252,10 @@ describe('SIGTERM while writes are in flight', () => {
     const emails = finished.map((a) => a.body.customer.email)
     expect(await queryDatabase(databaseUrl, 'select id from customers where email = any($1)', [emails])).toHaveLength(24)
     expect(server.output()).not.toMatch(/closing with requests still in flight/)
-    console.info(`SIGTERM with writes in flight: 24 completed (201), ${JSON.stringify(countStatuses(late))} for the later ones, exit 0`)
+    console.info(
+      `SIGTERM with writes in flight: 24 completed (201), ${24 - answeredBeforeSignal} of them after the signal; ` +
+        `${JSON.stringify(countStatuses(late))} for the later ones (0: connection refused), exit 0`,
+    )
   }, 60_000)
 })
 
@@ -276,5 +286,43 @@ describe('a handler that throws', () => {
     expect(server.child.exitCode).toBeNull()
     expect(await commerceViolations(databaseUrl)).toEqual([])
     expect(await queryDatabase(databaseUrl, 'select id from baskets')).toHaveLength(1)
+  }, 60_000)
+})
+
+describe('Redis going away', () => {
+  it('keeps answering while the shared limits cannot be counted, and limits again once it is back', async () => {
+    const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
+    proxy = await TcpProxy.start(redisUrl.hostname, Number(redisUrl.port || 6379))
+    const databaseUrl = await freshDatabase()
+    const prefix = `bo-test-faults-${randomBytes(4).toString('hex')}:`
+    onTestFinished(async () => {
+      const redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 1 })
+      const keys: string[] = []
+      for await (const batch of redis.scanStream({ match: `${prefix}*` })) keys.push(...(batch as string[]))
+      if (keys.length) await redis.del(...keys)
+      redis.disconnect()
+    })
+    server = await startServer(databaseUrl, {
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      REDIS_KEY_PREFIX: prefix,
+      TRUST_PROXY: '127.0.0.1',
+      IAM_LOGIN_LIMIT_PER_IP: '5',
+    })
+    let client = 0
+    const guess = (from: string) =>
+      callServer(server!.baseUrl, 'POST', '/iam/v1/auth/login', { headers: { 'x-forwarded-for': from }, body: { username: `nobody-${++client}@example.test`, password: 'wrong password' } })
+    // Limits work through Redis.
+    const first = await Promise.all(Array.from({ length: 6 }, () => guess('203.0.113.1')))
+    expect(countStatuses(first)).toEqual({ 401: 5, 429: 1 })
+
+    await proxy.down()
+    // A store that is down does not take logins down with it: they are answered, quickly.
+    const during = await Promise.all(Array.from({ length: 10 }, () => guess('203.0.113.2')))
+    expect(countStatuses(during)).toEqual({ 401: 10 })
+    expect(Math.max(...during.map((a) => a.ms))).toBeLessThan(3000)
+
+    await proxy.up()
+    await eventually(async () => (await guess('203.0.113.3')).status === 429, 15_000, 100)
+    expect(server.child.exitCode).toBeNull()
   }, 60_000)
 })

@@ -23,7 +23,7 @@ import { asAdmin, createStaff, type TestStaff } from '../support/staff.js'
  * objects): never a 5xx, every error in the envelope, and a refused request changes nothing.
  * RELIABILITY_RUNS sets the runs per route, RELIABILITY_SEED replays a run.
  */
-const RUNS = Number(process.env.RELIABILITY_RUNS ?? 30)
+const RUNS = Number(process.env.RELIABILITY_RUNS ?? 40)
 const SEED = Number(process.env.RELIABILITY_SEED ?? Date.now() % 2 ** 31)
 
 const UNLIMITED = Object.fromEntries(
@@ -253,8 +253,8 @@ describe('every route, given hostile input', () => {
     })
   }
 
-  it('covers every documented route', () => {
-    // The three groups, and nothing left out: the count fails if routes lose their schema.
+  it('takes its routes from the served document: every group, every route with a schema', () => {
+    // Only /openapi.json, /docs and /metrics are left out of the document (and so of the runs above).
     for (const prefix of ['/stf/v1/', '/iam/v1/', '/adm/v1/']) expect(operations.some((op) => op.path.startsWith(prefix)), prefix).toBe(true)
     expect(operations.length).toBeGreaterThanOrEqual(80)
   })

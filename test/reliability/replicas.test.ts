@@ -7,7 +7,7 @@ import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer } from '../factories/customers.js'
 import { insertTestCustomer } from '../factories/orders.js'
 import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
-import { commerceViolations } from '../support/commerce-invariants.js'
+import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
 import { all, callServer, countStatuses, freshDatabase, openFixtures, retrying, startServer, type Fixtures } from '../support/live-server.js'
 import type { ServerProcess } from '../support/server-process.js'
 import { eventually, SmtpSink } from '../support/smtp-sink.js'
@@ -150,6 +150,25 @@ describe('revocations seen by the other replica on its next request', () => {
     expect((await call(0, 'DELETE', `/adm/v1/sellers/${shop.seller.id}/api-keys/${shop.apiKeyId}`, admin.auth)).status).toBe(204)
     expect((await call(1, 'GET', '/stf/v1/seller', shop.auth)).status).toBe(401)
     expect((await call(0, 'GET', '/stf/v1/seller', shop.auth)).status).toBe(401)
+  })
+
+  it('a key revoked while the other replica had lost its notification connection', async () => {
+    const shop = await createTestSeller(fx.app)
+    for (const replica of [0, 1]) expect((await call(replica, 'GET', '/stf/v1/seller', shop.auth)).status).toBe(200)
+    // Every listening connection to this database is cut: notifications sent now reach no one.
+    const cut = await queryDatabase<{ pid: number }>(
+      databaseUrl,
+      `select pg_terminate_backend(pid), pid from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+    )
+    expect(cut.length).toBeGreaterThanOrEqual(2)
+    expect((await call(0, 'DELETE', `/adm/v1/sellers/${shop.seller.id}/api-keys/${shop.apiKeyId}`, admin.auth)).status).toBe(204)
+    expect((await call(1, 'GET', '/stf/v1/seller', shop.auth)).status).toBe(401)
+    // ... and after the listeners are back, still refused, while the seller's other keys work.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect((await call(1, 'GET', '/stf/v1/seller', shop.auth)).status).toBe(401)
+    const issued = await call(0, 'POST', `/adm/v1/sellers/${shop.seller.id}/api-keys`, admin.auth, {})
+    const fresh = { authorization: `Basic ${Buffer.from(`${shop.seller.id}:${issued.body.api_key}`).toString('base64')}` }
+    for (const replica of [1, 1, 0]) expect((await call(replica, 'GET', '/stf/v1/seller', fresh)).status).toBe(200)
   })
 
   it('a staff logout and a withdrawn permission', async () => {

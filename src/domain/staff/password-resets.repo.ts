@@ -10,6 +10,10 @@ export async function insertPasswordReset(db: Db, values: { userId: string; toke
   })
 }
 
+/** A reset token's row, used or not, without changing it. */
+export const findPasswordReset = async (db: Db, tokenHash: string) =>
+  (await db.select({ userId: staffPasswordResets.userId }).from(staffPasswordResets).where(eq(staffPasswordResets.tokenHash, tokenHash)))[0]
+
 /**
  * Uses a reset token: one conditional UPDATE, so of concurrent callers exactly one gets the
  * user id back; a used or expired token answers undefined.

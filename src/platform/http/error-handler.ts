@@ -82,6 +82,8 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
  * Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses (a NUL or a
  * newline in a header, a malformed request line, headers over the size limit) gets a
  * 400 `validation_error` envelope instead of Node's bare answer; the connection is closed.
+ * One whose request did not arrive within Node's request timeout is closed without an answer
+ * (the catalogue has no 408).
  */
 export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
