@@ -125,6 +125,30 @@ describe('GET /stf/v1/events', () => {
     expect(await price()).toEqual({ amount: 4000, label: 'a partir de R$ 40,00' })
   })
 
+  it('answers the total on a page past the end, and counts only events in the date window', async () => {
+    const seller = await createTestSeller(ctx.app)
+    for (const [title, date] of [['In 1', '2032-01-10'], ['In 2', '2032-01-20'], ['Out', '2032-05-01']] as const) {
+      await createTestInventory(ctx.app, await createTestEvent(ctx.app, seller.seller.id, { title }), { date })
+    }
+    const past = await get('/stf/v1/events?limit=2&page=9', seller.auth)
+    expect(past.statusCode).toBe(200)
+    expect(past.json()).toEqual({ data: [], meta: { count: 0, limit: 2, page: 9, total: 3 } })
+    const windowed = (await get('/stf/v1/events?limit=1&date_from=2032-01-01&date_to=2032-01-31', seller.auth)).json()
+    expect(windowed.meta).toEqual({ count: 1, limit: 1, page: 1, total: 2 })
+    expect(titles(windowed)).toEqual(['In 1'])
+  })
+
+  it('prices an event from the inventories in the date window only', async () => {
+    const seller = await createTestSeller(ctx.app)
+    const event = await createTestEvent(ctx.app, seller.seller.id, { title: 'Two dates' })
+    await createTestInventory(ctx.app, event, { date: '2032-02-01', price: 1000 })
+    await createTestInventory(ctx.app, event, { date: '2032-03-01', price: 3000 })
+    const price = async (query: string) => (await get(`/stf/v1/events?${query}`, seller.auth)).json().data[0].price.amount
+    expect(await price('')).toBe(1000)
+    expect(await price('date_from=2032-02-15')).toBe(3000)
+    expect(await price('date_to=2032-02-15')).toBe(1000)
+  })
+
   it('prices an event with nothing left at null', async () => {
     const seller = await createTestSeller(ctx.app)
     const event = await createTestEvent(ctx.app, seller.seller.id)
@@ -140,6 +164,8 @@ describe('GET /stf/v1/events', () => {
     await createTestAffiliate(ctx.app, seller.seller.id, { code: 'WIDE' })
     expect(titles((await get('/stf/v1/events', { ...seller.auth, 'x-affiliate-code': 'NARROW' })).json())).toEqual(['Mine'])
     expect(titles((await get('/stf/v1/events', { ...seller.auth, 'x-affiliate-code': 'WIDE' })).json()).sort()).toEqual(['Mine', 'Not mine'])
+    await createTestAffiliate(ctx.app, seller.seller.id, { code: 'NONE', eventIds: [] })
+    expect((await get('/stf/v1/events', { ...seller.auth, 'x-affiliate-code': 'NONE' })).json().meta.total).toBe(0)
   })
 
   it('refuses calls without valid Basic credentials', async () => {

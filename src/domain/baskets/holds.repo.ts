@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { basketItems, baskets } from './baskets.table.js'
 
@@ -25,3 +25,12 @@ export async function heldQuantities(db: Db, inventoryIds: readonly string[], ex
   for (const row of rows) held.set(row.inventoryId, Number(row.held))
   return held
 }
+
+/**
+ * The same definition of "held" as a correlated SQL expression, for statements that judge many
+ * inventories at once without locking (the catalogue): tickets of the inventory `inventoryId`
+ * names, held by open, unexpired baskets.
+ */
+export const heldSql = (inventoryId: SQL) => sql<number>`coalesce((
+    select sum(bi.quantity) from basket_items bi join baskets b on b.id = bi.basket_id
+     where bi.inventory_id = ${inventoryId} and b.status = 'open' and b.expires_at > now()), 0)`

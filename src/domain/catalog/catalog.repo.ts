@@ -1,7 +1,8 @@
 import { and, asc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { EventScope } from './availability.js'
-import { events, type EVENT_STATUSES } from './events.table.js'
+import { heldSql } from '../baskets/holds.repo.js'
+import { events, type EventImage, type EVENT_STATUSES } from './events.table.js'
 import { inventories } from './inventories.table.js'
 
 export type EventRow = typeof events.$inferSelect
@@ -30,32 +31,77 @@ export type ListEventsQuery = {
   offset: number
 }
 
+/** An event of a catalogue page, with the lowest price still on sale (null when nothing is left). */
+export type EventPageRow = Pick<EventRow, 'id' | 'title' | 'slug' | 'description' | 'status' | 'integrationId'> & {
+  updatedAt: Date
+  image: EventImage | null
+  lowestPrice: number | null
+}
+
+type EventPageRecord = {
+  total: number
+  id: string | null
+  title: string
+  slug: string
+  description: string
+  status: string
+  integration_id: string | null
+  updated_at: Date | string
+  image: EventImage | null
+  lowest_price: number | null
+}
+
 /**
  * One page of a seller's events and the total, soonest first (by the first inventory date in
- * the window), then by title. With a date window only events with an inventory in it count.
+ * the window), then by title and id; with a date window only events with an inventory in it
+ * count. For each event of the page, the lowest price among its inventories in the window that
+ * still have tickets left (capacity − sold − held). All in ONE statement, since the catalogue is
+ * the busiest read of the API; it always answers at least one row, which carries the total even
+ * when the page is past the end.
  */
-export async function listEvents(db: Db, query: ListEventsQuery): Promise<{ rows: EventRow[]; total: number }> {
+export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ rows: EventPageRow[]; total: number }> {
   const { from, to } = query.window
-  const inWindow = and(eq(inventories.eventId, events.id), ...inventoryDateConditions(query.window))
-  const where = and(
-    eq(events.sellerId, query.sellerId),
-    eq(events.status, query.status),
-    scopeCondition(query.scope),
-    query.q ? sql`${events.title} ilike ${`%${escapeLike(query.q)}%`} escape '\\'` : undefined,
-    from || to ? sql`exists (select 1 from ${inventories} where ${inWindow})` : undefined,
-  )
-  const firstDate = sql`(select min(${inventories.date}) from ${inventories} where ${inWindow})`
-  const [rows, [count]] = await Promise.all([
-    db
-      .select()
-      .from(events)
-      .where(where)
-      .orderBy(sql`${firstDate} asc nulls last`, asc(events.title), asc(events.id))
-      .limit(query.limit)
-      .offset(query.offset),
-    db.select({ total: sql<number>`count(*)::int` }).from(events).where(where),
-  ])
-  return { rows, total: Number(count?.total ?? 0) }
+  const windowed = Boolean(from || to)
+  const inWindow = (alias: string) => {
+    const i = sql.raw(alias)
+    return sql.join(
+      [from ? sql` and ${i}.date >= ${from}` : undefined, to ? sql` and ${i}.date <= ${to}` : undefined].filter((c) => c !== undefined),
+    )
+  }
+  const scope = query.scope === null ? sql`` : sql` and e.id = any(${sql.param([...query.scope])}::uuid[])`
+  const title = query.q ? sql` and e.title ilike ${`%${escapeLike(query.q)}%`} escape '\\'` : sql``
+  const { rows } = await db.execute<EventPageRecord>(sql`
+    with matching as (
+      select e.id, e.title, e.slug, e.description, e.status, e.integration_id, e.updated_at, e.images,
+             (select min(i.date) from inventories i where i.event_id = e.id${inWindow('i')}) as first_date
+        from events e
+       where e.seller_id = ${query.sellerId} and e.status = ${query.status}${scope}${title}
+    ),
+    counted as (select * from matching${windowed ? sql` where first_date is not null` : sql``}),
+    page as (select * from counted order by first_date asc nulls last, title asc, id asc limit ${query.limit} offset ${query.offset})
+    select (select count(*)::int from counted) as total,
+           p.id, p.title, p.slug, p.description, p.status, p.integration_id, p.updated_at, p.images -> 0 as image,
+           (select min(i.price) from inventories i
+             where i.event_id = p.id${inWindow('i')} and i.capacity - i.sold - ${heldSql(sql`i.id`)} > 0) as lowest_price
+      from (select 1) as one
+      left join page p on true
+     order by p.first_date asc nulls last, p.title asc, p.id asc`)
+  const total = Number(rows[0]?.total ?? 0)
+  const page = rows.filter((row): row is EventPageRecord & { id: string } => row.id !== null)
+  return {
+    total,
+    rows: page.map((row) => ({
+      id: row.id,
+      title: row.title,
+      slug: row.slug,
+      description: row.description,
+      status: row.status as EventStatus,
+      integrationId: row.integration_id,
+      updatedAt: new Date(row.updated_at),
+      image: row.image ?? null,
+      lowestPrice: row.lowest_price === null ? null : Number(row.lowest_price),
+    })),
+  }
 }
 
 /** The inventories of these events, optionally within a date window, by date then price. */

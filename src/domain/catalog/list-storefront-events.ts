@@ -1,7 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
-import { heldQuantities } from '../baskets/holds.repo.js'
-import { availableOf, type EventScope } from './availability.js'
-import { listEvents, listInventoriesOfEvents, type DateWindow, type EventStatus } from './catalog.repo.js'
+import type { EventScope } from './availability.js'
+import { listEventPage, type DateWindow, type EventStatus } from './catalog.repo.js'
 import type { EventImage } from './events.table.js'
 import { fromPrice } from './price-label.js'
 
@@ -33,7 +32,7 @@ export type SellerEventView = {
  * date window, when one is given) that still have tickets left, or null when none has.
  */
 export async function listStorefrontEvents(db: Db, options: ListStorefrontEventsOptions) {
-  const { rows, total } = await listEvents(db, {
+  const { rows, total } = await listEventPage(db, {
     sellerId: options.sellerId,
     scope: options.scope,
     status: options.status,
@@ -42,21 +41,6 @@ export async function listStorefrontEvents(db: Db, options: ListStorefrontEvents
     limit: options.limit,
     offset: (options.page - 1) * options.limit,
   })
-  const stock = await listInventoriesOfEvents(
-    db,
-    rows.map((e) => e.id),
-    options.window,
-  )
-  const held = await heldQuantities(
-    db,
-    stock.map((i) => i.id),
-  )
-  const lowest = new Map<string, number>()
-  for (const inventory of stock) {
-    if (availableOf(inventory, held.get(inventory.id) ?? 0) <= 0) continue
-    const current = lowest.get(inventory.eventId)
-    if (current === undefined || inventory.price < current) lowest.set(inventory.eventId, inventory.price)
-  }
   const data = rows.map(
     (event): SellerEventView => ({
       id: event.id,
@@ -66,8 +50,8 @@ export async function listStorefrontEvents(db: Db, options: ListStorefrontEvents
       status: event.status,
       integration_id: event.integrationId,
       updated_at: event.updatedAt.toISOString(),
-      image: event.images[0] ?? null,
-      price: lowest.has(event.id) ? fromPrice(lowest.get(event.id)!) : null,
+      image: event.image,
+      price: event.lowestPrice === null ? null : fromPrice(event.lowestPrice),
     }),
   )
   return { data, total }

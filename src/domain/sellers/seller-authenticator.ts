@@ -29,6 +29,11 @@ const PENDING_MS = 5000
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** Credentials that could be right at all: anything else is refused without hashing or asking. */
+const plausible = (sellerId: string, apiKey: string) => UUID.test(sellerId) && apiKey.length >= 16 && apiKey.length <= 256
+
+const affiliateKey = (sellerId: string, code: string) => `${sellerId}:${code.toLowerCase()}`
+
 /**
  * Verifies storefront credentials with a keyed hash (API keys are high-entropy, so a slow
  * password hash would only add latency) and keeps verified keys in process memory, so the hot
@@ -86,7 +91,7 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
     touchApiKey(database.db, entry.keyId).catch((error) => options.onError?.(error))
   }
 
-  return {
+  const authenticator = {
     async start() {
       localSellerChanges.on('change', onLocalChange)
       unsubscribe = await database.subscribe(SELLER_CHANGES_CHANNEL, {
@@ -104,17 +109,27 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
       forgetAll()
     },
 
+    /**
+     * The answer for these credentials when memory holds it: the entry, null when they are
+     * wrong for a cached key, undefined when the database must be asked (`authenticate`).
+     * Synchronous, so a cache hit costs no promise.
+     */
+    authenticateCached(sellerId: string, apiKey: string): KeyEntry | null | undefined {
+      if (!plausible(sellerId, apiKey)) return null
+      const cached = keys.get(hashOpaqueToken(tokenHmac, apiKey))
+      const now = Date.now()
+      if (!cached || cached.expiresAt <= now || !trusted()) return undefined
+      if (!sameHash(cached.seller.id, sellerId.toLowerCase())) return null
+      touch(cached, now)
+      return cached
+    },
+
     /** The seller of these credentials, or null when they are wrong, revoked or disabled. */
     async authenticate(sellerId: string, apiKey: string): Promise<{ seller: SellerContext; keyId: string } | null> {
-      if (!UUID.test(sellerId) || apiKey.length < 16 || apiKey.length > 256) return null
+      const known = authenticator.authenticateCached(sellerId, apiKey)
+      if (known !== undefined) return known
       const hash = hashOpaqueToken(tokenHmac, apiKey)
       const now = Date.now()
-      const cached = keys.get(hash)
-      if (cached && cached.expiresAt > now && trusted()) {
-        if (!sameHash(cached.seller.id, sellerId.toLowerCase())) return null
-        touch(cached, now)
-        return cached
-      }
       const startEpoch = epoch
       const row = await findActiveKeyByHash(database.db, hash)
       if (!row || !sameHash(row.seller.id, sellerId.toLowerCase())) return null
@@ -127,29 +142,35 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
         }),
         keyId: row.keyId,
         expiresAt: now + ttlMs,
-        touchedAt: cached?.touchedAt ?? 0,
+        touchedAt: keys.get(hash)?.touchedAt ?? 0,
       }
       if (cacheable(entry.seller.id, startEpoch)) remember(keys, hash, entry)
       touch(entry, now)
       return entry
     },
 
+    /** The affiliate for this code when memory holds the answer (null: no such active affiliate), else undefined. */
+    resolveAffiliateCached(sellerId: string, code: string): AffiliateContext | null | undefined {
+      const cached = affiliates.get(affiliateKey(sellerId, code))
+      return cached && cached.expiresAt > Date.now() && trusted() ? cached.affiliate : undefined
+    },
+
     /** The active affiliate of this seller with this code, or null. */
     async resolveAffiliate(sellerId: string, code: string): Promise<AffiliateContext | null> {
-      const cacheKey = `${sellerId}:${code.toLowerCase()}`
+      const known = authenticator.resolveAffiliateCached(sellerId, code)
+      if (known !== undefined) return known
       const now = Date.now()
-      const cached = affiliates.get(cacheKey)
-      if (cached && cached.expiresAt > now && trusted()) return cached.affiliate
       const startEpoch = epoch
       const found = await findActiveAffiliateByCode(database.db, sellerId, code)
       const affiliate = found ? Object.freeze({ ...found, eventIds: found.eventIds ? Object.freeze(found.eventIds) : null }) : null
       // Unknown codes are cached too, so a flood of bad codes costs no database round trips.
-      if (cacheable(sellerId, startEpoch)) remember(affiliates, cacheKey, { affiliate, expiresAt: now + ttlMs })
+      if (cacheable(sellerId, startEpoch)) remember(affiliates, affiliateKey(sellerId, code), { affiliate, expiresAt: now + ttlMs })
       return affiliate
     },
 
     forgetSeller,
   }
+  return authenticator
 }
 
 export type SellerAuthenticator = ReturnType<typeof createSellerAuthenticator>
