@@ -28,24 +28,28 @@ export type CreateBasketOptions = {
  * Everything that does not need the inventory locks is done before taking them, so that the
  * locks of a sought-after inventory are held as briefly as possible.
  */
-export const createBasket = (db: Db, options: CreateBasketOptions) =>
-  db.transaction(async (tx) => {
-    const { sellerId, affiliate, customerId, items } = options
-    const guard = options.idempotencyKey
-      ? {
-          sellerId,
-          key: options.idempotencyKey,
-          request: ['POST /baskets', affiliate?.id ?? null, customerId, items.map((i) => [i.inventoryId, i.quantity])],
-        }
-      : undefined
-    return runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
-      const hold = {
+export async function createBasket(db: Db, options: CreateBasketOptions) {
+  const { sellerId, affiliate, customerId, items } = options
+  const hold = {
+    sellerId,
+    scope: affiliate?.eventIds ?? null,
+    wanted: new Map(items.map((i) => [i.inventoryId, i.quantity])),
+    added: new Map(items.map((item, n) => [item.inventoryId, n])),
+  }
+  const guard = options.idempotencyKey
+    ? {
         sellerId,
-        scope: affiliate?.eventIds ?? null,
-        wanted: new Map(items.map((i) => [i.inventoryId, i.quantity])),
-        added: new Map(items.map((item, n) => [item.inventoryId, n])),
+        key: options.idempotencyKey,
+        request: ['POST /baskets', affiliate?.id ?? null, customerId, items.map((i) => [i.inventoryId, i.quantity])],
       }
-      await precheckTickets(tx, hold)
+    : undefined
+  // A clear refusal costs one statement and no transaction: under a rush on a sold-out
+  // inventory, refused requests never queue for a connection behind the lock holders. With a
+  // key, a repeat must replay its first answer even when it would now be refused: judged inside.
+  if (!guard) await precheckTickets(db, hold)
+  return db.transaction(async (tx) =>
+    runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
+      if (guard) await precheckTickets(tx, hold)
       const [basket] = await tx
         .insert(baskets)
         .values({ sellerId, affiliateId: affiliate?.id ?? null, customerId, expiresAt: sql`now() + make_interval(secs => ${options.ttlSeconds})` })
@@ -66,5 +70,6 @@ export const createBasket = (db: Db, options: CreateBasketOptions) =>
         { ...basket!, affiliateCode: affiliate?.code ?? null, expired: false, now: basket!.createdAt },
         { lines: toLines(rows, locked), coupons: new Map(), customerUses: undefined },
       )
-    })
-  })
+    }),
+  )
+}

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
-import { lockInventories, readInventories, type InventoryState } from '../catalog/catalog.repo.js'
+import { lockInventories, readInventoriesWithHeld, type InventoryState } from '../catalog/catalog.repo.js'
 import { heldQuantities } from './holds.repo.js'
 
 export type HoldTicketsOptions = {
@@ -40,12 +40,11 @@ export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<
  * The same judgement on committed data, without locks: refuses early what is already clearly
  * refused (availability only grows back by expiry or removal), so that under a rush the
  * refused requests never queue for the inventory locks. A pass proves nothing: `holdTickets`
- * must still run.
+ * must still run. One statement; it needs no transaction, and is best run before opening one.
  */
 export async function precheckTickets(db: Db, options: HoldTicketsOptions): Promise<void> {
-  const ids = [...options.wanted.keys()]
-  const rows = await readInventories(db, options.sellerId, ids)
-  judge(options, rows, await heldQuantities(db, ids, options.basketId))
+  const rows = await readInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId)
+  judge(options, rows, new Map(rows.map((row) => [row.id, Number(row.held)])))
 }
 
 function judge(options: HoldTicketsOptions, rows: InventoryState[], held: Map<string, number>): Map<string, InventoryState> {

@@ -28,9 +28,9 @@ export async function heldQuantities(db: Db, inventoryIds: readonly string[], ex
 
 /**
  * The same definition of "held" as a correlated SQL expression, for statements that judge many
- * inventories at once without locking (the catalogue): tickets of the inventory `inventoryId`
- * names, held by open, unexpired baskets.
+ * inventories at once without locking (the catalogue, the precheck of a hold): tickets of the
+ * inventory `inventoryId` names, held by open, unexpired baskets other than `exceptBasketId`.
  */
-export const heldSql = (inventoryId: SQL) => sql<number>`coalesce((
+export const heldSql = (inventoryId: SQL, exceptBasketId?: string) => sql<number>`coalesce((
     select sum(bi.quantity) from basket_items bi join baskets b on b.id = bi.basket_id
-     where bi.inventory_id = ${inventoryId} and b.status = 'open' and b.expires_at > now()), 0)`
+     where bi.inventory_id = ${inventoryId} and b.status = 'open' and b.expires_at > now()${exceptBasketId ? sql` and b.id <> ${exceptBasketId}` : sql``}), 0)::int`

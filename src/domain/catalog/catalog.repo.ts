@@ -160,9 +160,23 @@ const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]
     .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
     .orderBy(asc(inventories.id))
 
-/** A seller's inventory rows as committed now, without locking. Other sellers' ids are absent. */
-export const readInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
-  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds)
+/**
+ * A seller's inventory rows as committed now, without locking, each with the tickets held by
+ * open baskets other than `exceptBasketId`: one statement. Other sellers' ids are absent.
+ */
+export const readInventoriesWithHeld = async (
+  db: Db,
+  sellerId: string,
+  inventoryIds: readonly string[],
+  exceptBasketId?: string,
+): Promise<(InventoryState & { held: number })[]> =>
+  inventoryIds.length === 0
+    ? []
+    : db
+        .select({ ...inventoryState, held: heldSql(sql`${inventories.id}`, exceptBasketId) })
+        .from(inventories)
+        .innerJoin(events, eq(events.id, inventories.eventId))
+        .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
 
 /**
  * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
