@@ -82,6 +82,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       poolMax: config.db.poolMax,
       connectTimeoutMs: config.db.connectTimeoutMs,
       statementTimeoutMs: config.db.statementTimeoutMs,
+      preparedStatements: config.db.preparedStatements,
       onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost'),
     }))
   if (ownsDatabase) await database.migrate()

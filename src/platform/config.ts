@@ -31,6 +31,8 @@ export const ZEnv = z
     DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+    /** Named prepared statements on PostgreSQL; false behind a transaction-mode pooler such as PgBouncer < 1.21. */
+    DB_PREPARED_STATEMENTS: booleanFlag(true),
     SMTP_URL: urlWithScheme(['smtp', 'smtps']).optional(),
     MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -93,7 +95,7 @@ export type Config = Readonly<{
   /** Unset: the embedded PGlite database in `dataDir`. */
   databaseUrl: string | undefined
   dataDir: string
-  db: Readonly<{ poolMax: number; connectTimeoutMs: number; statementTimeoutMs: number }>
+  db: Readonly<{ poolMax: number; connectTimeoutMs: number; statementTimeoutMs: number; preparedStatements: boolean }>
   smtpUrl: string | undefined
   mailFrom: string
   /** Unset with the embedded database: generated and kept in `dataDir`. */
@@ -175,6 +177,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       poolMax: e.DB_POOL_MAX,
       connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+      preparedStatements: e.DB_PREPARED_STATEMENTS,
     }),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,

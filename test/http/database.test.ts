@@ -96,3 +96,33 @@ describe.skipIf(!usesPostgres())('PostgreSQL going away and coming back', () => 
     }
   })
 })
+
+describe.skipIf(!usesPostgres())('prepared statements on PostgreSQL', () => {
+  const preparedOn = async (db: Database) =>
+    (await db.db.execute<{ name: string; statement: string }>(sql`select name, statement from pg_prepared_statements where ${1} = 1`)).rows
+
+  it('sends parameterised statements as named prepared statements, once per connection', async () => {
+    const own = await openDatabase({ url: await testDatabaseUrl(), poolMax: 1 })
+    try {
+      for (let n = 0; n < 3; n++) await own.db.execute(sql`select ${n}::int as n, 'probe-named' as tag`)
+      const named = (await preparedOn(own)).filter((row) => row.statement.includes('probe-named'))
+      expect(named).toHaveLength(1)
+      expect(named[0]!.name).toMatch(/^s_[A-Za-z0-9_-]{24}$/)
+      // Statements without parameters (BEGIN, COMMIT) go unnamed.
+      await own.db.transaction(async (tx) => tx.execute(sql`select 1`))
+      expect((await preparedOn(own)).some((row) => /^\s*(begin|commit)/i.test(row.statement))).toBe(false)
+    } finally {
+      await own.close()
+    }
+  })
+
+  it('sends them unnamed with preparedStatements: false (DB_PREPARED_STATEMENTS=false)', async () => {
+    const own = await openDatabase({ url: await testDatabaseUrl(), poolMax: 1, preparedStatements: false })
+    try {
+      await own.db.execute(sql`select ${1}::int as n, 'probe-unnamed' as tag`)
+      expect((await preparedOn(own)).filter((row) => row.statement.includes('probe-unnamed'))).toEqual([])
+    } finally {
+      await own.close()
+    }
+  })
+})

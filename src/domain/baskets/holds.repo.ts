@@ -31,6 +31,8 @@ export async function heldQuantities(db: Db, inventoryIds: readonly string[], ex
  * inventories at once without locking (the catalogue, the precheck of a hold): tickets of the
  * inventory `inventoryId` names, held by open, unexpired baskets other than `exceptBasketId`.
  */
-export const heldSql = (inventoryId: SQL, exceptBasketId?: string) => sql<number>`coalesce((
+export const heldSql = (inventoryId: SQL, exceptBasketId?: SQL | string) => sql<number>`coalesce((
     select sum(bi.quantity) from basket_items bi join baskets b on b.id = bi.basket_id
-     where bi.inventory_id = ${inventoryId} and b.status = 'open' and b.expires_at > now()${exceptBasketId ? sql` and b.id <> ${exceptBasketId}` : sql``}), 0)::int`
+     where bi.inventory_id = ${inventoryId} and b.status = 'open' and b.expires_at > now()${
+       exceptBasketId === undefined ? sql`` : sql` and b.id is distinct from ${exceptBasketId}::uuid`
+     }), 0)::int`

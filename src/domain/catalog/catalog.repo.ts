@@ -160,23 +160,33 @@ const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]
     .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
     .orderBy(asc(inventories.id))
 
+const prepareReadWithHeld = (db: Db) =>
+  db
+    .select({ ...inventoryState, held: heldSql(sql`${inventories.id}`, sql`${sql.placeholder('exceptBasketId')}`) })
+    .from(inventories)
+    .innerJoin(events, eq(events.id, inventories.eventId))
+    .where(and(sql`${inventories.id} = any(${sql.placeholder('ids')}::uuid[])`, eq(inventories.sellerId, sql.placeholder('sellerId'))))
+    .prepare('read_inventories_with_held')
+
+const readWithHeld = new WeakMap<Db, ReturnType<typeof prepareReadWithHeld>>()
+
 /**
  * A seller's inventory rows as committed now, without locking, each with the tickets held by
- * open baskets other than `exceptBasketId`: one statement. Other sellers' ids are absent.
+ * open baskets other than `exceptBasketId`: one prepared statement, built once per database
+ * handle (it runs on every basket change, and on every refusal of a rush). Other sellers' ids
+ * are absent.
  */
-export const readInventoriesWithHeld = async (
+export async function readInventoriesWithHeld(
   db: Db,
   sellerId: string,
   inventoryIds: readonly string[],
   exceptBasketId?: string,
-): Promise<(InventoryState & { held: number })[]> =>
-  inventoryIds.length === 0
-    ? []
-    : db
-        .select({ ...inventoryState, held: heldSql(sql`${inventories.id}`, exceptBasketId) })
-        .from(inventories)
-        .innerJoin(events, eq(events.id, inventories.eventId))
-        .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
+): Promise<(InventoryState & { held: number })[]> {
+  if (inventoryIds.length === 0) return []
+  let query = readWithHeld.get(db)
+  if (!query) readWithHeld.set(db, (query = prepareReadWithHeld(db)))
+  return query.execute({ ids: [...inventoryIds], sellerId, exceptBasketId: exceptBasketId ?? null })
+}
 
 /**
  * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
