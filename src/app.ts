@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import cors from '@fastify/cors'
-import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
@@ -20,6 +19,7 @@ import { registerGracefulClose } from './platform/http/graceful-close.js'
 import { registerInputGuard } from './platform/http/input-guard.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
+import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
 import { createMailer } from './platform/mail/mailer.js'
 import { createOutboxWorker } from './platform/mail/outbox-worker.js'
@@ -135,7 +135,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     : undefined
   redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
 
-  await app.register(helmet, { global: true })
+  registerSecurityHeaders(app)
   await app.register(rateLimit, {
     global: false,
     ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:` } : {}),

@@ -219,6 +219,16 @@ describe('operations', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff')
     expect(res.headers['strict-transport-security']).toBeDefined()
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN')
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'")
+    // Refusals carry them too.
+    for (const refused of [
+      await app.inject({ method: 'GET', url: '/no/such/route' }),
+      await app.inject({ method: 'GET', url: '/stf/v1/events' }),
+    ]) {
+      expect(refused.statusCode).toBeGreaterThanOrEqual(400)
+      expect(refused.headers['x-content-type-options']).toBe('nosniff')
+      expect(refused.headers['content-security-policy']).toContain("default-src 'self'")
+    }
   })
 
   it('sends no CORS headers by default', async () => {
