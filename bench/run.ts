@@ -306,6 +306,8 @@ async function main() {
     STF_LOGIN_LIMIT_PER_EMAIL: '1000000',
     // The customers' access tokens are signed at seeding and must outlive the run.
     STF_ACCESS_TOKEN_TTL_SECONDS: '7200',
+    // The pool of the measured server: `--pool=<n>` (default: the server's own default).
+    ...(option('pool') ? { DB_POOL_MAX: option('pool')! } : {}),
     ...(database ? { DATABASE_URL: database.url } : {}),
   }
   const rows: Row[] = []

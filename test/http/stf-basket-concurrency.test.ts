@@ -1,10 +1,12 @@
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { heldQuantities } from '../../src/domain/baskets/holds.repo.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
+import { cancelOrder } from '../../src/domain/orders/cancel-order.js'
 import { couponRedemptions, orders } from '../../src/domain/orders/orders.table.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
 import { testConfig } from '../build-app.js'
@@ -19,13 +21,15 @@ import { createScratchDatabase, resetDatabase, testDatabase, usesPostgres } from
 // a database of their own whose pool lets requests queue for longer.
 const ctx = {} as { app: FastifyInstance }
 let own: Database | undefined
+let ownUrl: string | undefined
 let seller: TestSeller
 let buyer: TestCustomer
 
 beforeAll(async () => {
   let database: Database
   if (usesPostgres()) {
-    own = await openDatabase({ url: await createScratchDatabase(process.env.TEST_DATABASE_URL!), poolMax: 10, connectTimeoutMs: 30_000 })
+    ownUrl = await createScratchDatabase(process.env.TEST_DATABASE_URL!)
+    own = await openDatabase({ url: ownUrl, poolMax: 10, connectTimeoutMs: 30_000 })
     await own.migrate()
     database = own
   } else {
@@ -206,4 +210,61 @@ describe('holds under concurrency', () => {
     expect((await ledger(inventory.id)).sold).toBe(5)
     expect(await ctx.app.db.select().from(orders).where(eq(orders.couponId, coupon.id))).toHaveLength(5)
   })
+
+  it('does not deadlock when checkouts and cancellations race on the same inventory and coupon', async () => {
+    const event = await createTestEvent(ctx.app, seller.seller.id)
+    const inventory = await createTestInventory(ctx.app, event, { capacity: 100 })
+    await createTestCoupon(ctx.app, seller.seller.id, { code: 'MIXED' })
+    const withCoupon = async () => {
+      const basket = await create([{ inventory_id: inventory.id, quantity: 1 }])
+      const applied = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basket.json().id}/coupon`, headers: seller.auth, payload: { code: 'MIXED' } })
+      expect(applied.statusCode).toBe(200)
+      return basket.json().id as string
+    }
+    const placed: string[] = []
+    for (let n = 0; n < 10; n++) {
+      const res = await checkout(await withCoupon())
+      expect(res.statusCode).toBe(201)
+      placed.push(res.json().id)
+    }
+    const open = await Promise.all(Array.from({ length: 20 }, withCoupon))
+    const actor = { type: 'system' as const }
+    const [checkouts, cancels] = await Promise.all([
+      Promise.all(open.map((id) => checkout(id))),
+      Promise.all(placed.map((orderId) => cancelOrder(ctx.app.db, { orderId, actor }))),
+    ])
+    expect(checkouts.map((r) => r.statusCode)).toEqual(Array(20).fill(201))
+    expect(cancels.every((c) => c.changed)).toBe(true)
+    expect((await ledger(inventory.id)).sold).toBe(20)
+    const [row] = await ctx.app.db.select().from(coupons).where(eq(coupons.code, 'MIXED'))
+    expect(row!.uses).toBe(20)
+  })
+
+  it.skipIf(!usesPostgres())('sells at the price under the lock when the price changes during the checkout', async () => {
+    const event = await createTestEvent(ctx.app, seller.seller.id)
+    const inventory = await createTestInventory(ctx.app, event, { capacity: 10, price: 1000 })
+    const basket = await create([{ inventory_id: inventory.id, quantity: 2 }])
+    // Another session changes the price and keeps the row locked while the checkout starts.
+    const other = new pg.Client({ connectionString: ownUrl })
+    await other.connect()
+    try {
+      await other.query('begin')
+      await other.query('update inventories set price = 1500 where id = $1', [inventory.id])
+      const pending = checkout(basket.json().id)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await other.query('commit')
+      const res = await pending
+      expect(res.statusCode).toBe(201)
+      expect(res.json().items[0].unit_price).toBe(1500)
+      expect(res.json().totals.total).toBe(3000)
+    } finally {
+      await other.end()
+    }
+    // The attempt priced at the old price left nothing behind.
+    const placed = await ctx.app.db.select().from(orders).where(eq(orders.basketId, basket.json().id))
+    expect(placed).toHaveLength(1)
+    expect(placed[0]!.total).toBe(3000)
+    expect((await ledger(inventory.id)).sold).toBe(2)
+  })
 })
+

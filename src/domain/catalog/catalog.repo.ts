@@ -190,7 +190,11 @@ export async function readInventoriesWithHeld(
 
 /**
  * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
- * queue instead of deadlocking. Other sellers' ids are absent from the answer.
+ * queue instead of deadlocking. Other sellers' ids are absent from the answer. NO KEY UPDATE:
+ * it excludes every other hold and sale of these rows, yet lets rows that merely reference them
+ * (order items, tickets, basket items) be written meanwhile: a checkout writes its order before
+ * it locks the inventories, and a FOR UPDATE here would queue those writes and deadlock two
+ * checkouts that each wrote and then locked.
  */
 export const lockInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
-  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds).for('update', { of: inventories })
+  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds).for('no key update', { of: inventories })

@@ -15,7 +15,7 @@ export const findInventoryById = async (db: Db, id: string) => (await db.select(
  * locks it too, so sold and held cannot move while a decision is made on them.
  */
 export const lockInventoryById = async (db: Db, id: string) =>
-  (await db.select().from(inventories).where(eq(inventories.id, id)).for('update'))[0]
+  (await db.select().from(inventories).where(eq(inventories.id, id)).for('no key update'))[0]
 
 export const updateInventoryRow = async (db: Db, id: string, values: Partial<NewInventoryRow>) =>
   (await db.update(inventories).set({ ...values, updatedAt: sql`now()` }).where(eq(inventories.id, id)).returning())[0]

@@ -46,7 +46,7 @@ export const lockCoupons = (db: Db, ids: readonly string[]) =>
         .from(coupons)
         .where(inArray(coupons.id, [...ids]))
         .orderBy(asc(coupons.id))
-        .for('update')
+        .for('no key update')
 
 /** Confirmed orders of a customer per coupon, for `max_uses_per_customer`. */
 export async function countCustomerRedemptions(db: Db, customerId: string, couponIds: readonly string[]): Promise<Map<string, number>> {

@@ -3,11 +3,12 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
-import { couponView, loadBasketContents, priceContents } from '../baskets/basket-view.js'
-import { listBasketLines, lockBasket } from '../baskets/baskets.repo.js'
+import { couponView, loadBasketContents, priceContents, type BasketContents } from '../baskets/basket-view.js'
+import { listBasketLines, lockBasket, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
 import { baskets } from '../baskets/baskets.table.js'
 import { holdTickets, precheckTickets } from '../baskets/hold-tickets.js'
-import { installmentPlans, isPaymentMethod, type InstallmentSettings } from '../baskets/installment-plans.js'
+import type { BasketPrice } from '../baskets/price-basket.js'
+import { installmentPlans, isPaymentMethod, type InstallmentPlan, type InstallmentSettings, type PaymentMethod } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
@@ -32,157 +33,222 @@ export type PlaceOrderOptions = {
   actor: AuditActor
 }
 
+/** The checkout's money, decided from one reading of the inventories and coupons. */
+type Pricing = {
+  lines: BasketLine[]
+  contents: BasketContents
+  price: BasketPrice
+  plan: InstallmentPlan | undefined
+  /** Why this reading refuses the checkout, or null. */
+  refusal: AppError | null
+}
+
+function evaluate(basket: BasketState, contents: BasketContents, options: PlaceOrderOptions): Pricing {
+  const price = priceContents(basket, contents)
+  const problem = price.couponProblem ?? price.lines.find((line) => line.couponProblem)?.couponProblem
+  const plan = installmentPlans(price.total, options.paymentMethod, options.settings).find((p) => p.installments === (options.installments ?? 1))
+  const refusal = problem
+    ? new AppError(problem)
+    : plan
+      ? null
+      : new AppError('validation_error', { details: [{ path: 'installments', message: 'no such installment plan for this payment method and total' }] })
+  return { lines: contents.lines, contents, price, plan, refusal }
+}
+
+/** Everything an order records from its pricing; two readings that agree on it sell the same thing. */
+const fingerprintOf = (pricing: Pricing) =>
+  JSON.stringify([
+    pricing.lines.map((line) => [line.inventoryId, line.quantity, line.unitPrice, line.couponId]),
+    pricing.price,
+    pricing.plan,
+    [...pricing.contents.coupons.values()].map((coupon) => [coupon.id, couponView(coupon)]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
+  ])
+
+/** The prices read before the locks differ from those under them (a price or coupon changed meanwhile): run again. */
+class PricingMoved extends Error {}
+
+const MAX_ATTEMPTS = 3
+
 /**
  * Checks a basket out (API.md 3.5): its holds become sales, its coupons are redeemed within
- * their limits, and one ticket is issued per unit. All of it in one transaction, locking the
- * basket, then its inventories (in id order), then its coupons (in id order), so that nothing
- * is sold beyond capacity and no coupon beyond its limits, whatever runs at the same time.
+ * their limits, and one ticket is issued per unit, all in one transaction, so that nothing is
+ * sold beyond capacity and no coupon beyond its limits, whatever runs at the same time.
+ *
+ * Locks are taken in the order basket, inventories (in id order), coupons (in id order), and
+ * the inventory locks as late as possible, because every buyer of a sought-after inventory
+ * queues for them: the order, its items and tickets are written from a reading without locks,
+ * then the inventories and coupons are locked and the basket is priced again. When the two
+ * readings differ (a price or coupon changed in between) the attempt rolls back and runs again.
  *
  * The order is priced exactly as the basket reads now. A coupon that no longer applies refuses
  * the checkout with its error (422) rather than changing the price the customer saw; it can be
  * removed from the basket. A basket already linked to another customer is not found.
  */
-export const placeOrder = (db: Db, options: PlaceOrderOptions) =>
-  db.transaction(async (tx) => {
-    const { sellerId, basketId, customerId, affiliate } = options
-    const guard = options.idempotencyKey
-      ? {
-          sellerId,
-          key: options.idempotencyKey,
-          request: [
-            'POST /baskets/:id/checkout',
-            basketId,
-            affiliate?.id ?? null,
-            customerId,
-            options.paymentMethod,
-            options.installments ?? null,
-            options.paymentReference ?? null,
-          ],
-        }
-      : undefined
-    return runIdempotent(tx, guard, 201, async (): Promise<OrderView> => {
-      const basket = await lockBasket(tx, sellerId, basketId)
-      assertBasketAccess(basket, affiliate)
-      if (basket.customerId !== null && basket.customerId !== customerId) throw new AppError('not_found')
-      assertBasketOpen(basket)
-      const lines = await listBasketLines(tx, basketId)
-      if (lines.length === 0) throw new AppError('basket_empty')
-      if (!isPaymentMethod(options.paymentMethod)) throw new AppError('unsupported_payment_method')
-
-      const hold = {
-        sellerId,
-        scope: affiliate?.eventIds ?? null,
-        basketId,
-        wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
-        added: new Map<string, number>(),
+export async function placeOrder(db: Db, options: PlaceOrderOptions) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction((tx) => runIdempotent(tx, guardOf(options), 201, () => checkout(tx, options)))
+    } catch (error) {
+      if (!(error instanceof PricingMoved)) throw error
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new AppError('service_unavailable', { message: 'Prices changed during the checkout; retry', headers: { 'retry-after': '1' } })
       }
-      await precheckTickets(tx, hold)
-      const locked = await holdTickets(tx, hold)
-      // Priced from the locked rows, so the price is the one being sold at.
-      const pricedLines = lines.map((line) => ({ ...line, unitPrice: locked.get(line.inventoryId)!.price }))
-      const contents = await loadBasketContents(tx, basket, { lines: pricedLines, customerId, lock: true })
-      const price = priceContents(basket, contents)
-      const problem = price.couponProblem ?? price.lines.find((line) => line.couponProblem)?.couponProblem
-      if (problem) throw new AppError(problem)
+    }
+  }
+}
 
-      const plan = installmentPlans(price.total, options.paymentMethod, options.settings).find(
-        (p) => p.installments === (options.installments ?? 1),
-      )
-      if (!plan) {
-        throw new AppError('validation_error', {
-          details: [{ path: 'installments', message: 'no such installment plan for this payment method and total' }],
-        })
+const guardOf = (options: PlaceOrderOptions) =>
+  options.idempotencyKey
+    ? {
+        sellerId: options.sellerId,
+        key: options.idempotencyKey,
+        request: [
+          'POST /baskets/:id/checkout',
+          options.basketId,
+          options.affiliate?.id ?? null,
+          options.customerId,
+          options.paymentMethod,
+          options.installments ?? null,
+          options.paymentReference ?? null,
+        ],
       }
+    : undefined
 
-      const basketCoupon = basket.couponId ? contents.coupons.get(basket.couponId) : undefined
-      const [order] = await tx
-        .insert(orders)
-        .values({
-          sellerId,
-          basketId,
-          affiliateId: affiliate?.id ?? null,
-          affiliateCode: affiliate?.code ?? null,
-          customerId,
-          couponId: basketCoupon?.id ?? null,
-          coupon: couponView(basketCoupon),
-          subtotal: price.subtotal,
-          discount: price.discount,
-          interest: plan.interest,
-          total: plan.total,
-          paymentMethod: options.paymentMethod,
-          installments: plan.installments,
-          installmentAmount: plan.amount,
-          paymentReference: options.paymentReference ?? null,
-        })
-        .returning()
-      const items = await tx
-        .insert(orderItems)
-        .values(
-          pricedLines.map((line, n) => {
-            const coupon = line.couponId ? contents.coupons.get(line.couponId) : undefined
-            return {
-              orderId: order!.id,
-              inventoryId: line.inventoryId,
-              eventId: line.eventId,
-              date: line.date,
-              name: line.name,
-              quantity: line.quantity,
-              unitPrice: line.unitPrice,
-              discount: price.lines[n]!.discount,
-              total: price.lines[n]!.total,
-              couponId: coupon?.id ?? null,
-              coupon: couponView(coupon),
-              position: n,
-            }
-          }),
-        )
-        .returning()
-      const issued = await tx
-        .insert(tickets)
-        .values(
-          items.flatMap((item) =>
-            Array.from({ length: item.quantity }, () => ({
-              orderId: order!.id,
-              orderItemId: item.id,
-              inventoryId: item.inventoryId,
-              identifier: newTicketIdentifier(),
-            })),
-          ),
-        )
-        .returning()
+async function checkout(tx: Db, options: PlaceOrderOptions): Promise<OrderView> {
+  const { sellerId, basketId, customerId, affiliate } = options
+  const basket = await lockBasket(tx, sellerId, basketId)
+  assertBasketAccess(basket, affiliate)
+  if (basket.customerId !== null && basket.customerId !== customerId) throw new AppError('not_found')
+  assertBasketOpen(basket)
+  const lines = await listBasketLines(tx, basketId)
+  if (lines.length === 0) throw new AppError('basket_empty')
+  const method = options.paymentMethod
+  if (!isPaymentMethod(method)) throw new AppError('unsupported_payment_method')
 
-      for (const line of lines) {
-        // The holds were just checked under these locks; the condition is the last line of defence.
-        const [sold] = await tx
-          .update(inventories)
-          .set({ sold: sql`${inventories.sold} + ${line.quantity}`, updatedAt: sql`now()` })
-          .where(and(eq(inventories.id, line.inventoryId), lte(sql`${inventories.sold} + ${line.quantity}`, inventories.capacity)))
-          .returning({ id: inventories.id })
-        if (!sold) throw new AppError('insufficient_inventory')
-      }
-      for (const coupon of contents.coupons.values()) {
-        const [redeemed] = await tx
-          .update(coupons)
-          .set({ uses: sql`${coupons.uses} + 1` })
-          .where(and(eq(coupons.id, coupon.id), or(isNull(coupons.maxUses), sql`${coupons.uses} < ${coupons.maxUses}`)))
-          .returning({ id: coupons.id })
-        if (!redeemed) throw new AppError('coupon_exhausted')
-        await tx.insert(couponRedemptions).values({ couponId: coupon.id, orderId: order!.id, customerId })
-      }
-      await tx.update(baskets).set({ status: 'checked_out', customerId, updatedAt: sql`now()` }).where(eq(baskets.id, basketId))
-      await recordAudit(tx, options.actor, {
-        action: 'stf.order.placed',
-        target: { type: 'order', id: order!.id },
-        sellerId,
-        data: {
-          basket_id: basketId,
-          customer_id: customerId,
-          total: plan.total,
-          payment_method: options.paymentMethod,
-          installments: plan.installments,
-          tickets: issued.length,
-        },
-      })
-      return toOrderView(order!, items, issued)
+  const hold = {
+    sellerId,
+    scope: affiliate?.eventIds ?? null,
+    basketId,
+    wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
+    added: new Map<string, number>(),
+  }
+  await precheckTickets(tx, hold)
+  /** Locks the inventories (judging the holds under them), then the coupons, and prices the basket from the locked rows. */
+  const lockAndEvaluate = async () => {
+    const locked = await holdTickets(tx, hold)
+    const pricedLines = lines.map((line) => ({ ...line, unitPrice: locked.get(line.inventoryId)!.price }))
+    return evaluate(basket, await loadBasketContents(tx, basket, { lines: pricedLines, customerId, lock: true }), options)
+  }
+
+  const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
+  if (draft.refusal) {
+    // Refused on a reading without locks: only a reading under the locks may refuse.
+    const final = await lockAndEvaluate()
+    throw final.refusal ?? new PricingMoved()
+  }
+  const placed = await writeOrder(tx, basket, draft, method, options)
+  const final = await lockAndEvaluate()
+  if (final.refusal) throw final.refusal
+  if (fingerprintOf(final) !== fingerprintOf(draft)) throw new PricingMoved()
+  await sell(tx, final, placed.orderId, customerId)
+  return placed.view
+}
+
+/** The order, its items and tickets, the basket checked out and the audit entry: nothing here needs the inventory locks. */
+async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
+  const { sellerId, basketId, customerId, affiliate } = options
+  const { contents, price, plan } = pricing
+  const basketCoupon = basket.couponId ? contents.coupons.get(basket.couponId) : undefined
+  const [order] = await tx
+    .insert(orders)
+    .values({
+      sellerId,
+      basketId,
+      affiliateId: affiliate?.id ?? null,
+      affiliateCode: affiliate?.code ?? null,
+      customerId,
+      couponId: basketCoupon?.id ?? null,
+      coupon: couponView(basketCoupon),
+      subtotal: price.subtotal,
+      discount: price.discount,
+      interest: plan!.interest,
+      total: plan!.total,
+      paymentMethod: method,
+      installments: plan!.installments,
+      installmentAmount: plan!.amount,
+      paymentReference: options.paymentReference ?? null,
     })
+    .returning()
+  const items = await tx
+    .insert(orderItems)
+    .values(
+      pricing.lines.map((line, n) => {
+        const coupon = line.couponId ? contents.coupons.get(line.couponId) : undefined
+        return {
+          orderId: order!.id,
+          inventoryId: line.inventoryId,
+          eventId: line.eventId,
+          date: line.date,
+          name: line.name,
+          quantity: line.quantity,
+          unitPrice: line.unitPrice,
+          discount: price.lines[n]!.discount,
+          total: price.lines[n]!.total,
+          couponId: coupon?.id ?? null,
+          coupon: couponView(coupon),
+          position: n,
+        }
+      }),
+    )
+    .returning()
+  const issued = await tx
+    .insert(tickets)
+    .values(
+      items.flatMap((item) =>
+        Array.from({ length: item.quantity }, () => ({
+          orderId: order!.id,
+          orderItemId: item.id,
+          inventoryId: item.inventoryId,
+          identifier: newTicketIdentifier(),
+        })),
+      ),
+    )
+    .returning()
+  await tx.update(baskets).set({ status: 'checked_out', customerId, updatedAt: sql`now()` }).where(eq(baskets.id, basketId))
+  await recordAudit(tx, options.actor, {
+    action: 'stf.order.placed',
+    target: { type: 'order', id: order!.id },
+    sellerId,
+    data: {
+      basket_id: basketId,
+      customer_id: customerId,
+      total: plan!.total,
+      payment_method: options.paymentMethod,
+      installments: plan!.installments,
+      tickets: issued.length,
+    },
   })
+  return { orderId: order!.id, view: toOrderView(order!, items, issued) }
+}
+
+/** Under the locks: the holds become sales and the coupons are redeemed, each within its limit. */
+async function sell(tx: Db, pricing: Pricing, orderId: string, customerId: string) {
+  for (const line of pricing.lines) {
+    // The holds were just checked under these locks; the condition is the last line of defence.
+    const [sold] = await tx
+      .update(inventories)
+      .set({ sold: sql`${inventories.sold} + ${line.quantity}`, updatedAt: sql`now()` })
+      .where(and(eq(inventories.id, line.inventoryId), lte(sql`${inventories.sold} + ${line.quantity}`, inventories.capacity)))
+      .returning({ id: inventories.id })
+    if (!sold) throw new AppError('insufficient_inventory')
+  }
+  for (const coupon of pricing.contents.coupons.values()) {
+    const [redeemed] = await tx
+      .update(coupons)
+      .set({ uses: sql`${coupons.uses} + 1` })
+      .where(and(eq(coupons.id, coupon.id), or(isNull(coupons.maxUses), sql`${coupons.uses} < ${coupons.maxUses}`)))
+      .returning({ id: coupons.id })
+    if (!redeemed) throw new AppError('coupon_exhausted')
+    await tx.insert(couponRedemptions).values({ couponId: coupon.id, orderId, customerId })
+  }
+}
