@@ -11,6 +11,9 @@ RUN npm run build
 # Runtime stage: production dependencies, compiled code and migrations, as a non-root user.
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/data
+# A bounded heap: V8 otherwise lets garbage pile up toward a limit sized for the whole machine
+# (peak RSS 250 MB instead of 150 MB under the benchmark's flash sale). The live heap is ~50 MB.
+ENV NODE_OPTIONS=--max-old-space-size=256
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force

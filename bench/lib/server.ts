@@ -28,10 +28,13 @@ async function freePort(): Promise<number> {
   return port
 }
 
+/** The Node flags the image runs the server with (Dockerfile, NODE_OPTIONS): the benchmark measures the same. */
+export const IMAGE_NODE_FLAGS = ['--max-old-space-size=256']
+
 /** Starts the server as its own process and waits for its first healthy answer. */
 export async function startServer(env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {
   const port = await freePort()
-  const args = [...(options.nodeFlags ?? []), ...(options.fromSource ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js'])]
+  const args = [...IMAGE_NODE_FLAGS, ...(options.nodeFlags ?? []), ...(options.fromSource ? ['--import', 'tsx', 'src/server.ts'] : ['dist/server.js'])]
   const started = performance.now()
   const child = spawn(process.execPath, args, {
     cwd: root,

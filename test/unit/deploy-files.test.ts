@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
+import { IMAGE_NODE_FLAGS } from '../../bench/lib/server.js'
 import { KNOWN_ENV } from '../../src/platform/config.js'
 
 // No Docker engine runs here, so the compose file and the Dockerfile are checked by reading.
@@ -55,6 +56,10 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^USER node$/m)
     expect(dockerfile).toMatch(/COPY migrations/)
     expect(dockerfile).toMatch(/HEALTHCHECK .*\n.*\/iam\/v1\/health/)
+  })
+
+  it('runs the server with the Node flags the benchmark measures', () => {
+    expect(dockerfile).toContain(`ENV NODE_OPTIONS=${IMAGE_NODE_FLAGS.join(' ')}\n`)
   })
 })
 
