@@ -44,11 +44,18 @@ export const basketItems = pgTable(
     couponId: uuid().references(() => coupons.id),
     /** Items read back in the order they were added. */
     position: integer().notNull().default(0),
+    /**
+     * Until when this item holds its tickets: its basket's `expires_at` while the basket is open,
+     * null once it is not. Kept by database triggers (migration 0007) from the basket's status
+     * and expiry, never written by the application: "held" reads only the items that hold now.
+     */
+    heldUntil: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('basket_items_basket_inventory_key').on(t.basketId, t.inventoryId),
     index('basket_items_inventory_idx').on(t.inventoryId),
+    index('basket_items_held_idx').on(t.inventoryId, t.heldUntil).where(sql`${t.heldUntil} is not null`),
     check('basket_items_quantity_check', sql`${t.quantity} between 1 and 20`),
   ],
 )

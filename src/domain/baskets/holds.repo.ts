@@ -1,10 +1,12 @@
-import { and, eq, gt, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, gt, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { basketItems, baskets } from './baskets.table.js'
+import { basketItems } from './baskets.table.js'
 
 /**
  * Tickets held by open, unexpired baskets, per inventory. The one definition of "held":
  * available = capacity - sold - held. To decide on it safely, lock the inventory rows first.
+ * An item holds until its `held_until` (its open basket's expiry, kept by triggers), so the
+ * count reads only the items that hold now, through an index, however many baskets there were.
  */
 export async function heldQuantities(db: Db, inventoryIds: readonly string[], exceptBasketId?: string): Promise<Map<string, number>> {
   const held = new Map<string, number>()
@@ -12,13 +14,11 @@ export async function heldQuantities(db: Db, inventoryIds: readonly string[], ex
   const rows = await db
     .select({ inventoryId: basketItems.inventoryId, held: sql<number>`coalesce(sum(${basketItems.quantity}), 0)::int` })
     .from(basketItems)
-    .innerJoin(baskets, eq(baskets.id, basketItems.basketId))
     .where(
       and(
         inArray(basketItems.inventoryId, [...inventoryIds]),
-        eq(baskets.status, 'open'),
-        gt(baskets.expiresAt, sql`now()`),
-        exceptBasketId ? sql`${baskets.id} <> ${exceptBasketId}` : undefined,
+        gt(basketItems.heldUntil, sql`now()`),
+        exceptBasketId ? sql`${basketItems.basketId} <> ${exceptBasketId}` : undefined,
       ),
     )
     .groupBy(basketItems.inventoryId)
@@ -32,7 +32,7 @@ export async function heldQuantities(db: Db, inventoryIds: readonly string[], ex
  * inventory `inventoryId` names, held by open, unexpired baskets other than `exceptBasketId`.
  */
 export const heldSql = (inventoryId: SQL, exceptBasketId?: SQL | string) => sql<number>`coalesce((
-    select sum(bi.quantity) from basket_items bi join baskets b on b.id = bi.basket_id
-     where bi.inventory_id = ${inventoryId} and b.status = 'open' and b.expires_at > now()${
-       exceptBasketId === undefined ? sql`` : sql` and b.id is distinct from ${exceptBasketId}::uuid`
+    select sum(bi.quantity) from basket_items bi
+     where bi.inventory_id = ${inventoryId} and bi.held_until > now()${
+       exceptBasketId === undefined ? sql`` : sql` and bi.basket_id is distinct from ${exceptBasketId}::uuid`
      }), 0)::int`
