@@ -1,5 +1,5 @@
 import autocannon from 'autocannon'
-import type { Row } from './load.js'
+import { REQUEST_TIMEOUT_S, type Row } from './load.js'
 
 export type Buyer = { token: string }
 
@@ -95,9 +95,7 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
     },
   }))
   return new Promise((resolve, reject) => {
-    // A slow answer is reported in p99, not lost: only a request unanswered after 60 s counts as
-    // lost (autocannon's default is 10 s, which the embedded database's queue exceeds at 200 connections).
-    const settings = { url: options.baseUrl, connections: options.connections, duration: options.maxSeconds, timeout: 60, requests }
+    const settings = { url: options.baseUrl, connections: options.connections, duration: options.maxSeconds, timeout: REQUEST_TIMEOUT_S, requests }
     instance = autocannon(settings, (error, result) => {
       if (error) return reject(error)
       const finished = done >= buyers && !t.unexpected['lost: timeout or connection error']

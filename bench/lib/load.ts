@@ -14,9 +14,16 @@ export type Row = {
 
 export type LoadSettings = { duration: number; connections: number; warmUp: boolean }
 
+/**
+ * Seconds a request may wait for its answer before autocannon counts it lost (its default is 10).
+ * A slow answer shows in p99; the embedded database's single connection queues 200 writers for
+ * longer than 10 s, which is slowness, not loss.
+ */
+export const REQUEST_TIMEOUT_S = 60
+
 export const run = (options: autocannon.Options): Promise<autocannon.Result> =>
   new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)))
+    autocannon({ timeout: REQUEST_TIMEOUT_S, ...options }, (error, result) => (error ? reject(error) : resolve(result)))
   })
 
 export const toRow = (scenario: string, results: autocannon.Result[], note?: string): Row => {
