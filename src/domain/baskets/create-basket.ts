@@ -61,11 +61,14 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
         data: { items: items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })), affiliate_id: affiliate?.id ?? null },
       })
 
-      const locked = await holdTickets(tx, hold)
+      // The items are written before the inventories are locked (the locks exclude other holds,
+      // not rows that merely refer to the inventories), then judged under the locks: if they do
+      // not fit, the transaction rolls back with them.
       const rows = await upsertBasketItems(
         tx,
         items.map((i, position) => ({ basketId: basket!.id, inventoryId: i.inventoryId, quantity: i.quantity, position })),
       )
+      const locked = await holdTickets(tx, { ...hold, basketId: basket!.id })
       return toBasketView(
         { ...basket!, affiliateCode: affiliate?.code ?? null, expired: false, now: basket!.createdAt },
         { lines: toLines(rows, locked), coupons: new Map(), customerUses: undefined },

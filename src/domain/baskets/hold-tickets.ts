@@ -1,8 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
-import { lockInventories, readInventoriesWithHeld, type InventoryState } from '../catalog/catalog.repo.js'
-import { heldQuantities } from './holds.repo.js'
+import { lockInventoriesWithHeld, readInventoriesWithHeld, type InventoryState } from '../catalog/catalog.repo.js'
 
 export type HoldTicketsOptions = {
   sellerId: string
@@ -31,9 +30,8 @@ export type HoldTicketsOptions = {
  * event stopped selling counts as sold out.
  */
 export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<Map<string, InventoryState>> {
-  const ids = [...options.wanted.keys()].sort()
-  const locked = await lockInventories(db, options.sellerId, ids)
-  return judge(options, locked, await heldQuantities(db, ids, options.basketId))
+  const locked = await lockInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId)
+  return judge(options, locked, new Map(locked.map((row) => [row.id, row.held])))
 }
 
 /**

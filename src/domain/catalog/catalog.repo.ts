@@ -188,6 +188,46 @@ export async function readInventoriesWithHeld(
   return query.execute({ ids: [...inventoryIds], sellerId, exceptBasketId: exceptBasketId ?? null })
 }
 
+type LockedRecord = {
+  id: string
+  event_id: string
+  date: string
+  name: string
+  capacity: number
+  sold: number
+  price: number
+  event_status: string
+  held: number
+}
+
+/**
+ * `lockInventories` and the tickets held on each by open baskets other than `exceptBasketId`,
+ * counted once the locks are granted: ONE round trip (the database function of migration 0008),
+ * because every buyer of a sought-after inventory waits while these locks are held.
+ */
+export async function lockInventoriesWithHeld(
+  db: Db,
+  sellerId: string,
+  inventoryIds: readonly string[],
+  exceptBasketId?: string,
+): Promise<(InventoryState & { held: number })[]> {
+  if (inventoryIds.length === 0) return []
+  const { rows } = await db.execute<LockedRecord>(
+    sql`select * from lock_inventories_with_held(${sellerId}, ${sql.param([...inventoryIds])}::uuid[], ${exceptBasketId ?? null}::uuid)`,
+  )
+  return rows.map((row) => ({
+    id: row.id,
+    eventId: row.event_id,
+    date: row.date,
+    name: row.name,
+    capacity: Number(row.capacity),
+    sold: Number(row.sold),
+    price: Number(row.price),
+    eventStatus: row.event_status,
+    held: Number(row.held),
+  }))
+}
+
 /**
  * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
  * queue instead of deadlocking. Other sellers' ids are absent from the answer. NO KEY UPDATE:
