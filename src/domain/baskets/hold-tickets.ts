@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
-import { lockInventoriesWithHeld, readInventoriesWithHeld, type InventoryState } from '../catalog/catalog.repo.js'
+import { lockInventoriesWithHeld, readInventoriesWithHeld, sellHeldInventories, type InventoryState } from '../catalog/catalog.repo.js'
 
 export type HoldTicketsOptions = {
   sellerId: string
@@ -31,6 +31,16 @@ export type HoldTicketsOptions = {
  */
 export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<Map<string, InventoryState>> {
   const locked = await lockInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId)
+  return judge(options, locked, new Map(locked.map((row) => [row.id, row.held])))
+}
+
+/**
+ * `holdTickets` for a checkout, which also sells: the basket's holds become sales in the same
+ * round trip that locks and counts (`sellHeldInventories`). Refuses exactly as `holdTickets`
+ * does; the caller's transaction then rolls back, sale included.
+ */
+export async function sellHeldTickets(db: Db, options: HoldTicketsOptions & { basketId: string }): Promise<Map<string, InventoryState>> {
+  const locked = await sellHeldInventories(db, options.sellerId, options.basketId, options.wanted)
   return judge(options, locked, new Map(locked.map((row) => [row.id, row.held])))
 }
 

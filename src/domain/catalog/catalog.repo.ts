@@ -215,18 +215,34 @@ export async function lockInventoriesWithHeld(
   const { rows } = await db.execute<LockedRecord>(
     sql`select * from lock_inventories_with_held(${sellerId}, ${sql.param([...inventoryIds])}::uuid[], ${exceptBasketId ?? null}::uuid)`,
   )
-  return rows.map((row) => ({
-    id: row.id,
-    eventId: row.event_id,
-    date: row.date,
-    name: row.name,
-    capacity: Number(row.capacity),
-    sold: Number(row.sold),
-    price: Number(row.price),
-    eventStatus: row.event_status,
-    held: Number(row.held),
-  }))
+  return rows.map(fromLockedRecord)
 }
+
+/**
+ * The checkout's sale: `lockInventoriesWithHeld` for the basket's items (its own holds not
+ * counted) and, when every quantity fits, `sold += quantity` on each, in ONE round trip (the
+ * database function of migration 0009). Answers the rows as they were before the sale: judge them,
+ * and refuse (rolling the sale back with the transaction) when they do not fit.
+ */
+export async function sellHeldInventories(db: Db, sellerId: string, basketId: string, quantities: ReadonlyMap<string, number>) {
+  if (quantities.size === 0) return []
+  const { rows } = await db.execute<LockedRecord>(
+    sql`select * from sell_held_tickets(${sellerId}, ${sql.param([...quantities.keys()])}::uuid[], ${sql.param([...quantities.values()])}::int[], ${basketId}::uuid)`,
+  )
+  return rows.map(fromLockedRecord)
+}
+
+const fromLockedRecord = (row: LockedRecord): InventoryState & { held: number } => ({
+  id: row.id,
+  eventId: row.event_id,
+  date: row.date,
+  name: row.name,
+  capacity: Number(row.capacity),
+  sold: Number(row.sold),
+  price: Number(row.price),
+  eventStatus: row.event_status,
+  held: Number(row.held),
+})
 
 /**
  * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
@@ -6,10 +6,9 @@ import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.j
 import { couponView, loadBasketContents, priceContents, type BasketContents } from '../baskets/basket-view.js'
 import { listBasketLines, lockBasket, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
 import { baskets } from '../baskets/baskets.table.js'
-import { holdTickets, precheckTickets } from '../baskets/hold-tickets.js'
+import { precheckTickets, sellHeldTickets } from '../baskets/hold-tickets.js'
 import type { BasketPrice } from '../baskets/price-basket.js'
 import { installmentPlans, isPaymentMethod, type InstallmentPlan, type InstallmentSettings, type PaymentMethod } from '../baskets/installment-plans.js'
-import { inventories } from '../catalog/inventories.table.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
@@ -133,9 +132,12 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<OrderView> 
     added: new Map<string, number>(),
   }
   await precheckTickets(tx, hold)
-  /** Locks the inventories (judging the holds under them), then the coupons, and prices the basket from the locked rows. */
+  /**
+   * Locks the inventories, judges the holds under them and sells them (one round trip), then
+   * locks the coupons and prices the basket from the locked rows.
+   */
   const lockAndEvaluate = async () => {
-    const locked = await holdTickets(tx, hold)
+    const locked = await sellHeldTickets(tx, hold)
     const pricedLines = lines.map((line) => ({ ...line, unitPrice: locked.get(line.inventoryId)!.price }))
     return evaluate(basket, await loadBasketContents(tx, basket, { lines: pricedLines, customerId, lock: true }), options)
   }
@@ -150,7 +152,7 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<OrderView> 
   const final = await lockAndEvaluate()
   if (final.refusal) throw final.refusal
   if (fingerprintOf(final) !== fingerprintOf(draft)) throw new PricingMoved()
-  await sell(tx, final, placed.orderId, customerId)
+  await redeemCoupons(tx, final, placed.orderId, customerId)
   return placed.view
 }
 
@@ -231,17 +233,8 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
   return { orderId: order!.id, view: toOrderView(order!, items, issued) }
 }
 
-/** Under the locks: the holds become sales and the coupons are redeemed, each within its limit. */
-async function sell(tx: Db, pricing: Pricing, orderId: string, customerId: string) {
-  for (const line of pricing.lines) {
-    // The holds were just checked under these locks; the condition is the last line of defence.
-    const [sold] = await tx
-      .update(inventories)
-      .set({ sold: sql`${inventories.sold} + ${line.quantity}`, updatedAt: sql`now()` })
-      .where(and(eq(inventories.id, line.inventoryId), lte(sql`${inventories.sold} + ${line.quantity}`, inventories.capacity)))
-      .returning({ id: inventories.id })
-    if (!sold) throw new AppError('insufficient_inventory')
-  }
+/** Under the coupon locks: each coupon is redeemed within its limit. */
+async function redeemCoupons(tx: Db, pricing: Pricing, orderId: string, customerId: string) {
   for (const coupon of pricing.contents.coupons.values()) {
     const [redeemed] = await tx
       .update(coupons)
