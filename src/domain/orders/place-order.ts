@@ -6,7 +6,7 @@ import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.j
 import { couponView, loadBasketContents, priceContents, type BasketContents } from '../baskets/basket-view.js'
 import { listBasketLines, lockBasket, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
 import { baskets } from '../baskets/baskets.table.js'
-import { precheckTickets, sellHeldTickets } from '../baskets/hold-tickets.js'
+import { sellHeldTickets } from '../baskets/hold-tickets.js'
 import type { BasketPrice } from '../baskets/price-basket.js'
 import { installmentPlans, isPaymentMethod, type InstallmentPlan, type InstallmentSettings, type PaymentMethod } from '../baskets/installment-plans.js'
 import { coupons } from '../coupons/coupons.table.js'
@@ -131,7 +131,6 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<OrderView> 
     wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
     added: new Map<string, number>(),
   }
-  await precheckTickets(tx, hold)
   /**
    * Locks the inventories, judges the holds under them and sells them (one round trip), then
    * locks the coupons and prices the basket from the locked rows.
