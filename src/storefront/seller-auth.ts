@@ -15,6 +15,13 @@ declare module 'fastify' {
 const MAX_AFFILIATE_CODE = 64
 
 /**
+ * basic-auth answers 401 for an error without a status: a failure that is not a refusal (a
+ * database error while looking an affiliate up) must stay a server error.
+ */
+const asServerError = (error: unknown): Error =>
+  error instanceof AppError ? error : Object.assign(error instanceof Error ? error : new Error(String(error)), { statusCode: 500 })
+
+/**
  * Every `/stf/v1` call: HTTP Basic (username = seller id, password = API key), then the
  * optional `X-Affiliate-Code`, which must name an active affiliate of that seller. Both in one
  * hook that stays synchronous while the answers are in memory: this runs on every call.
@@ -63,7 +70,7 @@ export async function registerSellerAuth(app: FastifyInstance) {
             return done()
           }
         }
-        slowPath(request, sellerId, apiKey, known?.seller).then(() => done(), done)
+        slowPath(request, sellerId, apiKey, known?.seller).then(() => done(), (error: unknown) => done(asServerError(error)))
       } catch (error) {
         done(error as Error)
       }

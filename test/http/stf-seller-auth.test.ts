@@ -160,3 +160,20 @@ describe.skipIf(!usesPostgres())('a second process on the same PostgreSQL', () =
     expectUnauthorized(await whoami(c.auth, other))
   })
 })
+
+describe('a failure behind the credentials check', () => {
+  it('answers 500 internal_error, not 401, when the affiliate lookup fails', async () => {
+    const original = ctx.app.sellerAuth.resolveAffiliate
+    ctx.app.sellerAuth.resolveAffiliate = async () => {
+      throw new Error('lookup failed')
+    }
+    try {
+      const res = await whoami({ ...a.auth, 'x-affiliate-code': 'NEVER-CACHED-CODE' })
+      expect(res.statusCode).toBe(500)
+      expect(res.json().code).toBe('internal_error')
+      expect(res.headers['www-authenticate']).toBeUndefined()
+    } finally {
+      ctx.app.sellerAuth.resolveAffiliate = original
+    }
+  })
+})

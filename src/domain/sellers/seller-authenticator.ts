@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { hashOpaqueToken, sameHash } from '../../platform/auth/opaque-token.js'
 import type { Database } from '../../platform/db/database.js'
 import { findActiveAffiliateByCode } from './affiliates.repo.js'
@@ -38,9 +38,9 @@ const affiliateKey = (sellerId: string, code: string) => `${sellerId}:${code.toL
 /**
  * Where a verified key is remembered in memory: its SHA-256, never the key itself. The keyed
  * hash (HMAC) is what the database stores; a plain digest of a high-entropy secret is as safe in
- * this process's memory and 7 times cheaper on every call.
+ * this process's memory and several times cheaper on every call.
  */
-const memoryKey = (apiKey: string) => hash('sha256', apiKey, 'base64url')
+const memoryKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('base64url')
 
 /**
  * Verifies storefront credentials with a keyed hash (API keys are high-entropy, so a slow

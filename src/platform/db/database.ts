@@ -9,7 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
-import { PreparingClient } from './preparing-client.js'
+import { PreparingClient, UnpreparedClient } from './preparing-client.js'
 import * as schema from './schema.js'
 
 export type Schema = typeof schema
@@ -82,7 +82,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     lock_timeout: Math.min(3000, statementTimeout),
     idle_in_transaction_session_timeout: statementTimeout * 2,
     application_name: 'boxoffice',
-    ...(options.preparedStatements === false ? {} : { Client: PreparingClient }),
+    Client: options.preparedStatements === false ? UnpreparedClient : PreparingClient,
   }
   const pool = new pg.Pool(poolConfig)
   // An idle client whose server went away emits here; unhandled, it would end the process.

@@ -46,3 +46,16 @@ export class PreparingClient extends pg.Client {
     return (super.query as (...args: unknown[]) => never)(config, values, callback)
   }
 }
+
+/**
+ * A node-postgres client that never names a statement, not even one the ORM prepares by name:
+ * DB_PREPARED_STATEMENTS=false, for a pooler that cannot keep a session's prepared statements.
+ */
+export class UnpreparedClient extends pg.Client {
+  override query(config: unknown, values?: unknown, callback?: unknown): never {
+    if (typeof config === 'object' && config !== null && !('submit' in config) && (config as QueryConfigLike).name !== undefined) {
+      config = { ...(config as QueryConfigLike), name: undefined }
+    }
+    return (super.query as (...args: unknown[]) => never)(config, values, callback)
+  }
+}
