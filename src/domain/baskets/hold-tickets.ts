@@ -30,8 +30,7 @@ export type HoldTicketsOptions = {
  * event stopped selling counts as sold out.
  */
 export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<Map<string, InventoryState>> {
-  const locked = await lockInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId)
-  return judge(options, locked, new Map(locked.map((row) => [row.id, row.held])))
+  return judge(options, await lockInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId))
 }
 
 /**
@@ -40,8 +39,7 @@ export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<
  * does; the caller's transaction then rolls back, sale included.
  */
 export async function sellHeldTickets(db: Db, options: HoldTicketsOptions & { basketId: string }): Promise<Map<string, InventoryState>> {
-  const locked = await sellHeldInventories(db, options.sellerId, options.basketId, options.wanted)
-  return judge(options, locked, new Map(locked.map((row) => [row.id, row.held])))
+  return judge(options, await sellHeldInventories(db, options.sellerId, options.basketId, options.wanted))
 }
 
 /**
@@ -51,13 +49,15 @@ export async function sellHeldTickets(db: Db, options: HoldTicketsOptions & { ba
  * must still run. One statement; it needs no transaction, and is best run before opening one.
  */
 export async function precheckTickets(db: Db, options: HoldTicketsOptions): Promise<void> {
-  const rows = await readInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId)
-  judge(options, rows, new Map(rows.map((row) => [row.id, Number(row.held)])))
+  judge(options, await readInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId))
 }
 
-function judge(options: HoldTicketsOptions, rows: InventoryState[], held: Map<string, number>): Map<string, InventoryState> {
-  const byId = new Map(rows.map((row) => [row.id, row]))
-  const sellable = (row: InventoryState | undefined): row is InventoryState =>
+/** Rows of the inventories asked for, each with the tickets other baskets hold on it. */
+type CountedState = InventoryState & { held: number }
+
+function judge(options: HoldTicketsOptions, rows: CountedState[]): Map<string, InventoryState> {
+  const byId = new Map<string, CountedState>(rows.map((row) => [row.id, row]))
+  const sellable = (row: CountedState | undefined): row is CountedState =>
     row !== undefined && row.eventStatus === 'published' && inScope(options.scope, row.eventId)
   const pathOf = (id: string, field: string) => {
     const at = options.added.get(id) ?? options.positions?.get(id)
@@ -73,7 +73,7 @@ function judge(options: HoldTicketsOptions, rows: InventoryState[], held: Map<st
   const short: ErrorDetail[] = []
   for (const [id, wanted] of [...options.wanted].sort(([x], [y]) => (x < y ? -1 : 1))) {
     const row = byId.get(id)
-    const available = sellable(row) ? availableOf(row, held.get(id) ?? 0) : 0
+    const available = sellable(row) ? availableOf(row, Number(row.held)) : 0
     if (available < wanted) short.push({ path: pathOf(id, 'quantity'), message: `${available} left of inventory ${id}` })
   }
   if (short.length > 0) throw new AppError('insufficient_inventory', { details: short })
