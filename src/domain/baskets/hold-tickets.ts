@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
-import { lockInventoriesWithHeld, readInventoriesWithHeld, sellHeldInventories, type InventoryState } from '../catalog/catalog.repo.js'
+import { lockInventoriesWithHeld, readInventoriesWithHeld, sellHeldInventories, type HeldInventoryState, type InventoryState } from '../catalog/catalog.repo.js'
 
 export type HoldTicketsOptions = {
   sellerId: string
@@ -52,12 +52,9 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions): Prom
   judge(options, await readInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId))
 }
 
-/** Rows of the inventories asked for, each with the tickets other baskets hold on it. */
-type CountedState = InventoryState & { held: number }
-
-function judge(options: HoldTicketsOptions, rows: CountedState[]): Map<string, InventoryState> {
-  const byId = new Map<string, CountedState>(rows.map((row) => [row.id, row]))
-  const sellable = (row: CountedState | undefined): row is CountedState =>
+function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<string, InventoryState> {
+  const byId = new Map<string, HeldInventoryState>(rows.map((row) => [row.id, row]))
+  const sellable = (row: HeldInventoryState | undefined): row is HeldInventoryState =>
     row !== undefined && row.eventStatus === 'published' && inScope(options.scope, row.eventId)
   const pathOf = (id: string, field: string) => {
     const at = options.added.get(id) ?? options.positions?.get(id)

@@ -160,6 +160,9 @@ const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]
     .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
     .orderBy(asc(inventories.id))
 
+/** An inventory's state with the tickets other baskets hold on it, as a hold is judged. */
+export type HeldInventoryState = InventoryState & { held: number }
+
 const prepareReadWithHeld = (db: Db) =>
   db
     .select({ ...inventoryState, held: heldSql(sql`${inventories.id}`, sql`${sql.placeholder('exceptBasketId')}`) })
@@ -181,7 +184,7 @@ export async function readInventoriesWithHeld(
   sellerId: string,
   inventoryIds: readonly string[],
   exceptBasketId?: string,
-): Promise<(InventoryState & { held: number })[]> {
+): Promise<HeldInventoryState[]> {
   if (inventoryIds.length === 0) return []
   let query = readWithHeld.get(db)
   if (!query) readWithHeld.set(db, (query = prepareReadWithHeld(db)))
@@ -210,7 +213,7 @@ export async function lockInventoriesWithHeld(
   sellerId: string,
   inventoryIds: readonly string[],
   exceptBasketId?: string,
-): Promise<(InventoryState & { held: number })[]> {
+): Promise<HeldInventoryState[]> {
   if (inventoryIds.length === 0) return []
   const { rows } = await db.execute<LockedRecord>(
     sql`select * from lock_inventories_with_held(${sellerId}, ${sql.param([...inventoryIds])}::uuid[], ${exceptBasketId ?? null}::uuid)`,
@@ -232,7 +235,7 @@ export async function sellHeldInventories(db: Db, sellerId: string, basketId: st
   return rows.map(fromLockedRecord)
 }
 
-const fromLockedRecord = (row: LockedRecord): InventoryState & { held: number } => ({
+const fromLockedRecord = (row: LockedRecord): HeldInventoryState => ({
   id: row.id,
   eventId: row.event_id,
   date: row.date,
