@@ -62,18 +62,14 @@ type EventPageRecord = {
 export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ rows: EventPageRow[]; total: number }> {
   const { from, to } = query.window
   const windowed = Boolean(from || to)
-  const inWindow = (alias: string) => {
-    const i = sql.raw(alias)
-    return sql.join(
-      [from ? sql` and ${i}.date >= ${from}` : undefined, to ? sql` and ${i}.date <= ${to}` : undefined].filter((c) => c !== undefined),
-    )
-  }
+  // Conditions on an inventory aliased `i`.
+  const inWindow = sql.join([from ? sql` and i.date >= ${from}` : undefined, to ? sql` and i.date <= ${to}` : undefined].filter((c) => c !== undefined))
   const scope = query.scope === null ? sql`` : sql` and e.id = any(${sql.param([...query.scope])}::uuid[])`
   const title = query.q ? sql` and e.title ilike ${`%${escapeLike(query.q)}%`} escape '\\'` : sql``
   const { rows } = await db.execute<EventPageRecord>(sql`
     with matching as (
       select e.id, e.title, e.slug, e.description, e.status, e.integration_id, e.updated_at, e.images,
-             (select min(i.date) from inventories i where i.event_id = e.id${inWindow('i')}) as first_date
+             (select min(i.date) from inventories i where i.event_id = e.id${inWindow}) as first_date
         from events e
        where e.seller_id = ${query.sellerId} and e.status = ${query.status}${scope}${title}
     ),
@@ -82,7 +78,7 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
     select (select count(*)::int from counted) as total,
            p.id, p.title, p.slug, p.description, p.status, p.integration_id, p.updated_at, p.images -> 0 as image,
            (select min(i.price) from inventories i
-             where i.event_id = p.id${inWindow('i')} and i.capacity - i.sold - ${heldSql(sql`i.id`)} > 0) as lowest_price
+             where i.event_id = p.id${inWindow} and i.capacity - i.sold - ${heldSql(sql`i.id`)} > 0) as lowest_price
       from (select 1) as one
       left join page p on true
      order by p.first_date asc nulls last, p.title asc, p.id asc`)
@@ -249,11 +245,10 @@ const fromLockedRecord = (row: LockedRecord): HeldInventoryState => ({
 
 /**
  * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
- * queue instead of deadlocking. Other sellers' ids are absent from the answer. NO KEY UPDATE:
- * it excludes every other hold and sale of these rows, yet lets rows that merely reference them
- * (order items, tickets, basket items) be written meanwhile: a checkout writes its order before
- * it locks the inventories, and a FOR UPDATE here would queue those writes and deadlock two
- * checkouts that each wrote and then locked.
+ * queue instead of deadlocking. Other sellers' ids are absent from the answer. NO KEY UPDATE,
+ * like the lock functions of migrations 0008–0009: it excludes every other hold and sale of
+ * these rows, yet lets rows that merely reference them (order items, tickets, basket items) be
+ * written meanwhile, as checkouts and new baskets do before they lock.
  */
 export const lockInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
   inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds).for('no key update', { of: inventories })
