@@ -7,6 +7,8 @@ import { basketItems } from './baskets.table.js'
  * available = capacity - sold - held. To decide on it safely, lock the inventory rows first.
  * An item holds until its `held_until` (its open basket's expiry, kept by triggers), so the
  * count reads only the items that hold now, through an index, however many baskets there were.
+ * The same definition lives in `heldSql` below and in the lock functions of migrations 0008–0009:
+ * change them together.
  */
 export async function heldQuantities(db: Db, inventoryIds: readonly string[], exceptBasketId?: string): Promise<Map<string, number>> {
   const held = new Map<string, number>()
