@@ -1,7 +1,10 @@
 import { sql } from 'drizzle-orm'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
+import { sqlState } from '../../src/platform/db/errors.js'
+import { inlined, transactionEndingWith, type LastStatement } from '../../src/platform/db/transaction-ending-with.js'
 import { testConfig } from '../build-app.js'
 import { resetDatabase, testDatabase, testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { freePort } from '../support/smtp-sink.js'
@@ -46,6 +49,93 @@ describe(`transactions and row locks (${usesPostgres() ? 'PostgreSQL' : 'PGlite'
     ).rejects.toThrow('abort')
     const { rows } = await database.db.execute<{ sold: number }>(sql`select sold from lock_probe where id = 2`)
     expect(rows[0]?.sold).toBe(0)
+  })
+})
+
+describe(`a transaction ending with a statement sent with its COMMIT (${usesPostgres() ? 'PostgreSQL' : 'PGlite'})`, () => {
+  // The last statement sells one seat of lock_probe row `id`, or raises (division by zero) when none is left.
+  const sellOne = (id: number): LastStatement<number> => ({
+    query: sql`with sale as (update lock_probe set sold = sold + 1 where id = ${id} returning sold, capacity)
+               select sold / (case when sold <= capacity then 1 else 0 end) as sold from sale`,
+    read: (rows) => Number(rows[0]!.sold),
+    explain: (error) => (sqlState(error) === '22012' ? new Error('sold out') : error),
+  })
+  const soldOf = async (id: number) => (await database.db.execute<{ sold: number }>(sql`select sold from lock_probe where id = ${id}`)).rows[0]!.sold
+
+  it('commits the work with the last statement and answers its rows', async () => {
+    await database.db.execute(sql`insert into lock_probe values (10, 5, 0)`)
+    const { result, last } = await transactionEndingWith(database.db, async (tx) => {
+      await tx.execute(sql`insert into lock_probe values (11, 0, 0)`)
+      return { result: 'worked', last: sellOne(10) }
+    })
+    expect([result, last]).toEqual(['worked', 1])
+    expect(await soldOf(10)).toBe(1)
+    expect(await soldOf(11)).toBe(0)
+  })
+
+  it('rolls the work back when the last statement refuses, with the error it explains, and the connection serves on', async () => {
+    await database.db.execute(sql`insert into lock_probe values (12, 0, 0)`)
+    await expect(
+      transactionEndingWith(database.db, async (tx) => {
+        await tx.execute(sql`insert into lock_probe values (13, 0, 0)`)
+        return { result: null, last: sellOne(12) }
+      }),
+    ).rejects.toThrow('sold out')
+    expect((await database.db.execute(sql`select 1 from lock_probe where id = 13`)).rows).toHaveLength(0)
+    await expect(
+      transactionEndingWith(database.db, async (tx) => {
+        await tx.execute(sql`insert into lock_probe values (14, 0, 0)`)
+        throw new Error('abort')
+      }),
+    ).rejects.toThrow('abort')
+    expect((await database.db.execute(sql`select 1 from lock_probe where id = 14`)).rows).toHaveLength(0)
+    const { result } = await transactionEndingWith(database.db, async () => ({ result: 'still serving' }))
+    expect(result).toBe('still serving')
+  })
+
+  it('sells exactly the capacity, each sale with its work, when 100 such transactions race for 30 seats', async () => {
+    await database.db.execute(sql`insert into lock_probe values (15, 30, 0)`)
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, n) =>
+        transactionEndingWith(database.db, async (tx) => {
+          await tx.execute(sql`insert into lock_probe values (${1000 + n}, 0, 0)`)
+          return { result: n, last: sellOne(15) }
+        }),
+      ),
+    )
+    const sold = outcomes.filter((o) => o.status === 'fulfilled')
+    expect(sold).toHaveLength(30)
+    for (const o of outcomes) if (o.status === 'rejected') expect(String(o.reason)).toContain('sold out')
+    expect(await soldOf(15)).toBe(30)
+    const written = await database.db.execute<{ n: number }>(sql`select count(*)::int as n from lock_probe where id >= 1000`)
+    expect(written.rows[0]!.n).toBe(30)
+  })
+
+  it.runIf(usesPostgres())('sends the last statement and the COMMIT in one message', async () => {
+    await database.db.execute(sql`insert into lock_probe values (16, 5, 0)`)
+    let pid = 0
+    await transactionEndingWith(database.db, async (tx) => {
+      pid = Number((await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`)).rows[0]!.pid)
+      return { result: null, last: sellOne(16) }
+    })
+    // What a backend shows as its query is the last message it ran; asked from another connection.
+    const observer = new pg.Client({ connectionString: await testDatabaseUrl() })
+    await observer.connect()
+    const { rows } = await observer.query<{ query: string; state: string }>('select query, state from pg_stat_activity where pid = $1', [pid]).finally(() => observer.end())
+    expect(rows[0]!.state).toBe('idle')
+    expect(rows[0]!.query).toMatch(/update lock_probe set sold = sold \+ 1 where id = '16'[\s\S]*; commit$/)
+  })
+
+  it('writes parameters in as literals that read back the same', async () => {
+    const values = { text: `it's a \\ "quote"`, list: ['a"b', 'c\\d', "e'f", null, 'g,h', '{i}'], n: -1.5, yes: true, none: null }
+    const text = inlined(
+      sql`select ${values.text}::text as text, ${sql.param(values.list)}::text[] as list, ${values.n}::float8 as n, ${values.yes}::boolean as yes, ${values.none}::text as none`,
+    )
+    expect(text).not.toContain('$')
+    const { rows } = await database.db.execute(sql.raw(text))
+    expect(rows[0]).toEqual(values)
+    expect(() => inlined(sql`select ${Number.NaN}::float8`)).toThrow(TypeError)
+    expect(() => inlined(sql`select ${{ a: 1 }}::jsonb`)).toThrow(TypeError)
   })
 })
 

@@ -1,6 +1,8 @@
 import { count, eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
+import { events } from '../../src/domain/catalog/events.table.js'
+import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { orders, ticketDownloads } from '../../src/domain/orders/orders.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
@@ -122,6 +124,41 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     const again = await checkout(basket.id, alice.headers)
     expect(again.statusCode).toBe(410)
     expect(again.json().code).toBe('basket_expired')
+  })
+
+  describe('when the held tickets are no longer there at the sale', () => {
+    const refusedWithNothingWritten = async (basketId: string, inventory: { id: string }, soldBefore: number) => {
+      const res = await checkout(basketId, alice.headers)
+      expect(res.statusCode).toBe(409)
+      expect(res.json()).toMatchObject({ code: 'insufficient_inventory', details: [{ path: 'items', message: expect.stringContaining(inventory.id) }] })
+      const [after] = await ctx.app.db.select({ sold: inventories.sold }).from(inventories).where(eq(inventories.id, inventory.id))
+      expect(after!.sold).toBe(soldBefore)
+      expect((await ctx.app.db.select({ n: count() }).from(orders).where(eq(orders.basketId, basketId)))[0]!.n).toBe(0)
+      expect((await ctx.app.db.select({ n: count() }).from(auditLog).where(eq(auditLog.action, 'stf.order.placed')))[0]!.n).toBe(auditsBefore)
+      const basket = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${basketId}`, headers: a.auth })
+      expect(basket.json().status).toBe('open')
+    }
+    let auditsBefore: number
+    const countPlacedAudits = async () => (await ctx.app.db.select({ n: count() }).from(auditLog).where(eq(auditLog.action, 'stf.order.placed')))[0]!.n
+
+    it('refuses with 409 insufficient_inventory and writes nothing when something else took them', async () => {
+      const event = await createTestEvent(ctx.app, a.seller.id)
+      const inventory = await createTestInventory(ctx.app, event, { capacity: 2, price: 1000 })
+      const res = await ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: a.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 2 }] } })
+      // Say its hold lapsed for a moment and another sale took one ticket.
+      await ctx.app.db.update(inventories).set({ sold: 1 }).where(eq(inventories.id, inventory.id))
+      auditsBefore = await countPlacedAudits()
+      await refusedWithNothingWritten(res.json().id, inventory, 1)
+    })
+
+    it('refuses with 409 insufficient_inventory and writes nothing when the event stopped selling', async () => {
+      const event = await createTestEvent(ctx.app, a.seller.id)
+      const inventory = await createTestInventory(ctx.app, event, { capacity: 5, price: 1000 })
+      const res = await ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: a.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 1 }] } })
+      await ctx.app.db.update(events).set({ status: 'cancelled' }).where(eq(events.id, event.id))
+      auditsBefore = await countPlacedAudits()
+      await refusedWithNothingWritten(res.json().id, inventory, 0)
+    })
   })
 
   it('records the affiliate of a basket created under its code', async () => {

@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import { runStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
+import type { InventoryState } from '../catalog/catalog.repo.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
 import { toLines, upsertBasketItems } from './baskets.repo.js'
 import { baskets } from './baskets.table.js'
-import { holdTickets, precheckTickets } from './hold-tickets.js'
+import { precheckTickets, takeTickets } from './hold-tickets.js'
 
 export type BasketItemInput = { inventoryId: string; quantity: number }
 
@@ -43,36 +45,54 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
         request: ['POST /baskets', affiliate?.id ?? null, customerId, items.map((i) => [i.inventoryId, i.quantity])],
       }
     : undefined
-  // A clear refusal costs one statement and no transaction: under a rush on a sold-out
-  // inventory, refused requests never queue for a connection behind the lock holders. With a
-  // key, a repeat must replay its first answer even when it would now be refused: judged inside.
-  if (!guard) await precheckTickets(db, hold)
+  if (!guard) {
+    // A clear refusal costs one statement and no transaction: under a rush on a sold-out
+    // inventory, refused requests never queue for a connection behind the lock holders.
+    await precheckTickets(db, hold)
+    const { result: opened, last: locked } = await transactionEndingWith(db, async (tx) => {
+      const opened = await openBasket(tx, options)
+      // The hold is the last statement, sent with the COMMIT: the locks last no longer than that.
+      return { result: opened, last: takeTickets({ ...hold, basketId: opened.basket.id, sell: false }) }
+    })
+    return { body: viewOf(opened, locked!), replayed: false }
+  }
+  // With a key, a repeat must replay its first answer even when it would now be refused: judged
+  // inside, and held before the answer is stored.
   return db.transaction(async (tx) =>
     runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
-      if (guard) await precheckTickets(tx, hold)
-      const [basket] = await tx
-        .insert(baskets)
-        .values({ sellerId, affiliateId: affiliate?.id ?? null, customerId, expiresAt: sql`now() + make_interval(secs => ${options.ttlSeconds})` })
-        .returning()
-      await recordAudit(tx, options.actor, {
-        action: 'stf.basket.created',
-        target: { type: 'basket', id: basket!.id },
-        sellerId,
-        data: { items: items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })), affiliate_id: affiliate?.id ?? null },
-      })
-
-      // The items are written before the inventories are locked (the locks exclude other holds,
-      // not rows that merely refer to the inventories), then judged under the locks: if they do
-      // not fit, the transaction rolls back with them.
-      const rows = await upsertBasketItems(
-        tx,
-        items.map((i, position) => ({ basketId: basket!.id, inventoryId: i.inventoryId, quantity: i.quantity, position })),
-      )
-      const locked = await holdTickets(tx, { ...hold, basketId: basket!.id })
-      return toBasketView(
-        { ...basket!, affiliateCode: affiliate?.code ?? null, expired: false, now: basket!.createdAt },
-        { lines: toLines(rows, locked), coupons: new Map(), customerUses: undefined },
-      )
+      await precheckTickets(tx, hold)
+      const opened = await openBasket(tx, options)
+      return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })))
     }),
   )
 }
+
+/**
+ * The basket, its audit entry and its items. The items are written before the inventories are
+ * locked (the locks exclude other holds, not rows that merely refer to the inventories), then
+ * judged under the locks: if they do not fit, the transaction rolls back with them.
+ */
+async function openBasket(tx: Db, options: CreateBasketOptions) {
+  const { sellerId, affiliate, customerId, items } = options
+  const [basket] = await tx
+    .insert(baskets)
+    .values({ sellerId, affiliateId: affiliate?.id ?? null, customerId, expiresAt: sql`now() + make_interval(secs => ${options.ttlSeconds})` })
+    .returning()
+  await recordAudit(tx, options.actor, {
+    action: 'stf.basket.created',
+    target: { type: 'basket', id: basket!.id },
+    sellerId,
+    data: { items: items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })), affiliate_id: affiliate?.id ?? null },
+  })
+  const rows = await upsertBasketItems(
+    tx,
+    items.map((i, position) => ({ basketId: basket!.id, inventoryId: i.inventoryId, quantity: i.quantity, position })),
+  )
+  return { basket: basket!, rows, affiliateCode: affiliate?.code ?? null }
+}
+
+const viewOf = (opened: Awaited<ReturnType<typeof openBasket>>, locked: ReadonlyMap<string, InventoryState>): BasketView =>
+  toBasketView(
+    { ...opened.basket, affiliateCode: opened.affiliateCode, expired: false, now: opened.basket.createdAt },
+    { lines: toLines(opened.rows, locked), coupons: new Map(), customerUses: undefined },
+  )

@@ -1,7 +1,16 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
-import { lockInventoriesWithHeld, readInventoriesWithHeld, sellHeldInventories, type HeldInventoryState, type InventoryState } from '../catalog/catalog.repo.js'
+import type { LastStatement } from '../../platform/db/transaction-ending-with.js'
+import {
+  lockInventoriesWithHeld,
+  readInventoriesWithHeld,
+  readTakenRows,
+  refusedRows,
+  takeTicketsQuery,
+  type HeldInventoryState,
+  type InventoryState,
+} from '../catalog/catalog.repo.js'
 
 export type HoldTicketsOptions = {
   sellerId: string
@@ -33,13 +42,39 @@ export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<
   return judge(options, await lockInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId))
 }
 
+/** A price changed after the caller priced with it: the caller prices again and retries. */
+export class PricesMoved extends Error {}
+
 /**
- * `holdTickets` for a checkout, which also sells: the basket's holds become sales in the same
- * round trip that locks and counts (`sellHeldInventories`). Refuses exactly as `holdTickets`
- * does; the caller's transaction then rolls back, sale included.
+ * `holdTickets` as one statement that refuses by itself (`take_tickets`), to end a transaction
+ * with (`transactionEndingWith`, or `runStatement` to run it at once): it locks, judges and, with
+ * `sell`, sells, so the locks are released in the COMMIT's round trip. Refuses exactly as
+ * `holdTickets` does; with `prices`, a changed unit price refuses with `PricesMoved`.
  */
-export async function sellHeldTickets(db: Db, options: HoldTicketsOptions & { basketId: string }): Promise<Map<string, InventoryState>> {
-  return judge(options, await sellHeldInventories(db, options.sellerId, options.basketId, options.wanted))
+export function takeTickets(
+  options: HoldTicketsOptions & { basketId: string; prices?: ReadonlyMap<string, number> | undefined; sell: boolean },
+): LastStatement<Map<string, InventoryState>> {
+  return {
+    query: takeTicketsQuery({
+      sellerId: options.sellerId,
+      basketId: options.basketId,
+      quantities: options.wanted,
+      scope: options.scope,
+      prices: options.prices ?? null,
+      sell: options.sell,
+    }),
+    read: (rows) => judge(options, readTakenRows(rows)),
+    explain: (error) => {
+      const rows = refusedRows(error)
+      if (!rows) return error
+      try {
+        judge(options, rows)
+      } catch (refusal) {
+        return refusal
+      }
+      return new PricesMoved()
+    },
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { and, asc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import { errorDetail, sqlState } from '../../platform/db/errors.js'
 import type { EventScope } from './availability.js'
 import { heldSql } from '../baskets/holds.repo.js'
 import { events, type EventImage, type EVENT_STATUSES } from './events.table.js'
@@ -217,19 +218,41 @@ export async function lockInventoriesWithHeld(
   return rows.map(fromLockedRecord)
 }
 
-/**
- * The checkout's sale: `lockInventoriesWithHeld` for the basket's items (its own holds not
- * counted) and, when every quantity fits, `sold += quantity` on each, in ONE round trip (the
- * database function of migration 0009). Answers the rows as they were before the sale: judge them,
- * and refuse (rolling the sale back with the transaction) when they do not fit.
- */
-export async function sellHeldInventories(db: Db, sellerId: string, basketId: string, quantities: ReadonlyMap<string, number>) {
-  if (quantities.size === 0) return []
-  const { rows } = await db.execute<LockedRecord>(
-    sql`select * from sell_held_tickets(${sellerId}, ${sql.param([...quantities.keys()])}::uuid[], ${sql.param([...quantities.values()])}::int[], ${basketId}::uuid)`,
-  )
-  return rows.map(fromLockedRecord)
+export type TakeTickets = {
+  sellerId: string
+  /** The basket the tickets are for: its own holds do not count against it. */
+  basketId: string
+  /** Tickets wanted, by inventory id. */
+  quantities: ReadonlyMap<string, number>
+  /** Events the caller may sell (null: all of the seller's). */
+  scope: EventScope
+  /** The unit prices the caller priced with, by inventory id: a changed one refuses. Null: any. */
+  prices: ReadonlyMap<string, number> | null
+  /** Add the quantities to `sold` (a checkout), or only judge them (a hold). */
+  sell: boolean
 }
+
+/**
+ * The hold or the sale, decided under the inventory locks by the database function of migration
+ * 0010, which answers the rows as they were before a sale, or raises (SQLSTATE BX409, see
+ * `refusedRows`) and changes nothing when anything does not fit. ONE statement that refuses by
+ * itself: it can end a transaction in the COMMIT's own round trip.
+ */
+export const takeTicketsQuery = (take: TakeTickets) => {
+  const ids = [...take.quantities.keys()]
+  return sql`select * from take_tickets(${take.sellerId}::uuid, ${sql.param(ids)}::uuid[], ${sql.param(ids.map((id) => take.quantities.get(id)!))}::int[], ${take.basketId}::uuid, ${take.scope === null ? null : sql.param([...take.scope])}::uuid[], ${take.prices === null ? null : sql.param(ids.map((id) => take.prices!.get(id) ?? null))}::int[], ${take.sell})`
+}
+
+export const readTakenRows = (rows: Record<string, unknown>[]) => rows.map((row) => fromLockedRecord(row as LockedRecord))
+
+/** The rows a refused `take_tickets` judged, from its error; undefined for any other error. */
+export function refusedRows(error: unknown): HeldInventoryState[] | undefined {
+  if (sqlState(error) !== TICKETS_DO_NOT_FIT) return undefined
+  const detail = errorDetail(error)
+  return detail === undefined ? undefined : (JSON.parse(detail) as HeldInventoryState[])
+}
+
+const TICKETS_DO_NOT_FIT = 'BX409'
 
 const fromLockedRecord = (row: LockedRecord): HeldInventoryState => ({
   id: row.id,

@@ -1,14 +1,16 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import { runStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
 import { couponView, loadBasketContents, priceContents, type BasketContents } from '../baskets/basket-view.js'
 import { listBasketLines, lockBasket, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
 import { baskets } from '../baskets/baskets.table.js'
-import { sellHeldTickets } from '../baskets/hold-tickets.js'
+import { PricesMoved, takeTickets } from '../baskets/hold-tickets.js'
 import type { BasketPrice } from '../baskets/price-basket.js'
 import { installmentPlans, isPaymentMethod, type InstallmentPlan, type InstallmentSettings, type PaymentMethod } from '../baskets/installment-plans.js'
+import type { InventoryState } from '../catalog/catalog.repo.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
@@ -63,9 +65,6 @@ const fingerprintOf = (pricing: Pricing) =>
     [...pricing.contents.coupons.values()].map((coupon) => [coupon.id, couponView(coupon)]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
   ])
 
-/** The prices read before the locks differ from those under them (a price or coupon changed meanwhile): run again. */
-class PricingMoved extends Error {}
-
 const MAX_ATTEMPTS = 3
 
 /**
@@ -74,21 +73,35 @@ const MAX_ATTEMPTS = 3
  * sold beyond capacity and no coupon beyond its limits, whatever runs at the same time.
  *
  * Locks are taken in the order basket, inventories (in id order), coupons (in id order), and
- * the inventory locks as late as possible, because every buyer of a sought-after inventory
- * queues for them: the order, its items and tickets are written from a reading without locks,
- * then the inventories and coupons are locked and the basket is priced again. When the two
- * readings differ (a price or coupon changed in between) the attempt rolls back and runs again.
+ * the inventory locks as late and as briefly as possible, because every buyer of a sought-after
+ * inventory queues for them: the order, its items and tickets are written from a reading without
+ * locks, then the sale (`takeTickets`: lock, judge, sell, or refuse) checks that each unit price
+ * is still the one the order was written with. A basket without coupons then has nothing left
+ * to decide: the sale is the transaction's last statement, sent with the COMMIT. With coupons,
+ * they are locked and the basket priced again under the locks. When the prices moved in between
+ * (a price or coupon changed) the attempt rolls back and runs again.
  *
  * The order is priced exactly as the basket reads now. A coupon that no longer applies refuses
  * the checkout with its error (422) rather than changing the price the customer saw; it can be
  * removed from the basket. A basket already linked to another customer is not found.
  */
 export async function placeOrder(db: Db, options: PlaceOrderOptions) {
+  const guard = guardOf(options)
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction((tx) => runIdempotent(tx, guardOf(options), 201, () => checkout(tx, options)))
+      const { result } = await transactionEndingWith(db, async (tx) => {
+        let sale: LastStatement<unknown> | undefined
+        const result = await runIdempotent(tx, guard, 201, async () => {
+          const placed = await checkout(tx, options)
+          sale = placed.sale
+          return placed.view
+        })
+        // After the answer is stored for a replay: the sale may still refuse, rolling it back.
+        return { result, last: sale }
+      })
+      return result
     } catch (error) {
-      if (!(error instanceof PricingMoved)) throw error
+      if (!(error instanceof PricesMoved)) throw error
       if (attempt >= MAX_ATTEMPTS) {
         throw new AppError('service_unavailable', { message: 'Prices changed during the checkout; retry', headers: { 'retry-after': '1' } })
       }
@@ -113,7 +126,10 @@ const guardOf = (options: PlaceOrderOptions) =>
       }
     : undefined
 
-async function checkout(tx: Db, options: PlaceOrderOptions): Promise<OrderView> {
+/** The order placed, and the sale still to run as the transaction's last statement (none: done). */
+type Placed = { view: OrderView; sale: LastStatement<unknown> | undefined }
+
+async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   const { sellerId, basketId, customerId, affiliate } = options
   const basket = await lockBasket(tx, sellerId, basketId)
   assertBasketAccess(basket, affiliate)
@@ -131,28 +147,30 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<OrderView> 
     wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
     added: new Map<string, number>(),
   }
-  /**
-   * Locks the inventories, judges the holds under them and sells them (one round trip), then
-   * locks the coupons and prices the basket from the locked rows.
-   */
-  const lockAndEvaluate = async () => {
-    const locked = await sellHeldTickets(tx, hold)
-    const pricedLines = lines.map((line) => ({ ...line, unitPrice: locked.get(line.inventoryId)!.price }))
-    return evaluate(basket, await loadBasketContents(tx, basket, { lines: pricedLines, customerId, lock: true }), options)
-  }
-
   const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
   if (draft.refusal) {
     // Refused on a reading without locks: only a reading under the locks may refuse.
-    const final = await lockAndEvaluate()
-    throw final.refusal ?? new PricingMoved()
+    const locked = await runStatement(tx, takeTickets({ ...hold, sell: true }))
+    const final = await evaluateLocked(tx, basket, lines, locked, options)
+    throw final.refusal ?? new PricesMoved()
   }
   const placed = await writeOrder(tx, basket, draft, method, options)
-  const final = await lockAndEvaluate()
+  // The sale refuses unless every unit price is still the one the order was written with.
+  const sale = takeTickets({ ...hold, prices: new Map(lines.map((line) => [line.inventoryId, line.unitPrice])), sell: true })
+  const couponed = basket.couponId !== null || lines.some((line) => line.couponId !== null)
+  if (!couponed) return { view: placed.view, sale }
+
+  const final = await evaluateLocked(tx, basket, lines, await runStatement(tx, sale), options)
   if (final.refusal) throw final.refusal
-  if (fingerprintOf(final) !== fingerprintOf(draft)) throw new PricingMoved()
+  if (fingerprintOf(final) !== fingerprintOf(draft)) throw new PricesMoved()
   await redeemCoupons(tx, final, placed.orderId, customerId)
-  return placed.view
+  return { view: placed.view, sale: undefined }
+}
+
+/** The basket priced from the locked inventory rows, its coupons locked (after the inventories). */
+async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], locked: ReadonlyMap<string, InventoryState>, options: PlaceOrderOptions) {
+  const pricedLines = lines.map((line) => ({ ...line, unitPrice: locked.get(line.inventoryId)!.price }))
+  return evaluate(basket, await loadBasketContents(tx, basket, { lines: pricedLines, customerId: options.customerId, lock: true }), options)
 }
 
 /** The order, its items and tickets, the basket checked out and the audit entry: nothing here needs the inventory locks. */

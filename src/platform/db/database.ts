@@ -64,7 +64,9 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', im
 // Any constant works: it only has to be the same for every process of this application.
 const MIGRATION_LOCK_ID = 7_344_021
 
-const casing = 'snake_case' as const
+/** How every drizzle handle of this application is built: the schema, and column names in snake_case. */
+export const DRIZZLE_OPTIONS = { schema, casing: 'snake_case' as const }
+const { casing } = DRIZZLE_OPTIONS
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir ?? null)
@@ -91,7 +93,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   // away between two statements emits 'error' with nobody listening, which ended the process:
   // listen to every client. Its next statement fails (503) and the pool drops it on release.
   pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)))
-  const db = drizzlePg(pool, { schema, casing }) as unknown as Db
+  const db = drizzlePg(pool, DRIZZLE_OPTIONS) as unknown as Db
   const listener = new PgListener(url, poolConfig.connectionTimeoutMillis ?? 2000, options.onPoolError)
   return {
     db,
@@ -224,7 +226,7 @@ async function openPglite(dataDir: string | null): Promise<Database> {
     await mkdir(location, { recursive: true })
   }
   const client = await PGlite.create(location)
-  const db = drizzlePglite(client, { schema, casing }) as unknown as Db
+  const db = drizzlePglite(client, DRIZZLE_OPTIONS) as unknown as Db
   return {
     db,
     driver: 'pglite',

@@ -35,6 +35,14 @@ export function sqlState(error: unknown): string | undefined {
   return undefined
 }
 
+/** The DETAIL of a database error, if any. */
+export function errorDetail(error: unknown): string | undefined {
+  for (const e of causes(error)) {
+    if (typeof e.detail === 'string') return e.detail
+  }
+  return undefined
+}
+
 /** The constraint a database error names, if any. */
 export function constraintName(error: unknown): string | undefined {
   for (const e of causes(error)) {
