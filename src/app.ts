@@ -26,6 +26,7 @@ import { createOutboxWorker } from './platform/mail/outbox-worker.js'
 import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
 import { resolveSecrets } from './platform/secrets.js'
 import './platform/types.js'
+import { createAvailabilityMemo } from './domain/baskets/availability-memo.js'
 import { createSellerAuthenticator } from './domain/sellers/seller-authenticator.js'
 import { customerAuth } from './storefront/customer-auth.js'
 import { storefront } from './storefront/index.js'
@@ -126,6 +127,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await sellerAuth.start()
   app.decorate('sellerAuth', sellerAuth)
 
+  const availability = createAvailabilityMemo({ database, maxAgeMs: config.availabilityMemoMs })
+  await availability.start()
+  app.decorate('availability', availability)
+
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger: app.log as Logger })
   const outbox = createOutboxWorker({ db: database.db, mailer, logger: app.log as Logger, pollMs: config.outboxPollMs })
   app.decorate('outbox', outbox)
@@ -185,6 +190,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     if (abandoned > 0) app.log.warn({ abandoned }, 'closing with requests still in flight')
     await outbox.stop()
     await sellerAuth.stop()
+    await availability.stop()
     mailer.close()
     if (redis) await redis.quit().catch(() => undefined)
     if (ownsDatabase) await database.close()

@@ -49,6 +49,7 @@ export const ZEnv = z
     TRUST_PROXY: commaList.optional(),
     SEED_DEMO: booleanFlag(true),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
     /** Registers the benchmark's baseline and seeding routes. Never in production. */
     BENCH_MODE: booleanFlag(false),
     STF_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
@@ -109,6 +110,8 @@ export type Config = Readonly<{
   trustProxy: readonly string[] | undefined
   seedDemo: boolean
   outboxPollMs: number
+  /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
+  availabilityMemoMs: number
   benchMode: boolean
   ttl: Readonly<{
     stfAccess: number
@@ -191,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
     seedDemo: e.SEED_DEMO,
     outboxPollMs: e.OUTBOX_POLL_MS,
+    availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
     benchMode: e.BENCH_MODE,
     ttl: Object.freeze({
       stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,

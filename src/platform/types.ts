@@ -1,3 +1,4 @@
+import type { AvailabilityMemo } from '../domain/baskets/availability-memo.js'
 import type { SellerAuthenticator } from '../domain/sellers/seller-authenticator.js'
 import type { Config } from './config.js'
 import type { Database, Db } from './db/database.js'
@@ -14,5 +15,7 @@ declare module 'fastify' {
     outbox: OutboxWorker
     /** Verifies storefront credentials, with a cache every process keeps coherent. */
     sellerAuth: SellerAuthenticator
+    /** Earlier readings of availability that refuse a rush without a round trip each, kept coherent like sellerAuth. */
+    availability: AvailabilityMemo
   }
 }

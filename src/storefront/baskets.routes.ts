@@ -65,6 +65,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         items: toItems(request.body.items),
         idempotencyKey: request.headers['idempotency-key'],
         actor: storefrontActor(request),
+        availability: app.availability,
       })
       if (replayed) reply.header('idempotent-replayed', 'true')
       return reply.code(201).send(body)

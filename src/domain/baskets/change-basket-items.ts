@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
+import { announceTicketsFreedHere } from './availability-memo.js'
 import { lockOpenBasket, MAX_BASKET_ITEMS } from './basket-access.js'
 import { loadBasketContents, toBasketView } from './basket-view.js'
 import { listBasketLines, renewBasket, toLines, upsertBasketItems } from './baskets.repo.js'
@@ -24,8 +25,8 @@ export type ChangeBasketItemsOptions = {
  * Sets the quantities of the listed inventories and renews the hold: all of it, or nothing
  * (409 insufficient_inventory, the basket unchanged). Removing an item removes its coupon.
  */
-export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
-  db.transaction(async (tx) => {
+export async function changeBasketItems(db: Db, options: ChangeBasketItemsOptions) {
+  const changed = await db.transaction(async (tx) => {
     const { sellerId, basketId } = options
     const basket = await lockOpenBasket(tx, sellerId, basketId, options.affiliate)
 
@@ -68,3 +69,7 @@ export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
     )
     return toBasketView({ ...renewed, affiliateCode: basket.affiliateCode, expired: false, now: basket.now }, { ...contents, lines: toLines(rows, locked) })
   })
+  // What it held before and holds no longer is available again.
+  announceTicketsFreedHere(options.items.map((item) => item.inventoryId))
+  return changed
+}

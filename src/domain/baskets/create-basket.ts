@@ -8,6 +8,7 @@ import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
 import { toLines, upsertBasketItems } from './baskets.repo.js'
 import { baskets } from './baskets.table.js'
+import type { AvailabilityMemo } from './availability-memo.js'
 import { precheckTickets, takeTickets } from './hold-tickets.js'
 
 export type BasketItemInput = { inventoryId: string; quantity: number }
@@ -22,6 +23,8 @@ export type CreateBasketOptions = {
   items: readonly BasketItemInput[]
   idempotencyKey?: string | undefined
   actor: AuditActor
+  /** Earlier readings of availability, to refuse a rush on a sold-out inventory without a round trip each. */
+  availability?: AvailabilityMemo | undefined
 }
 
 /**
@@ -48,7 +51,7 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
   if (!guard) {
     // A clear refusal costs one statement and no transaction: under a rush on a sold-out
     // inventory, refused requests never queue for a connection behind the lock holders.
-    await precheckTickets(db, hold)
+    await precheckTickets(db, hold, options.availability)
     const { result: opened, last: locked } = await transactionEndingWith(db, async (tx) => {
       const opened = await openBasket(tx, options)
       // The hold is the last statement, sent with the COMMIT: the locks last no longer than that.

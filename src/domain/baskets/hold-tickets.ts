@@ -2,6 +2,7 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
 import type { LastStatement } from '../../platform/db/transaction-ending-with.js'
+import type { AvailabilityMemo } from './availability-memo.js'
 import {
   lockInventoriesWithHeld,
   readInventoriesWithHeld,
@@ -82,9 +83,19 @@ export function takeTickets(
  * refused (availability only grows back by expiry or removal), so that under a rush the
  * refused requests never queue for the inventory locks. A pass proves nothing: `holdTickets`
  * must still run. One statement; it needs no transaction, and is best run before opening one.
+ * With `memo`, and no basket excepted (a new basket), a trusted earlier reading that refuses
+ * answers instead (see AvailabilityMemo), and every fresh reading is remembered.
  */
-export async function precheckTickets(db: Db, options: HoldTicketsOptions): Promise<void> {
-  judge(options, await readInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId))
+export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?: AvailabilityMemo): Promise<void> {
+  const ids = [...options.wanted.keys()]
+  const memoized = options.basketId === undefined ? memo : undefined
+  // A remembered reading may only refuse: one that passes may predate holds taken since.
+  const remembered = memoized?.recall(options.sellerId, ids)
+  if (remembered) judge(options, remembered)
+  const startEpoch = memoized?.epoch() ?? 0
+  const rows = await readInventoriesWithHeld(db, options.sellerId, ids, options.basketId)
+  memoized?.remember(options.sellerId, rows, startEpoch)
+  judge(options, rows)
 }
 
 function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<string, InventoryState> {

@@ -38,3 +38,12 @@ export const heldSql = (inventoryId: SQL, exceptBasketId?: SQL | string) => sql<
      where bi.inventory_id = ${inventoryId} and bi.held_until > now()${
        exceptBasketId === undefined ? sql`` : sql` and bi.basket_id is distinct from ${exceptBasketId}::uuid`
      }), 0)::int`
+
+/**
+ * Milliseconds until the first of the holds `heldSql` counts (other baskets excepted none) runs
+ * out, by the database's clock; null when nothing is held. Until then the count cannot fall by
+ * itself, only by a change announced on `tickets_freed` (migration 0011).
+ */
+export const firstReleaseSql = (inventoryId: SQL) => sql<number | null>`(
+    select extract(epoch from min(bi.held_until) - now()) * 1000 from basket_items bi
+     where bi.inventory_id = ${inventoryId} and bi.held_until > now())::float8`

@@ -2,7 +2,7 @@ import { and, asc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { errorDetail, sqlState } from '../../platform/db/errors.js'
 import type { EventScope } from './availability.js'
-import { heldSql } from '../baskets/holds.repo.js'
+import { firstReleaseSql, heldSql } from '../baskets/holds.repo.js'
 import { events, type EventImage, type EVENT_STATUSES } from './events.table.js'
 import { inventories } from './inventories.table.js'
 
@@ -160,9 +160,16 @@ const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]
 /** An inventory's state with the tickets other baskets hold on it, as a hold is judged. */
 export type HeldInventoryState = InventoryState & { held: number }
 
+/** `HeldInventoryState` read without locks, with the milliseconds until the first hold it counts runs out (null: none). */
+export type HeldInventoryReading = HeldInventoryState & { firstReleaseMs: number | null }
+
 const prepareReadWithHeld = (db: Db) =>
   db
-    .select({ ...inventoryState, held: heldSql(sql`${inventories.id}`, sql`${sql.placeholder('exceptBasketId')}`) })
+    .select({
+      ...inventoryState,
+      held: heldSql(sql`${inventories.id}`, sql`${sql.placeholder('exceptBasketId')}`),
+      firstReleaseMs: firstReleaseSql(sql`${inventories.id}`),
+    })
     .from(inventories)
     .innerJoin(events, eq(events.id, inventories.eventId))
     .where(and(sql`${inventories.id} = any(${sql.placeholder('ids')}::uuid[])`, eq(inventories.sellerId, sql.placeholder('sellerId'))))
@@ -174,14 +181,14 @@ const readWithHeld = new WeakMap<Db, ReturnType<typeof prepareReadWithHeld>>()
  * A seller's inventory rows as committed now, without locking, each with the tickets held by
  * open baskets other than `exceptBasketId`: one prepared statement, built once per database
  * handle (it runs on every basket change, and on every refusal of a rush). Other sellers' ids
- * are absent.
+ * are absent. `firstReleaseMs` counts every basket's holds, whatever `exceptBasketId` is.
  */
 export async function readInventoriesWithHeld(
   db: Db,
   sellerId: string,
   inventoryIds: readonly string[],
   exceptBasketId?: string,
-): Promise<HeldInventoryState[]> {
+): Promise<HeldInventoryReading[]> {
   if (inventoryIds.length === 0) return []
   let query = readWithHeld.get(db)
   if (!query) readWithHeld.set(db, (query = prepareReadWithHeld(db)))

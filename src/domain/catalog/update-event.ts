@@ -2,6 +2,7 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { Db } from '../../platform/db/database.js'
 import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
+import { announceTicketsFreedHere } from '../baskets/availability-memo.js'
 import { lockSellerById } from '../sellers/sellers.repo.js'
 import { slugTaken, type EventFields } from './create-event.js'
 import { withIds } from './event-rules.js'
@@ -45,6 +46,11 @@ export const updateEvent = (db: Db, options: UpdateEventOptions) =>
         data: { fields, ...(values.status ? { status: values.status } : {}) },
       })
       return event!
+    })
+    .then((event) => {
+      // Published again: its inventories may sell again.
+      if (options.status === 'published') announceTicketsFreedHere('*')
+      return event
     })
     .catch((error: unknown) => {
       if (isUniqueViolation(error, 'events_seller_slug_key')) throw slugTaken()

@@ -1,6 +1,7 @@
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
+import { announceTicketsFreedHere } from '../baskets/availability-memo.js'
 import { heldQuantities } from '../baskets/holds.repo.js'
 import type { InventoryVariant } from './inventories.table.js'
 import { lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
@@ -23,8 +24,8 @@ export type UpdateInventoryOptions = {
  * or holds its tickets locks it too, so no basket can slip in between the check and the update.
  * A price change applies to baskets priced from now on.
  */
-export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
-  db.transaction(async (tx): Promise<CountedInventory> => {
+export async function updateInventory(db: Db, options: UpdateInventoryOptions) {
+  const updated = await db.transaction(async (tx): Promise<CountedInventory> => {
     const current = await lockInventoryById(tx, options.inventoryId)
     if (!current) throw new AppError('not_found')
     const held = (await heldQuantities(tx, [current.id])).get(current.id) ?? 0
@@ -52,3 +53,7 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     }
     return { ...inventory, held, available: availableTickets(inventory.capacity, inventory.sold, held) }
   })
+  // A larger capacity sells more.
+  if (options.capacity !== undefined) announceTicketsFreedHere([updated.id])
+  return updated
+}

@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { announceTicketsFreedHere } from '../baskets/availability-memo.js'
 import { lockInventories } from '../catalog/catalog.repo.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { lockCoupons } from '../coupons/coupons.repo.js'
@@ -22,8 +23,8 @@ export type CancelOrderOptions = {
  * id order) and are voided, and its coupon redemptions are released. Cancelling a cancelled
  * order changes nothing and answers it as it is.
  */
-export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
-  db.transaction(async (tx): Promise<{ order: OrderView; changed: boolean }> => {
+export async function cancelOrder(db: Db, options: CancelOrderOptions) {
+  const cancelled = await db.transaction(async (tx): Promise<{ order: OrderView; changed: boolean }> => {
     const order = await lockOrder(tx, options.orderId)
     if (!order || (options.sellerId && order.sellerId !== options.sellerId)) throw new AppError('not_found')
     if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, [order]))[0]!, changed: false }
@@ -64,3 +65,7 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
     })
     return { order: (await loadOrderViews(tx, [cancelled!]))[0]!, changed: true }
   })
+  // Its tickets are on sale again.
+  if (cancelled.changed) announceTicketsFreedHere(cancelled.order.items.map((item) => item.inventory_id))
+  return cancelled
+}

@@ -1,0 +1,102 @@
+import { EventEmitter } from 'node:events'
+import type { Database } from '../../platform/db/database.js'
+import type { HeldInventoryReading, HeldInventoryState } from '../catalog/catalog.repo.js'
+
+/** The database channel of migration 0011: an inventory id, when more of its tickets may be available. */
+export const TICKETS_FREED_CHANNEL = 'tickets_freed'
+
+/**
+ * Tickets freed by this process, announced right after the commit: the database's notice
+ * reaches even this process only a few milliseconds later, and a buyer who just removed an item
+ * must find it available on the very next call.
+ */
+export const localTicketsFreed = new EventEmitter<{ freed: [inventoryIds: readonly string[] | '*'] }>()
+
+/** Call after the commit of a change that may have made tickets of these inventories available. */
+export const announceTicketsFreedHere = (inventoryIds: readonly string[] | '*') => {
+  localTicketsFreed.emit('freed', inventoryIds)
+}
+
+export type AvailabilityMemoOptions = {
+  database: Pick<Database, 'subscribe' | 'listening'>
+  /** How long a reading is trusted at most, even with no hold running out (default 2 s; 0: never kept). */
+  maxAgeMs?: number
+  maxEntries?: number
+}
+
+/** A reading of one inventory, by the seller it belongs to (ids are only ever answered to their seller). */
+type Entry = { sellerId: string; row: HeldInventoryState; until: number }
+
+export type AvailabilityMemo = ReturnType<typeof createAvailabilityMemo>
+
+/**
+ * The last reading of an inventory's availability made without locks (the precheck of a new
+ * basket), kept so that a rush of buyers on a sold-out inventory is refused without a database
+ * round trip each. A reading is only ever used where a fresh unlocked reading would be: to
+ * refuse early. Holding and selling are still decided under the locks, so it can never cause
+ * an oversale; a wrong refusal is what it must avoid, hence a reading is trusted only
+ *   - until the first hold it counted runs out (then availability grows by itself),
+ *   - until a change that frees tickets is announced (migration 0011 announces every one at
+ *     commit, to every process; this process's own are announced here right after commit),
+ *   - while the listening connection is up (notices may be lost otherwise),
+ *   - at most `maxAgeMs`,
+ * and a reading that started before a notice arrived is not kept. What another process frees
+ * is seen within the few milliseconds its notice takes, as if that reading had started a moment
+ * earlier.
+ */
+export function createAvailabilityMemo(options: AvailabilityMemoOptions) {
+  const { database } = options
+  const maxAgeMs = options.maxAgeMs ?? 2000
+  const maxEntries = options.maxEntries ?? 10_000
+  const entries = new Map<string, Entry>()
+  // Bumped by every notice: a reading that started before one may predate the change.
+  let epoch = 0
+  let unsubscribe: (() => Promise<void>) | undefined
+
+  const forget = (inventoryIds: readonly string[] | '*') => {
+    epoch++
+    if (inventoryIds === '*') entries.clear()
+    else for (const id of inventoryIds) entries.delete(id)
+  }
+  const forgetAll = () => forget('*')
+
+  return {
+    async start() {
+      localTicketsFreed.on('freed', forget)
+      unsubscribe = await database.subscribe(TICKETS_FREED_CHANNEL, { message: (inventoryId) => forget([inventoryId]), reset: forgetAll })
+    },
+
+    async stop() {
+      localTicketsFreed.off('freed', forget)
+      await unsubscribe?.()
+      forgetAll()
+    },
+
+    /** Where a reading starts: pass it to `remember`. */
+    epoch: () => epoch,
+
+    /** The seller's rows for every one of these ids, when all are remembered and trusted; else undefined. */
+    recall(sellerId: string, inventoryIds: readonly string[]): HeldInventoryState[] | undefined {
+      if (!database.listening()) return undefined
+      const now = Date.now()
+      const rows: HeldInventoryState[] = []
+      for (const id of inventoryIds) {
+        const entry = entries.get(id)
+        if (!entry || entry.sellerId !== sellerId || entry.until <= now) return undefined
+        rows.push(entry.row)
+      }
+      return rows
+    },
+
+    /** Keeps a seller's rows read from `startEpoch` on, unless a notice arrived meanwhile. */
+    remember(sellerId: string, readings: readonly HeldInventoryReading[], startEpoch: number) {
+      if (maxAgeMs <= 0 || epoch !== startEpoch || !database.listening()) return
+      const now = Date.now()
+      for (const { firstReleaseMs, ...row } of readings) {
+        // Bounded: when full, the oldest entry goes (Map keeps insertion order).
+        if (!entries.has(row.id) && entries.size >= maxEntries) entries.delete(entries.keys().next().value as string)
+        entries.set(row.id, { sellerId, row, until: now + Math.min(maxAgeMs, firstReleaseMs ?? Infinity) })
+      }
+    },
+  }
+}
