@@ -57,7 +57,15 @@ export class AppError extends Error {
   readonly headers: Record<string, string>
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
-    super(options.message ?? ERRORS[code].message, { cause: options.cause })
+    // A refusal (4xx) is an answer, not a fault: its stack is never logged nor shown, and
+    // capturing one costs more than the rest of a refusal served from memory.
+    const stackTraceLimit = Error.stackTraceLimit
+    if (ERRORS[code].status < 500) Error.stackTraceLimit = 0
+    try {
+      super(options.message ?? ERRORS[code].message, { cause: options.cause })
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit
+    }
     this.name = 'AppError'
     this.code = code
     this.status = ERRORS[code].status

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
 import { sqlState } from '../../src/platform/db/errors.js'
-import { inlined, transactionEndingWith, type LastStatement } from '../../src/platform/db/transaction-ending-with.js'
+import { inOrder, transactionEndingWith, type LastStatement } from '../../src/platform/db/transaction-ending-with.js'
 import { testConfig } from '../build-app.js'
 import { resetDatabase, testDatabase, testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { freePort } from '../support/smtp-sink.js'
@@ -111,31 +111,56 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     expect(written.rows[0]!.n).toBe(30)
   })
 
-  it.runIf(usesPostgres())('sends the last statement and the COMMIT in one message', async () => {
+  it.runIf(usesPostgres())('releases the last statement\'s locks without waiting for this process to read its answer', async () => {
     await database.db.execute(sql`insert into lock_probe values (16, 5, 0)`)
-    let pid = 0
-    await transactionEndingWith(database.db, async (tx) => {
-      pid = Number((await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`)).rows[0]!.pid)
-      return { result: null, last: sellOne(16) }
-    })
-    // What a backend shows as its query is the last message it ran; asked from another connection.
-    const observer = new pg.Client({ connectionString: await testDatabaseUrl() })
-    await observer.connect()
-    const { rows } = await observer.query<{ query: string; state: string }>('select query, state from pg_stat_activity where pid = $1', [pid]).finally(() => observer.end())
-    expect(rows[0]!.state).toBe('idle')
-    expect(rows[0]!.query).toMatch(/update lock_probe set sold = sold \+ 1 where id = '16'[\s\S]*; commit$/)
+    const waiter = new pg.Client({ connectionString: await testDatabaseUrl() })
+    await waiter.connect()
+    try {
+      let answerReadAt = 0
+      let waiting: Promise<pg.QueryResult<{ granted_at: Date }>> | undefined
+      await transactionEndingWith(database.db, async (tx) => {
+        await tx.execute(sql`select 1 from lock_probe where id = 16 for update`)
+        // Another session queues for the row this transaction holds.
+        waiting = waiter.query<{ granted_at: Date }>(`update lock_probe set sold = sold + 1 where id = 16 returning clock_timestamp() as granted_at`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        return {
+          result: null,
+          last: {
+            ...sellOne(16),
+            read: (rows) => {
+              // The event loop is busy for 400 ms as soon as the answer is read.
+              answerReadAt = Date.now()
+              while (Date.now() - answerReadAt < 400);
+              return Number(rows[0]!.sold)
+            },
+          },
+        }
+      })
+      const granted = (await waiting!).rows[0]!.granted_at.getTime()
+      expect(answerReadAt).toBeGreaterThan(0)
+      // Granted by the COMMIT that went out with the last statement, not after the busy loop.
+      expect(granted).toBeLessThan(answerReadAt + 200)
+    } finally {
+      await waiter.end()
+    }
   })
 
-  it('writes parameters in as literals that read back the same', async () => {
-    const values = { text: `it's a \\ "quote"`, list: ['a"b', 'c\\d', "e'f", null, 'g,h', '{i}'], n: -1.5, yes: true, none: null }
-    const text = inlined(
-      sql`select ${values.text}::text as text, ${sql.param(values.list)}::text[] as list, ${values.n}::float8 as n, ${values.yes}::boolean as yes, ${values.none}::text as none`,
-    )
-    expect(text).not.toContain('$')
-    const { rows } = await database.db.execute(sql.raw(text))
-    expect(rows[0]).toEqual(values)
-    expect(() => inlined(sql`select ${Number.NaN}::float8`)).toThrow(TypeError)
-    expect(() => inlined(sql`select ${{ a: 1 }}::jsonb`)).toThrow(TypeError)
+  it('runs statements sent together in order, and none after a failure', async () => {
+    await database.db.execute(sql`insert into lock_probe values (17, 5, 0)`)
+    const { result } = await transactionEndingWith(database.db, async (tx) => ({
+      result: await inOrder(
+        tx,
+        tx.execute(sql`update lock_probe set sold = 2 where id = 17`),
+        tx.execute(sql`select sold from lock_probe where id = 17`),
+      ),
+    }))
+    expect(Number(result[1].rows[0]!.sold)).toBe(2)
+    await expect(
+      transactionEndingWith(database.db, async (tx) => ({
+        result: await inOrder(tx, tx.execute(sql`update lock_probe set sold = 1 / 0 where id = 17`), tx.execute(sql`update lock_probe set sold = 4 where id = 17`)),
+      })),
+    ).rejects.toThrow()
+    expect(await soldOf(17)).toBe(2)
   })
 })
 

@@ -12,7 +12,12 @@ export type AuditEntry = {
 
 /** Records one change. Pass the transaction of the change so both commit or neither. */
 export async function recordAudit(db: Db, actor: AuditActor, entry: AuditEntry): Promise<void> {
-  await db.insert(auditLog).values({
+  await auditInsert(db, actor, entry)
+}
+
+/** The statement `recordAudit` runs, to send with others (`inOrder`). */
+export const auditInsert = (db: Db, actor: AuditActor, entry: AuditEntry) =>
+  db.insert(auditLog).values({
     action: entry.action,
     actorType: actor.type,
     actorId: actor.id ?? null,
@@ -22,4 +27,3 @@ export async function recordAudit(db: Db, actor: AuditActor, entry: AuditEntry):
     data: entry.data ?? {},
     traceId: actor.traceId ?? null,
   })
-}

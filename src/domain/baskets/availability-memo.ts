@@ -30,11 +30,12 @@ type Entry = { sellerId: string; row: HeldInventoryState; until: number }
 export type AvailabilityMemo = ReturnType<typeof createAvailabilityMemo>
 
 /**
- * The last reading of an inventory's availability made without locks (the precheck of a new
- * basket), kept so that a rush of buyers on a sold-out inventory is refused without a database
- * round trip each. A reading is only ever used where a fresh unlocked reading would be: to
- * refuse early. Holding and selling are still decided under the locks, so it can never cause
- * an oversale; a wrong refusal is what it must avoid, hence a reading is trusted only
+ * The last reading of an inventory's availability (the precheck of a new basket, or what the
+ * hold of one found under the locks), kept so that a rush of buyers on a sold-out inventory is
+ * refused without a database round trip each. A reading is only ever used where a fresh unlocked
+ * reading would be, to refuse early: holding and selling are still decided under the locks, so
+ * it can never cause an oversale. A wrong refusal is what it must avoid, hence a reading is
+ * trusted only
  *   - until the first hold it counted runs out (then availability grows by itself),
  *   - until a change that frees tickets is announced (migration 0011 announces every one at
  *     commit, to every process; this process's own are announced here right after commit),

@@ -37,14 +37,19 @@ export async function findBasket(db: Db, sellerId: string, basketId: string): Pr
 
 /** A seller's basket, locked for the rest of the transaction: changes to one basket run one at a time. */
 export async function lockBasket(db: Db, sellerId: string, basketId: string): Promise<BasketState | undefined> {
-  const [row] = await db
+  return basketLocked(await lockBasketQuery(db, sellerId, basketId))
+}
+
+/** The statement of `lockBasket`, to send with others (`inOrder`); `basketLocked` reads its answer. */
+export const lockBasketQuery = (db: Db, sellerId: string, basketId: string) =>
+  db
     .select(basketState)
     .from(baskets)
     .leftJoin(affiliates, eq(affiliates.id, baskets.affiliateId))
     .where(and(eq(baskets.id, basketId), eq(baskets.sellerId, sellerId)))
     .for('update', { of: baskets })
-  return row && toState(row)
-}
+
+export const basketLocked = (rows: Awaited<ReturnType<typeof lockBasketQuery>>): BasketState | undefined => rows[0] && toState(rows[0])
 
 /** The items of a basket with their inventory's current name, price, event and date. */
 export const listBasketLines = (db: Db, basketId: string) =>
@@ -83,9 +88,12 @@ export const renewBasket = async (db: Db, basketId: string, ttlSeconds: number, 
 type ItemRow = typeof basketItems.$inferSelect
 
 /** Writes the quantities of a basket's items, keeping the ids, positions and coupons of those it had. */
-export const upsertBasketItems = (db: Db, rows: (typeof basketItems.$inferInsert)[]): Promise<ItemRow[]> =>
+export const upsertBasketItems = (db: Db, rows: (typeof basketItems.$inferInsert)[]): Promise<ItemRow[]> => upsertBasketItemsQuery(db, rows).execute()
+
+/** The statement of `upsertBasketItems`, to send with others (`inOrder`); with no rows, nothing runs. */
+export const upsertBasketItemsQuery = (db: Db, rows: (typeof basketItems.$inferInsert)[]): { execute: () => Promise<ItemRow[]> } =>
   rows.length === 0
-    ? Promise.resolve([])
+    ? { execute: () => Promise.resolve([]) }
     : db
         .insert(basketItems)
         .values(rows)

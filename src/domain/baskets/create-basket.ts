@@ -1,12 +1,13 @@
+import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { runStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
+import { inOrder, runStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
 import type { InventoryState } from '../catalog/catalog.repo.js'
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
-import { toLines, upsertBasketItems } from './baskets.repo.js'
+import { toLines, upsertBasketItemsQuery } from './baskets.repo.js'
 import { baskets } from './baskets.table.js'
 import type { AvailabilityMemo } from './availability-memo.js'
 import { precheckTickets, takeTickets } from './hold-tickets.js'
@@ -55,7 +56,7 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     const { result: opened, last: locked } = await transactionEndingWith(db, async (tx) => {
       const opened = await openBasket(tx, options)
       // The hold is the last statement, sent with the COMMIT: the locks last no longer than that.
-      return { result: opened, last: takeTickets({ ...hold, basketId: opened.basket.id, sell: false }) }
+      return { result: opened, last: takeTickets({ ...hold, basketId: opened.basket.id, sell: false, memo: options.availability }) }
     })
     return { body: viewOf(opened, locked!), replayed: false }
   }
@@ -71,25 +72,30 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
 }
 
 /**
- * The basket, its audit entry and its items. The items are written before the inventories are
- * locked (the locks exclude other holds, not rows that merely refer to the inventories), then
- * judged under the locks: if they do not fit, the transaction rolls back with them.
+ * The basket, its audit entry and its items, in one round trip (the basket's id is made here).
+ * The items are written before the inventories are locked (the locks exclude other holds, not
+ * rows that merely refer to the inventories), then judged under the locks: if they do not fit,
+ * the transaction rolls back with them.
  */
 async function openBasket(tx: Db, options: CreateBasketOptions) {
   const { sellerId, affiliate, customerId, items } = options
-  const [basket] = await tx
-    .insert(baskets)
-    .values({ sellerId, affiliateId: affiliate?.id ?? null, customerId, expiresAt: sql`now() + make_interval(secs => ${options.ttlSeconds})` })
-    .returning()
-  await recordAudit(tx, options.actor, {
-    action: 'stf.basket.created',
-    target: { type: 'basket', id: basket!.id },
-    sellerId,
-    data: { items: items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })), affiliate_id: affiliate?.id ?? null },
-  })
-  const rows = await upsertBasketItems(
+  const basketId = randomUUID()
+  const [[basket], , rows] = await inOrder(
     tx,
-    items.map((i, position) => ({ basketId: basket!.id, inventoryId: i.inventoryId, quantity: i.quantity, position })),
+    tx
+      .insert(baskets)
+      .values({ id: basketId, sellerId, affiliateId: affiliate?.id ?? null, customerId, expiresAt: sql`now() + make_interval(secs => ${options.ttlSeconds})` })
+      .returning(),
+    auditInsert(tx, options.actor, {
+      action: 'stf.basket.created',
+      target: { type: 'basket', id: basketId },
+      sellerId,
+      data: { items: items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })), affiliate_id: affiliate?.id ?? null },
+    }),
+    upsertBasketItemsQuery(
+      tx,
+      items.map((i, position) => ({ basketId, inventoryId: i.inventoryId, quantity: i.quantity, position })),
+    ),
   )
   return { basket: basket!, rows, affiliateCode: affiliate?.code ?? null }
 }

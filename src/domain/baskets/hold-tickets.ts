@@ -51,23 +51,37 @@ export class PricesMoved extends Error {}
  * with (`transactionEndingWith`, or `runStatement` to run it at once): it locks, judges and, with
  * `sell`, sells, so the locks are released in the COMMIT's round trip. Refuses exactly as
  * `holdTickets` does; with `prices`, a changed unit price refuses with `PricesMoved`.
+ *
+ * With `memo`, what it read under the locks is remembered as the freshest reading there is:
+ * refused, as it was; done, with this basket's tickets added to the held (or, with `sell`, to the
+ * sold). Pass it only where this is the transaction's last statement: once it has answered, the
+ * transaction commits.
  */
 export function takeTickets(
-  options: HoldTicketsOptions & { basketId: string; prices?: ReadonlyMap<string, number> | undefined; sell: boolean },
+  options: HoldTicketsOptions & { basketId: string; prices?: ReadonlyMap<string, number> | undefined; sell: boolean; memo?: AvailabilityMemo | undefined },
 ): LastStatement<Map<string, InventoryState>> {
+  const { memo, sellerId } = options
+  const startEpoch = memo?.epoch() ?? 0
   return {
     query: takeTicketsQuery({
-      sellerId: options.sellerId,
+      sellerId,
       basketId: options.basketId,
       quantities: options.wanted,
       scope: options.scope,
       prices: options.prices ?? null,
       sell: options.sell,
     }),
-    read: (rows) => judge(options, readTakenRows(rows)),
+    read: (rows) => {
+      const taken = readTakenRows(rows)
+      const judged = judge(options, taken)
+      const field = options.sell ? 'sold' : 'held'
+      memo?.remember(sellerId, taken.map((row) => ({ ...row, [field]: row[field] + (options.wanted.get(row.id) ?? 0) })), startEpoch)
+      return judged
+    },
     explain: (error) => {
       const rows = refusedRows(error)
       if (!rows) return error
+      memo?.remember(sellerId, rows, startEpoch)
       try {
         judge(options, rows)
       } catch (refusal) {
@@ -83,15 +97,19 @@ export function takeTickets(
  * refused (availability only grows back by expiry or removal), so that under a rush the
  * refused requests never queue for the inventory locks. A pass proves nothing: `holdTickets`
  * must still run. One statement; it needs no transaction, and is best run before opening one.
- * With `memo`, and no basket excepted (a new basket), a trusted earlier reading that refuses
- * answers instead (see AvailabilityMemo), and every fresh reading is remembered.
+ * With `memo`, and no basket excepted (a new basket), a trusted earlier reading answers instead
+ * (see AvailabilityMemo), and every fresh reading is remembered.
  */
 export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?: AvailabilityMemo): Promise<void> {
   const ids = [...options.wanted.keys()]
   const memoized = options.basketId === undefined ? memo : undefined
-  // A remembered reading may only refuse: one that passes may predate holds taken since.
+  // A remembered reading that refuses refuses; one that passes proves nothing, like a fresh one,
+  // and the hold under the locks corrects it (takeTickets remembers what it found there).
   const remembered = memoized?.recall(options.sellerId, ids)
-  if (remembered) judge(options, remembered)
+  if (remembered) {
+    judge(options, remembered)
+    return
+  }
   const startEpoch = memoized?.epoch() ?? 0
   const rows = await readInventoriesWithHeld(db, options.sellerId, ids, options.basketId)
   memoized?.remember(options.sellerId, rows, startEpoch)

@@ -205,6 +205,8 @@ type LockedRecord = {
   price: number
   event_status: string
   held: number
+  /** Only in `take_tickets`' rows. */
+  first_release_ms?: number | null
 }
 
 /**
@@ -250,13 +252,14 @@ export const takeTicketsQuery = (take: TakeTickets) => {
   return sql`select * from take_tickets(${take.sellerId}::uuid, ${sql.param(ids)}::uuid[], ${sql.param(ids.map((id) => take.quantities.get(id)!))}::int[], ${take.basketId}::uuid, ${take.scope === null ? null : sql.param([...take.scope])}::uuid[], ${take.prices === null ? null : sql.param(ids.map((id) => take.prices!.get(id) ?? null))}::int[], ${take.sell})`
 }
 
-export const readTakenRows = (rows: Record<string, unknown>[]) => rows.map((row) => fromLockedRecord(row as LockedRecord))
+export const readTakenRows = (rows: Record<string, unknown>[]): HeldInventoryReading[] =>
+  rows.map((row) => ({ ...fromLockedRecord(row as LockedRecord), firstReleaseMs: (row as LockedRecord).first_release_ms ?? null }))
 
 /** The rows a refused `take_tickets` judged, from its error; undefined for any other error. */
-export function refusedRows(error: unknown): HeldInventoryState[] | undefined {
+export function refusedRows(error: unknown): HeldInventoryReading[] | undefined {
   if (sqlState(error) !== TICKETS_DO_NOT_FIT) return undefined
   const detail = errorDetail(error)
-  return detail === undefined ? undefined : (JSON.parse(detail) as HeldInventoryState[])
+  return detail === undefined ? undefined : (JSON.parse(detail) as HeldInventoryReading[])
 }
 
 const TICKETS_DO_NOT_FIT = 'BX409'

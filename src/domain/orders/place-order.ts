@@ -1,11 +1,12 @@
+import { randomUUID } from 'node:crypto'
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { runStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
+import { inOrder, runStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
 import { couponView, loadBasketContents, priceContents, type BasketContents } from '../baskets/basket-view.js'
-import { listBasketLines, lockBasket, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
+import { basketLocked, listBasketLines, lockBasketQuery, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
 import { baskets } from '../baskets/baskets.table.js'
 import { PricesMoved, takeTickets } from '../baskets/hold-tickets.js'
 import type { BasketPrice } from '../baskets/price-basket.js'
@@ -131,11 +132,12 @@ type Placed = { view: OrderView; sale: LastStatement<unknown> | undefined }
 
 async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   const { sellerId, basketId, customerId, affiliate } = options
-  const basket = await lockBasket(tx, sellerId, basketId)
+  // The lines are read after the basket is locked, in the same round trip.
+  const [locked, lines] = await inOrder(tx, lockBasketQuery(tx, sellerId, basketId), listBasketLines(tx, basketId))
+  const basket = basketLocked(locked)
   assertBasketAccess(basket, affiliate)
   if (basket.customerId !== null && basket.customerId !== customerId) throw new AppError('not_found')
   assertBasketOpen(basket)
-  const lines = await listBasketLines(tx, basketId)
   if (lines.length === 0) throw new AppError('basket_empty')
   const method = options.paymentMethod
   if (!isPaymentMethod(method)) throw new AppError('unsupported_payment_method')
@@ -173,81 +175,78 @@ async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], 
   return evaluate(basket, await loadBasketContents(tx, basket, { lines: pricedLines, customerId: options.customerId, lock: true }), options)
 }
 
-/** The order, its items and tickets, the basket checked out and the audit entry: nothing here needs the inventory locks. */
+/**
+ * The order, its items and tickets, the basket checked out and the audit entry: nothing here
+ * needs the inventory locks, and nothing needs another's answer (the ids are made here), so the
+ * five statements travel together.
+ */
 async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
   const { sellerId, basketId, customerId, affiliate } = options
   const { contents, price, plan } = pricing
   const basketCoupon = basket.couponId ? contents.coupons.get(basket.couponId) : undefined
-  const [order] = await tx
-    .insert(orders)
-    .values({
-      sellerId,
-      basketId,
-      affiliateId: affiliate?.id ?? null,
-      affiliateCode: affiliate?.code ?? null,
-      customerId,
-      couponId: basketCoupon?.id ?? null,
-      coupon: couponView(basketCoupon),
-      subtotal: price.subtotal,
-      discount: price.discount,
-      interest: plan!.interest,
-      total: plan!.total,
-      paymentMethod: method,
-      installments: plan!.installments,
-      installmentAmount: plan!.amount,
-      paymentReference: options.paymentReference ?? null,
-    })
-    .returning()
-  const items = await tx
-    .insert(orderItems)
-    .values(
-      pricing.lines.map((line, n) => {
-        const coupon = line.couponId ? contents.coupons.get(line.couponId) : undefined
-        return {
-          orderId: order!.id,
-          inventoryId: line.inventoryId,
-          eventId: line.eventId,
-          date: line.date,
-          name: line.name,
-          quantity: line.quantity,
-          unitPrice: line.unitPrice,
-          discount: price.lines[n]!.discount,
-          total: price.lines[n]!.total,
-          couponId: coupon?.id ?? null,
-          coupon: couponView(coupon),
-          position: n,
-        }
-      }),
-    )
-    .returning()
-  const issued = await tx
-    .insert(tickets)
-    .values(
-      items.flatMap((item) =>
-        Array.from({ length: item.quantity }, () => ({
-          orderId: order!.id,
-          orderItemId: item.id,
-          inventoryId: item.inventoryId,
-          identifier: newTicketIdentifier(),
-        })),
-      ),
-    )
-    .returning()
-  await tx.update(baskets).set({ status: 'checked_out', customerId, updatedAt: sql`now()` }).where(eq(baskets.id, basketId))
-  await recordAudit(tx, options.actor, {
-    action: 'stf.order.placed',
-    target: { type: 'order', id: order!.id },
-    sellerId,
-    data: {
-      basket_id: basketId,
-      customer_id: customerId,
-      total: plan!.total,
-      payment_method: options.paymentMethod,
-      installments: plan!.installments,
-      tickets: issued.length,
-    },
+  const orderId = randomUUID()
+  const items = pricing.lines.map((line, n) => {
+    const coupon = line.couponId ? contents.coupons.get(line.couponId) : undefined
+    return {
+      id: randomUUID(),
+      orderId,
+      inventoryId: line.inventoryId,
+      eventId: line.eventId,
+      date: line.date,
+      name: line.name,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      discount: price.lines[n]!.discount,
+      total: price.lines[n]!.total,
+      couponId: coupon?.id ?? null,
+      coupon: couponView(coupon),
+      position: n,
+    }
   })
-  return { orderId: order!.id, view: toOrderView(order!, items, issued) }
+  const ticketRows = items.flatMap((item) =>
+    Array.from({ length: item.quantity }, () => ({ orderId, orderItemId: item.id, inventoryId: item.inventoryId, identifier: newTicketIdentifier() })),
+  )
+  const [[order], itemRows, issued] = await inOrder(
+    tx,
+    tx
+      .insert(orders)
+      .values({
+        id: orderId,
+        sellerId,
+        basketId,
+        affiliateId: affiliate?.id ?? null,
+        affiliateCode: affiliate?.code ?? null,
+        customerId,
+        couponId: basketCoupon?.id ?? null,
+        coupon: couponView(basketCoupon),
+        subtotal: price.subtotal,
+        discount: price.discount,
+        interest: plan!.interest,
+        total: plan!.total,
+        paymentMethod: method,
+        installments: plan!.installments,
+        installmentAmount: plan!.amount,
+        paymentReference: options.paymentReference ?? null,
+      })
+      .returning(),
+    tx.insert(orderItems).values(items).returning(),
+    tx.insert(tickets).values(ticketRows).returning(),
+    tx.update(baskets).set({ status: 'checked_out', customerId, updatedAt: sql`now()` }).where(eq(baskets.id, basketId)),
+    auditInsert(tx, options.actor, {
+      action: 'stf.order.placed',
+      target: { type: 'order', id: orderId },
+      sellerId,
+      data: {
+        basket_id: basketId,
+        customer_id: customerId,
+        total: plan!.total,
+        payment_method: options.paymentMethod,
+        installments: plan!.installments,
+        tickets: ticketRows.length,
+      },
+    }),
+  )
+  return { orderId, view: toOrderView(order!, itemRows, issued) }
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */

@@ -7,8 +7,8 @@ import { DRIZZLE_OPTIONS, type Db } from './database.js'
 /**
  * The statement a transaction ends with, how its rows are read, and what a failure of it means
  * (an error to throw instead of the database's). It must decide by itself: it refuses by raising
- * an error, never by answering rows the caller would have to judge, because on PostgreSQL it
- * runs in the same round trip as the COMMIT.
+ * an error, never by answering rows the caller would have to judge, because on PostgreSQL the
+ * COMMIT is sent with it, before its answer is read.
  */
 export type LastStatement<L> = {
   query: SQL
@@ -28,12 +28,15 @@ export async function runStatement<L>(tx: Db, statement: LastStatement<L>): Prom
 }
 
 /**
- * `db.transaction(work)`, where the statement `work` names to end with is sent together with
- * the COMMIT: one simple-protocol message, `<last>; COMMIT`. The server runs the two back to back,
- * so whatever the last statement locked is released as soon as it is done, without waiting
- * for this process to read its answer and send the COMMIT (on a busy server that wait is the
- * event loop's, and everyone queued on the lock pays it). When the last statement fails the
- * server skips the COMMIT, and the transaction is rolled back.
+ * `db.transaction(work)`, cut into as few round trips as the work allows. On PostgreSQL the
+ * pool's connections pipeline (database.ts): BEGIN goes out with the work's first statements,
+ * statements issued together (`inOrder`) travel together, and the statement `work` names to
+ * end with is sent together with the COMMIT. The server runs them in order; whatever the last
+ * statement locked is released as soon as it is done, without waiting for this process to read
+ * its answer (on a busy server that wait is the event loop's, and everyone queued on the lock
+ * pays it). When a statement fails, the server runs those behind it in an aborted transaction
+ * (they fail too) and ends it with ROLLBACK whatever is asked, so the COMMIT sent with a last
+ * statement that refuses rolls everything back.
  *
  * On the embedded database (one connection, one transaction at a time) there is nothing to win:
  * an ordinary transaction runs the last statement and then commits. Inside `work`, `tx` is a
@@ -54,19 +57,19 @@ export async function transactionEndingWith<T, L>(
   const client = await pool.connect()
   let broken: Error | undefined
   try {
-    await client.query('begin')
+    const begun = client.query('begin')
+    begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
     const { result, last } = await work(handleOn(client))
+    await begun
     if (!last) {
       await client.query('commit')
       return { result, last: undefined }
     }
-    let answers: pg.QueryResult[]
-    try {
-      answers = (await client.query(`${inlined(last.query)}; commit`)) as unknown as pg.QueryResult[]
-    } catch (error) {
-      throw last.explain ? last.explain(error) : error
-    }
-    return { result, last: last.read(answers[0]!.rows) }
+    const { sql: text, params } = dialect.sqlToQuery(last.query)
+    const [answer, committed] = await Promise.allSettled([client.query(text, params), client.query('commit')])
+    if (answer.status === 'rejected') throw last.explain ? last.explain(answer.reason) : answer.reason
+    if (committed.status === 'rejected') throw committed.reason
+    return { result, last: last.read(answer.value.rows) }
   } catch (error) {
     await client.query('rollback').catch((rollbackFailed: Error) => {
       broken = rollbackFailed
@@ -78,9 +81,31 @@ export async function transactionEndingWith<T, L>(
   }
 }
 
+type Executable<R> = { execute: () => Promise<R> }
+
+/**
+ * Runs the statements one after the other, in this order, inside a transaction: on a
+ * pipelining connection (`transactionEndingWith` on PostgreSQL) they are all sent at once and
+ * answered in one round trip; otherwise each waits for the one before. Use it for statements
+ * that need nothing from each other's answers. The first failure is thrown; the statements after
+ * it fail too (the transaction is aborted).
+ */
+export async function inOrder<T extends unknown[]>(tx: Db, ...statements: { [K in keyof T]: Executable<T[K]> }): Promise<T> {
+  const list = statements as Executable<unknown>[]
+  if (pipelines(tx)) return (await Promise.all(list.map((statement) => statement.execute()))) as T
+  const answers: unknown[] = []
+  for (const statement of list) answers.push(await statement.execute())
+  return answers as T
+}
+
 const poolOf = (db: Db): pg.Pool | undefined => {
   const client = (db as { $client?: unknown }).$client
   return client instanceof pg.Pool ? client : undefined
+}
+
+const pipelines = (tx: Db) => {
+  const client = (tx as { $client?: unknown }).$client
+  return client instanceof pg.Client && client.pipeline
 }
 
 /** One drizzle handle per pooled connection (the pool reuses them), for the statements of `work`. */
@@ -92,33 +117,3 @@ const handleOn = (client: pg.PoolClient): Db => {
 }
 
 const dialect = new PgDialect({ casing: DRIZZLE_OPTIONS.casing })
-
-/**
- * The statement's text with its parameters written in as literals: a simple-protocol message
- * carries no parameters. Only the values drizzle passes for plain parameters are accepted
- * (strings, finite numbers, booleans, null, arrays of those); the SQL must cast them where the
- * type matters (`${ids}::uuid[]`), and must hold no `$n` other than its parameters.
- */
-export function inlined(query: SQL): string {
-  const { sql: text, params } = dialect.sqlToQuery(query)
-  return text.replace(/\$(\d+)/g, (_, n: string) => literalOf(params[Number(n) - 1]))
-}
-
-function literalOf(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL'
-  if (typeof value === 'boolean') return value ? 'true' : 'false'
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`cannot inline ${value}`)
-    return `'${value}'`
-  }
-  if (typeof value === 'string') return pg.escapeLiteral(value)
-  if (Array.isArray(value)) return pg.escapeLiteral(`{${value.map(arrayElementOf).join(',')}}`)
-  throw new TypeError(`cannot inline a ${typeof value}`)
-}
-
-function arrayElementOf(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL'
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError(`cannot inline ${value}`)
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') throw new TypeError(`cannot inline a ${typeof value}`)
-  return `"${String(value).replace(/["\\]/g, '\\$&')}"`
-}
