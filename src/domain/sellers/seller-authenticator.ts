@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { hashOpaqueToken, sameHash } from '../../platform/auth/opaque-token.js'
 import type { Database } from '../../platform/db/database.js'
 import { findActiveAffiliateByCode } from './affiliates.repo.js'
@@ -40,7 +40,7 @@ const affiliateKey = (sellerId: string, code: string) => `${sellerId}:${code.toL
  * hash (HMAC) is what the database stores; a plain digest of a high-entropy secret is as safe in
  * this process's memory and several times cheaper on every call.
  */
-const memoryKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('base64url')
+const memoryKey = (apiKey: string) => hash('sha256', apiKey, 'base64url')
 
 /**
  * Verifies storefront credentials with a keyed hash (API keys are high-entropy, so a slow
@@ -127,7 +127,8 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
       const cached = keys.get(memoryKey(apiKey))
       const now = Date.now()
       if (!cached || cached.expiresAt <= now || !trusted()) return undefined
-      if (!sameHash(cached.seller.id, sellerId.toLowerCase())) return null
+      // The seller id is public (the Basic user name): a plain comparison leaks nothing.
+      if (cached.seller.id !== sellerId.toLowerCase()) return null
       touch(cached, now)
       return cached
     },
