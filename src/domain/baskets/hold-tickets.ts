@@ -71,12 +71,12 @@ export function takeTickets(
       prices: options.prices ?? null,
       sell: options.sell,
     }),
+    // The database judged already, and the transaction may have committed: nothing to refuse here.
     read: (rows) => {
       const taken = readTakenRows(rows)
-      const judged = judge(options, taken)
       const field = options.sell ? 'sold' : 'held'
       memo?.remember(sellerId, taken.map((row) => ({ ...row, [field]: row[field] + (options.wanted.get(row.id) ?? 0) })), startEpoch)
-      return judged
+      return new Map<string, InventoryState>(taken.map((row) => [row.id, row]))
     },
     explain: (error) => {
       const rows = refusedRows(error)

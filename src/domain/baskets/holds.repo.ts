@@ -7,8 +7,8 @@ import { basketItems } from './baskets.table.js'
  * available = capacity - sold - held. To decide on it safely, lock the inventory rows first.
  * An item holds until its `held_until` (its open basket's expiry, kept by triggers), so the
  * count reads only the items that hold now, through an index, however many baskets there were.
- * The same definition lives in `heldSql` below and in the lock functions of migrations 0008–0009:
- * change them together.
+ * The same definition lives in `heldSql` and `firstReleaseSql` below, and in the database
+ * functions of migrations 0008 (counting) and 0010 (the first hold to run out): change them together.
  */
 export async function heldQuantities(db: Db, inventoryIds: readonly string[], exceptBasketId?: string): Promise<Map<string, number>> {
   const held = new Map<string, number>()
@@ -40,9 +40,9 @@ export const heldSql = (inventoryId: SQL, exceptBasketId?: SQL | string) => sql<
      }), 0)::int`
 
 /**
- * Milliseconds until the first of the holds `heldSql` counts (other baskets excepted none) runs
- * out, by the database's clock; null when nothing is held. Until then the count cannot fall by
- * itself, only by a change announced on `tickets_freed` (migration 0011).
+ * Milliseconds until the first hold on the inventory runs out (of every basket's, none
+ * excepted), by the database's clock; null when nothing is held. Until then the count of held
+ * tickets cannot fall by itself, only by a change announced on `tickets_freed` (migration 0011).
  */
 export const firstReleaseSql = (inventoryId: SQL) => sql<number | null>`(
     select extract(epoch from min(bi.held_until) - now()) * 1000 from basket_items bi

@@ -8,7 +8,8 @@ import { DRIZZLE_OPTIONS, type Db } from './database.js'
  * The statement a transaction ends with, how its rows are read, and what a failure of it means
  * (an error to throw instead of the database's). It must decide by itself: it refuses by raising
  * an error, never by answering rows the caller would have to judge, because on PostgreSQL the
- * COMMIT is sent with it, before its answer is read.
+ * COMMIT is sent with it, before its answer is read. `read` runs once it has committed there,
+ * so it must not throw.
  */
 export type LastStatement<L> = {
   query: SQL
@@ -22,10 +23,12 @@ export async function runStatement<L>(tx: Db, statement: LastStatement<L>): Prom
   try {
     rows = (await tx.execute(statement.query)).rows
   } catch (error) {
-    throw statement.explain ? statement.explain(error) : error
+    throw explained(statement, error)
   }
   return statement.read(rows)
 }
+
+const explained = (statement: LastStatement<unknown>, error: unknown) => (statement.explain ? statement.explain(error) : error)
 
 /**
  * `db.transaction(work)`, cut into as few round trips as the work allows. On PostgreSQL the
@@ -56,6 +59,8 @@ export async function transactionEndingWith<T, L>(
 
   const client = await pool.connect()
   let broken: Error | undefined
+  // Once the COMMIT has been answered the transaction is over, committed or rolled back.
+  let ended = false
   try {
     const begun = client.query('begin')
     begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
@@ -67,13 +72,20 @@ export async function transactionEndingWith<T, L>(
     }
     const { sql: text, params } = dialect.sqlToQuery(last.query)
     const [answer, committed] = await Promise.allSettled([client.query(text, params), client.query('commit')])
-    if (answer.status === 'rejected') throw last.explain ? last.explain(answer.reason) : answer.reason
-    if (committed.status === 'rejected') throw committed.reason
+    if (committed.status === 'rejected') {
+      // The connection failed, or its state is unknown: it is closed, not reused.
+      broken = committed.reason instanceof Error ? committed.reason : new Error(String(committed.reason))
+      throw answer.status === 'rejected' ? explained(last, answer.reason) : committed.reason
+    }
+    ended = true
+    if (answer.status === 'rejected') throw explained(last, answer.reason)
     return { result, last: last.read(answer.value.rows) }
   } catch (error) {
-    await client.query('rollback').catch((rollbackFailed: Error) => {
-      broken = rollbackFailed
-    })
+    if (!ended && !broken) {
+      await client.query('rollback').catch((rollbackFailed: Error) => {
+        broken = rollbackFailed
+      })
+    }
     throw error
   } finally {
     // A connection that could not even roll back is closed instead of going back to the pool.
