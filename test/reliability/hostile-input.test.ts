@@ -284,9 +284,9 @@ describe('inputs the fuzzing found, kept as examples', () => {
   it('refuses NUL characters anywhere with 400 validation_error instead of a database error', async () => {
     const event = (await app.inject({ method: 'GET', url: '/stf/v1/events', headers: seller.auth })).json().data[0]
     const cases = [
-      { method: 'GET' as const, url: '/stf/v1/events?q=%00', headers: seller.auth },
+      { method: 'GET' as const, url: '/stf/v1/events?q=%00', headers: seller.auth, path: 'querystring.q' },
       { method: 'GET' as const, url: '/stf/v1/events/ab%00cd', headers: seller.auth },
-      { method: 'GET' as const, url: '/stf/v1/events', headers: { ...seller.auth, 'x-affiliate-code': 'A\u0000B' } },
+      { method: 'GET' as const, url: '/stf/v1/events', headers: { ...seller.auth, 'x-affiliate-code': 'A\u0000B' }, path: 'headers.x-affiliate-code' },
       { method: 'GET' as const, url: `/adm/v1/sellers?q=%00`, headers: { authorization: await staffToken() } },
       { method: 'POST' as const, url: '/iam/v1/auth/login', headers: json, payload: JSON.stringify({ username: 'a\u0000@example.com', password: 'whatever-it-is' }) },
       {
@@ -294,18 +294,21 @@ describe('inputs the fuzzing found, kept as examples', () => {
         url: '/stf/v1/auth/register',
         headers: { ...seller.auth, ...json },
         payload: JSON.stringify({ email: 'nul@example.com', password: 'a-long-passphrase', first_name: 'A\u0000', last_name: 'B' }),
+        path: 'first_name',
       },
       {
         method: 'PUT' as const,
         url: `/adm/v1/events/${event.id}`,
         headers: { authorization: await staffToken(), ...json },
         payload: JSON.stringify({ attributes: [{ name: 'x', value: 'y', 'k\u0000': 1 }] }),
+        path: 'attributes.0.k\u0000',
       },
     ]
-    for (const request of cases) {
+    for (const { path, ...request } of cases) {
       const before = await fingerprint(app.db)
       const res = await app.inject(request)
       expectError(res, 400, 'validation_error')
+      if (path) expect(res.json().details[0].path).toBe(path)
       expect(await fingerprint(app.db)).toBe(before)
     }
   })

@@ -1,32 +1,41 @@
 import type { FastifyInstance } from 'fastify'
 import { AppError, type ErrorDetail } from '../errors.js'
 
-/**
- * A NUL character cannot be stored in PostgreSQL text (the query fails), and a lone UTF-16
- * surrogate has no UTF-8 form (the driver would silently store U+FFFD instead). Both are
- * refused wherever they appear in a request, before any handler or query sees them.
- */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates'
 // Deeper than any schema goes; a body nested further is refused by its schema anyway.
 const MAX_DEPTH = 64
 
-function findUnstorable(value: unknown, path: string[], depth = 0): string[] | undefined {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined
+/**
+ * A NUL character cannot be stored in PostgreSQL text (the query fails), and a lone UTF-16
+ * surrogate has no UTF-8 form (the driver would silently store U+FFFD instead). Both are
+ * refused wherever they appear in a request, before any handler or query sees them.
+ * Both checks are native scans: this runs over every header, parameter and body string.
+ */
+const unstorable = (text: string) => text.includes('\u0000') || !text.isWellFormed()
+
+/** The path to the first unstorable string or key in `value` (empty for `value` itself), else undefined. */
+function findUnstorable(value: unknown, depth = 0): string[] | undefined {
+  if (typeof value === 'string') return unstorable(value) ? [] : undefined
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findUnstorable(value[i], [...path, String(i)], depth + 1)
-      if (found) return found
+      const found = findUnstorable(value[i], depth + 1)
+      if (found) return [String(i), ...found]
     }
     return undefined
   }
-  for (const [key, item] of Object.entries(value)) {
-    if (UNSTORABLE.test(key)) return [...path, key]
-    const found = findUnstorable(item, [...path, key], depth + 1)
-    if (found) return found
+  for (const key of Object.keys(value)) {
+    if (unstorable(key)) return [key]
+    const found = findUnstorable((value as Record<string, unknown>)[key], depth + 1)
+    if (found) return [key, ...found]
   }
   return undefined
+}
+
+/** The same, with the path starting at the part of the request that holds it. */
+const foundIn = (part: string, value: unknown): string[] | undefined => {
+  const found = findUnstorable(value)
+  return found && [part, ...found]
 }
 
 const refuse = (path: string[]): AppError => {
@@ -42,11 +51,11 @@ const refuse = (path: string[]): AppError => {
 export function registerInputGuard(app: FastifyInstance) {
   app.addHook('onRequest', async (request) => {
     const found =
-      findUnstorable(request.params, ['params']) ?? findUnstorable(request.query, ['querystring']) ?? findUnstorable(request.headers, ['headers'])
+      foundIn('params', request.params) ?? foundIn('querystring', request.query) ?? foundIn('headers', request.headers)
     if (found) throw refuse(found)
   })
   app.addHook('preValidation', async (request) => {
-    const found = findUnstorable(request.body, [])
+    const found = findUnstorable(request.body)
     if (found) throw refuse(found.length ? found : ['body'])
   })
 }
