@@ -1,6 +1,6 @@
 import basicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AffiliateContext, SellerContext } from '../domain/sellers/seller-authenticator.js'
+import type { AffiliateContext, KeyEntry, SellerContext } from '../domain/sellers/seller-authenticator.js'
 import { AppError } from '../platform/errors.js'
 
 declare module 'fastify' {
@@ -32,49 +32,57 @@ export async function registerSellerAuth(app: FastifyInstance) {
   const auth = app.sellerAuth
   const refused = () => new AppError('unauthorized', { message: 'The seller id or API key is wrong, or the key was revoked' })
 
-  const affiliateCode = (request: FastifyRequest): string | undefined => {
-    const header = request.headers['x-affiliate-code']
-    if (header === undefined) return undefined
-    const code = Array.isArray(header) ? undefined : header.trim()
-    if (!code || code.length > MAX_AFFILIATE_CODE) throw new AppError('invalid_affiliate')
-    return code
-  }
-  const setAffiliate = (request: FastifyRequest, affiliate: AffiliateContext | null) => {
-    if (!affiliate) throw new AppError('invalid_affiliate')
+  /** Sets the affiliate, or answers the refusal for a code that names none. */
+  const attach = (request: FastifyRequest, affiliate: AffiliateContext | null): AppError | undefined => {
+    if (!affiliate) return new AppError('invalid_affiliate')
     request.affiliate = affiliate
+    return undefined
   }
 
-  async function slowPath(request: FastifyRequest, sellerId: string, apiKey: string, seller: SellerContext | undefined) {
-    if (!seller) {
-      const result = await auth.authenticate(sellerId, apiKey)
-      if (!result) throw refused()
-      request.seller = seller = result.seller
+  /**
+   * Then the optional `X-Affiliate-Code`: from the credentials' entry when it holds this exact
+   * header, else from the affiliate memory, else from the database.
+   */
+  function resolveAffiliate(request: FastifyRequest, done: (error?: Error) => void, entry?: KeyEntry) {
+    const header = request.headers['x-affiliate-code']
+    if (header === undefined) return done()
+    if (typeof header !== 'string') return done(new AppError('invalid_affiliate'))
+    const asSent = entry && auth.affiliateAsSent(entry, header)
+    if (asSent !== undefined) return done(attach(request, asSent))
+    const code = header.trim()
+    if (!code || code.length > MAX_AFFILIATE_CODE) return done(new AppError('invalid_affiliate'))
+    const cached = auth.resolveAffiliateCached(request.seller.id, code)
+    if (cached !== undefined) {
+      // Not a header padded out to kilobytes: kept are at most a few short strings per entry.
+      if (entry && header.length <= MAX_AFFILIATE_CODE) auth.rememberAffiliateAsSent(entry, header, cached)
+      return done(attach(request, cached))
     }
-    const code = affiliateCode(request)
-    if (code !== undefined) setAffiliate(request, await auth.resolveAffiliate(seller.id, code))
+    auth.resolveAffiliate(request.seller.id, code).then(
+      (affiliate) => done(attach(request, affiliate)),
+      (error: unknown) => done(asServerError(error)),
+    )
   }
 
+  // Headers not verified before: parsed and checked by @fastify/basic-auth (its 401 and challenge).
   await app.register(basicAuth, {
     authenticate: { realm: 'stf' },
     utf8: false,
     validate: (sellerId, apiKey, request, _reply, done) => {
-      try {
-        const known = auth.authenticateCached(sellerId, apiKey)
-        if (known === null) throw refused()
-        if (known) {
-          request.seller = known.seller
-          const code = affiliateCode(request)
-          const affiliate = code === undefined ? undefined : auth.resolveAffiliateCached(known.seller.id, code)
-          if (code === undefined || affiliate !== undefined) {
-            if (affiliate !== undefined) setAffiliate(request, affiliate)
-            return done()
-          }
-        }
-        slowPath(request, sellerId, apiKey, known?.seller).then(() => done(), (error: unknown) => done(asServerError(error)))
-      } catch (error) {
-        done(error as Error)
-      }
+      auth.authenticate(request.headers.authorization!, sellerId, apiKey).then(
+        (result) => {
+          if (!result) return done(refused())
+          request.seller = result.seller
+          resolveAffiliate(request, done)
+        },
+        (error: unknown) => done(asServerError(error)),
+      )
     },
   })
-  app.addHook('onRequest', app.basicAuth)
+  // A header verified before is answered from memory without parsing it again.
+  app.addHook('onRequest', (request, reply, done) => {
+    const known = auth.authenticateCached(request.headers.authorization)
+    if (known === undefined) return app.basicAuth(request, reply, done)
+    request.seller = known.seller
+    resolveAffiliate(request, done, known)
+  })
 }

@@ -1,15 +1,17 @@
 import { eq } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiKeys } from '../../src/domain/sellers/api-keys.table.js'
 import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
 import { issueApiKey } from '../../src/domain/sellers/issue-api-key.js'
+import { deactivateAffiliate } from '../../src/domain/sellers/deactivate-affiliate.js'
 import { revokeApiKey } from '../../src/domain/sellers/revoke-api-key.js'
-import { announceSellerChange } from '../../src/domain/sellers/seller-changes.js'
+import { changeSellers } from '../../src/domain/sellers/seller-changes.js'
 import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { basicAuth, createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
-import { usesPostgres } from '../support/database.js'
+import { testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { buildSecondApp } from '../support/second-app.js'
 import { eventually } from '../support/smtp-sink.js'
 
@@ -87,14 +89,28 @@ describe('storefront seller resolution', () => {
     const c = await createTestSeller(ctx.app)
     expect((await whoami(c.auth)).statusCode).toBe(200)
     const setStatus = (status: 'active' | 'disabled') =>
-      ctx.app.db.transaction(async (tx) => {
+      changeSellers(ctx.app.db, async (tx, announce) => {
         await tx.update(sellers).set({ status }).where(eq(sellers.id, c.seller.id))
-        await announceSellerChange(tx, c.seller.id)
+        await announce(c.seller.id)
       })
     await setStatus('disabled')
     expectUnauthorized(await whoami(c.auth))
     await setStatus('active')
     expect((await whoami(c.auth)).statusCode).toBe(200)
+  })
+
+  it('answers the canonical header it verified before from memory, and the same credentials spelled otherwise from the database', async () => {
+    const c = await createTestSeller(ctx.app)
+    const spelledOtherwise = [c.auth.authorization.replace('Basic ', 'basic '), basicAuth(c.seller.id.toUpperCase(), c.apiKey).authorization]
+    for (const authorization of [c.auth.authorization, ...spelledOtherwise]) expect((await whoami({ authorization })).statusCode).toBe(200)
+    // Revoked behind the application's back: no change is announced, so memory still trusts the
+    // canonical header, and only that one: other spellings were never remembered.
+    await ctx.app.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, c.apiKeyId))
+    expect((await whoami(c.auth)).statusCode).toBe(200)
+    for (const authorization of spelledOtherwise) expectUnauthorized(await whoami({ authorization }))
+    expectUnauthorized(await whoami(basicAuth(b.seller.id, c.apiKey)))
+    ctx.app.sellerAuth.forgetSeller(c.seller.id)
+    expectUnauthorized(await whoami(c.auth))
   })
 
   it('records when a key was last used', async () => {
@@ -129,12 +145,13 @@ describe('X-Affiliate-Code', () => {
 
   it('stops accepting an affiliate as soon as it is deactivated', async () => {
     const affiliate = await createTestAffiliate(ctx.app, a.seller.id, { code: 'SHORTLIVED' })
-    expect((await whoami({ ...a.auth, 'x-affiliate-code': 'SHORTLIVED' })).statusCode).toBe(200)
-    await ctx.app.db.transaction(async (tx) => {
+    // From the database, then from the affiliate memory, then from the credentials' entry.
+    for (let n = 0; n < 3; n++) expect((await whoami({ ...a.auth, 'x-affiliate-code': 'SHORTLIVED' })).statusCode).toBe(200)
+    await changeSellers(ctx.app.db, async (tx, announce) => {
       await tx.update(affiliates).set({ active: false }).where(eq(affiliates.id, affiliate.id))
-      await announceSellerChange(tx, a.seller.id)
+      await announce(a.seller.id)
     })
-    expect((await whoami({ ...a.auth, 'x-affiliate-code': 'SHORTLIVED' })).json().code).toBe('invalid_affiliate')
+    for (let n = 0; n < 3; n++) expect((await whoami({ ...a.auth, 'x-affiliate-code': 'SHORTLIVED' })).json().code).toBe('invalid_affiliate')
   })
 
   it('checks credentials before the affiliate code', async () => {
@@ -154,10 +171,78 @@ describe.skipIf(!usesPostgres())('a second process on the same PostgreSQL', () =
     const c = await createTestSeller(ctx.app)
     expect((await whoami(c.auth, other)).statusCode).toBe(200)
     expect((await whoami(c.auth, other)).statusCode).toBe(200)
+    // The revocation answers once every process listening here has heard it: no pause needed.
     await revokeApiKey(ctx.app.db, { sellerId: c.seller.id, keyId: c.apiKeyId, actor: { type: 'system' } })
-    // The notice is delivered at commit; allow its few milliseconds of transit, no more.
-    await new Promise((r) => setTimeout(r, 50))
     expectUnauthorized(await whoami(c.auth, other))
+  })
+
+  it('refuses a deactivated affiliate through the first on the very next request, many times over', async () => {
+    const c = await createTestSeller(ctx.app)
+    for (let round = 0; round < 20; round++) {
+      const code = `RACE${round}`
+      const affiliate = await createTestAffiliate(ctx.app, c.seller.id, { code })
+      for (let n = 0; n < 2; n++) expect((await whoami({ ...c.auth, 'x-affiliate-code': code }, other)).statusCode).toBe(200)
+      await deactivateAffiliate(ctx.app.db, { affiliateId: affiliate.id, actor: { type: 'system' } })
+      expect((await whoami({ ...c.auth, 'x-affiliate-code': code }, other)).json().code).toBe('invalid_affiliate')
+    }
+  })
+})
+
+describe.skipIf(!usesPostgres())('a seller change waits until every listening process has forgotten the seller', () => {
+  const setName = (sellerId: string, name: string) =>
+    changeSellers(ctx.app.db, async (tx, announce) => {
+      await tx.update(sellers).set({ name }).where(eq(sellers.id, sellerId))
+      await announce(sellerId)
+    })
+  const timed = async (work: Promise<unknown>) => {
+    const started = Date.now()
+    await work.catch(() => undefined)
+    return Date.now() - started
+  }
+
+  /** Another process's listening connection, that confirms each change after `delayMs`, or never. */
+  async function otherListener(delayMs: number | 'never') {
+    const client = new pg.Client({ connectionString: await testDatabaseUrl(), application_name: 'boxoffice listener' })
+    await client.connect()
+    const pid = String((await client.query('select pg_backend_pid() as pid')).rows[0].pid)
+    client.on('notification', (n) => {
+      const changeId = n.payload?.split(' ')[1]
+      if (delayMs === 'never' || !changeId) return
+      // Its answer may come after the test has closed the connection: the confirmation went out at commit.
+      const confirm = () => client.query('select pg_notify($1, $2)', ['seller_changes_heard', `${changeId} ${pid}`]).catch(() => undefined)
+      setTimeout(confirm, delayMs)
+    })
+    await client.query('listen seller_changes')
+    return { close: () => client.end() }
+  }
+
+  it('answers once the other process confirms, not before', async () => {
+    const c = await createTestSeller(ctx.app)
+    const other = await otherListener(300)
+    try {
+      const took = await timed(setName(c.seller.id, 'Confirmed late'))
+      expect(took).toBeGreaterThanOrEqual(290)
+      expect(took).toBeLessThan(900)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('answers after a second when a listening process never confirms; a rolled-back change does not wait', async () => {
+    const c = await createTestSeller(ctx.app)
+    const other = await otherListener('never')
+    try {
+      expect(await timed(setName(c.seller.id, 'Never confirmed'))).toBeGreaterThanOrEqual(950)
+      const started = Date.now()
+      const rolledBack = changeSellers(ctx.app.db, async (tx, announce) => {
+        await announce(c.seller.id)
+        throw new Error('changed its mind')
+      })
+      await expect(rolledBack).rejects.toThrow('changed its mind')
+      expect(Date.now() - started).toBeLessThan(250)
+    } finally {
+      await other.close()
+    }
   })
 })
 

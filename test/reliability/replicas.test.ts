@@ -152,13 +152,26 @@ describe('revocations seen by the other replica on its next request', () => {
     expect((await call(0, 'GET', '/stf/v1/seller', shop.auth)).status).toBe(401)
   })
 
+  it('deactivated through one replica, refused by the other on the very next request, round after round', async () => {
+    const shop = await createTestSeller(fx.app)
+    for (let round = 0; round < 30; round++) {
+      const code = `ROUND${round}`
+      const created = await call(round, 'POST', `/adm/v1/sellers/${shop.seller.id}/affiliates`, admin.auth, { code, name: `Round ${round}` })
+      expect(created.status).toBe(201)
+      // Remembered by both replicas, from the entry of the credentials it came with.
+      for (let n = 0; n < 4; n++) expect((await call(n, 'GET', '/stf/v1/seller', { ...shop.auth, 'x-affiliate-code': code })).status).toBe(200)
+      expect((await call(round, 'DELETE', `/adm/v1/affiliates/${created.body.id}`, admin.auth)).status).toBe(204)
+      expect((await call(round + 1, 'GET', '/stf/v1/seller', { ...shop.auth, 'x-affiliate-code': code })).body.code).toBe('invalid_affiliate')
+    }
+  })
+
   it('a key revoked while the other replica had lost its notification connection', async () => {
     const shop = await createTestSeller(fx.app)
     for (const replica of [0, 1]) expect((await call(replica, 'GET', '/stf/v1/seller', shop.auth)).status).toBe(200)
     // Every listening connection to this database is cut: notifications sent now reach no one.
     const cut = await queryDatabase<{ pid: number }>(
       databaseUrl,
-      `select pg_terminate_backend(pid), pid from pg_stat_activity where datname = current_database() and query ilike 'listen %'`,
+      `select pg_terminate_backend(pid), pid from pg_stat_activity where datname = current_database() and application_name = 'boxoffice listener'`,
     )
     expect(cut.length).toBeGreaterThanOrEqual(2)
     expect((await call(0, 'DELETE', `/adm/v1/sellers/${shop.seller.id}/api-keys/${shop.apiKeyId}`, admin.auth)).status).toBe(204)

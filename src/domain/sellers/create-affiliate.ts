@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
 import { checkSellerRefs } from '../catalog/seller-refs.js'
 import { insertAffiliate, insertAffiliateEvents, withEventScopes, type ScopedAffiliate } from './affiliates.repo.js'
-import { announceSellerChange } from './seller-changes.js'
+import { changeSellers } from './seller-changes.js'
 import { lockSellerById } from './sellers.repo.js'
 
 export type CreateAffiliateOptions = {
@@ -21,8 +21,7 @@ export const affiliateCodeTaken = () => new AppError('already_exists', { message
 
 /** Creates an active affiliate of a seller. */
 export const createAffiliate = (db: Db, { sellerId, code, name, eventIds, actor }: CreateAffiliateOptions) =>
-  db
-    .transaction(async (tx): Promise<ScopedAffiliate> => {
+  changeSellers(db, async (tx, announce): Promise<ScopedAffiliate> => {
       if (!(await lockSellerById(tx, sellerId))) throw new AppError('not_found')
       const scope = eventIds ? (await checkSellerRefs(tx, sellerId, { eventIds })).eventIds! : null
       const affiliate = await insertAffiliate(tx, { sellerId, code, name, allEvents: scope === null })
@@ -34,7 +33,7 @@ export const createAffiliate = (db: Db, { sellerId, code, name, eventIds, actor 
         data: { code, event_ids: scope },
       })
       // Unknown codes are cached by every process: this one must stop being unknown at once.
-      await announceSellerChange(tx, sellerId)
+      await announce(sellerId)
       return (await withEventScopes(tx, [affiliate]))[0]!
     })
     .catch((error: unknown) => {

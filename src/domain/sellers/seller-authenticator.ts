@@ -3,7 +3,7 @@ import { hashOpaqueToken, sameHash } from '../../platform/auth/opaque-token.js'
 import type { Database } from '../../platform/db/database.js'
 import { findActiveAffiliateByCode } from './affiliates.repo.js'
 import { findActiveKeyByHash, touchApiKey } from './api-keys.repo.js'
-import { localSellerChanges, SELLER_CHANGES_CHANNEL } from './seller-changes.js'
+import { listenForSellerChanges, localSellerChanges } from './seller-changes.js'
 import { settingsOf, type SellerSettings } from './seller-settings.js'
 
 /** The seller a storefront call acts for, from its Basic credentials. */
@@ -12,7 +12,18 @@ export type SellerContext = Readonly<{ id: string; name: string; storefrontUrl: 
 /** The affiliate named by `X-Affiliate-Code`; `eventIds` null means every event of the seller. */
 export type AffiliateContext = Readonly<{ id: string; code: string; name: string; eventIds: readonly string[] | null }>
 
-type KeyEntry = { seller: SellerContext; keyId: string; expiresAt: number; touchedAt: number }
+/** Credentials memory holds as verified. */
+export type KeyEntry = {
+  seller: SellerContext
+  keyId: string
+  expiresAt: number
+  touchedAt: number
+  /**
+   * `X-Affiliate-Code` values exactly as sent with these credentials, and their answers: copies
+   * from the affiliate memory below, dropped with the entry when the seller changes.
+   */
+  affiliatesAsSent: Map<string, AffiliateContext | null>
+}
 type AffiliateEntry = { affiliate: AffiliateContext | null; expiresAt: number }
 
 export type SellerAuthenticatorOptions = {
@@ -33,14 +44,23 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Credentials that could be right at all: anything else is refused without hashing or asking. */
 const plausible = (sellerId: string, apiKey: string) => UUID.test(sellerId) && apiKey.length >= 16 && apiKey.length <= 256
 
+/** How many spellings of affiliate codes one entry keeps (a flood of made-up codes stays small). */
+const MAX_AFFILIATES_AS_SENT = 16
+
 const affiliateKey = (sellerId: string, code: string) => `${sellerId}:${code.toLowerCase()}`
 
+const canonicalAuthorization = (sellerId: string, apiKey: string) => `Basic ${Buffer.from(`${sellerId}:${apiKey}`, 'latin1').toString('base64')}`
+
+/** Longer than any Authorization header whose credentials could be right (a UUID and a 256-character key, in base64). */
+const MAX_AUTHORIZATION = 512
+
 /**
- * Where a verified key is remembered in memory: its SHA-256, never the key itself. The keyed
- * hash (HMAC) is what the database stores; a plain digest of a high-entropy secret is as safe in
- * this process's memory and several times cheaper on every call.
+ * Where verified credentials are remembered in memory: the SHA-256 of the Authorization header
+ * exactly as sent, never the key itself. A hit then costs one digest and no parsing at all.
+ * The keyed hash (HMAC) is what the database stores; a plain digest of a high-entropy secret is
+ * as safe in this process's memory and several times cheaper on every call.
  */
-const memoryKey = (apiKey: string) => hash('sha256', apiKey, 'base64url')
+const memoryKey = (authorization: string) => hash('sha256', authorization, 'hex')
 
 /**
  * Verifies storefront credentials with a keyed hash (API keys are high-entropy, so a slow
@@ -102,12 +122,13 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
   const authenticator = {
     async start() {
       localSellerChanges.on('change', onLocalChange)
-      unsubscribe = await database.subscribe(SELLER_CHANGES_CHANNEL, {
-        message: (sellerId) => {
+      unsubscribe = await listenForSellerChanges(database, {
+        changed: (sellerId) => {
           pending.delete(sellerId)
           forgetSeller(sellerId)
         },
         reset: forgetAll,
+        ...(options.onError ? { onError: options.onError } : {}),
       })
     },
 
@@ -118,27 +139,27 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
     },
 
     /**
-     * The answer for these credentials when memory holds it: the entry, null when they are
-     * wrong for a cached key, undefined when the database must be asked (`authenticate`).
-     * Synchronous, so a cache hit costs no promise.
+     * The seller of this Authorization header when memory holds it as verified, else undefined:
+     * the caller then parses the header and asks `authenticate`. Synchronous, so a hit costs no
+     * promise; wrong credentials are never remembered, so nothing is refused from memory.
      */
-    authenticateCached(sellerId: string, apiKey: string): KeyEntry | null | undefined {
-      if (!plausible(sellerId, apiKey)) return null
-      const cached = keys.get(memoryKey(apiKey))
+    authenticateCached(authorization: string | undefined): KeyEntry | undefined {
+      if (authorization === undefined || authorization.length > MAX_AUTHORIZATION) return undefined
+      const cached = keys.get(memoryKey(authorization))
       const now = Date.now()
       if (!cached || cached.expiresAt <= now || !trusted()) return undefined
-      // The seller id is public (the Basic user name): a plain comparison leaks nothing.
-      if (cached.seller.id !== sellerId.toLowerCase()) return null
       touch(cached, now)
       return cached
     },
 
-    /** The seller of these credentials, or null when they are wrong, revoked or disabled. */
-    async authenticate(sellerId: string, apiKey: string): Promise<{ seller: SellerContext; keyId: string } | null> {
-      const known = authenticator.authenticateCached(sellerId, apiKey)
-      if (known !== undefined) return known
+    /**
+     * The seller of these credentials (parsed from `authorization`), or null when they are wrong,
+     * revoked or disabled, from the database: for a header `authenticateCached` did not know.
+     */
+    async authenticate(authorization: string, sellerId: string, apiKey: string): Promise<{ seller: SellerContext; keyId: string } | null> {
+      if (!plausible(sellerId, apiKey)) return null
       const storedHash = hashOpaqueToken(tokenHmac, apiKey)
-      const remembered = memoryKey(apiKey)
+      const remembered = memoryKey(authorization)
       const now = Date.now()
       const startEpoch = epoch
       const row = await findActiveKeyByHash(database.db, storedHash)
@@ -153,10 +174,23 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
         keyId: row.keyId,
         expiresAt: now + ttlMs,
         touchedAt: keys.get(remembered)?.touchedAt ?? 0,
+        affiliatesAsSent: new Map(),
       }
-      if (cacheable(entry.seller.id, startEpoch)) remember(keys, remembered, entry)
+      // Only the canonical spelling is remembered: one entry per key, however many ways a client
+      // finds to spell it (the scheme's case, the id's case, extra padding).
+      if (cacheable(entry.seller.id, startEpoch) && authorization === canonicalAuthorization(entry.seller.id, apiKey)) remember(keys, remembered, entry)
       touch(entry, now)
       return entry
+    },
+
+    /** The answer for `X-Affiliate-Code` exactly as sent with these credentials, when the entry holds it. */
+    affiliateAsSent(entry: KeyEntry, header: string): AffiliateContext | null | undefined {
+      return entry.affiliatesAsSent.get(header)
+    },
+
+    /** Keeps an answer of the affiliate memory with the credentials it was sent with. */
+    rememberAffiliateAsSent(entry: KeyEntry, header: string, affiliate: AffiliateContext | null) {
+      if (entry.affiliatesAsSent.size < MAX_AFFILIATES_AS_SENT) entry.affiliatesAsSent.set(header, affiliate)
     },
 
     /** The affiliate for this code when memory holds the answer (null: no such active affiliate), else undefined. */

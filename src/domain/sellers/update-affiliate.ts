@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { checkSellerRefs } from '../catalog/seller-refs.js'
 import { lockAffiliateById, replaceAffiliateEvents, updateAffiliateRow, withEventScopes, type ScopedAffiliate } from './affiliates.repo.js'
-import { announceSellerChange } from './seller-changes.js'
+import { changeSellers } from './seller-changes.js'
 
 export type UpdateAffiliateOptions = {
   affiliateId: string
@@ -17,7 +17,7 @@ export type UpdateAffiliateOptions = {
 
 /** Changes an affiliate's name, status or scope; its code stays, as integrations send it. */
 export const updateAffiliate = (db: Db, { affiliateId, name, active, eventIds, actor }: UpdateAffiliateOptions) =>
-  db.transaction(async (tx): Promise<ScopedAffiliate> => {
+  changeSellers(db, async (tx, announce): Promise<ScopedAffiliate> => {
     const current = await lockAffiliateById(tx, affiliateId)
     if (!current) throw new AppError('not_found')
     const [before] = await withEventScopes(tx, [current])
@@ -43,7 +43,7 @@ export const updateAffiliate = (db: Db, { affiliateId, name, active, eventIds, a
       sellerId: current.sellerId,
       data: { fields, ...(fields.includes('active') ? { active } : {}), ...(fields.includes('event_ids') ? { event_ids: scope } : {}) },
     })
-    await announceSellerChange(tx, current.sellerId)
+    await announce(current.sellerId)
     return (await withEventScopes(tx, [affiliate!]))[0]!
   })
 

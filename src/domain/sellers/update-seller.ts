@@ -1,7 +1,7 @@
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { announceSellerChange } from './seller-changes.js'
+import { changeSellers } from './seller-changes.js'
 import { mergeSettings, settingsColumns, settingsOf, settingsProblems, type SellerSettings } from './seller-settings.js'
 import { lockSellerById, updateSellerRow, type SellerRow, type SellerStatus } from './sellers.repo.js'
 import { normalizeStorefrontUrl } from './storefront-url.js'
@@ -22,7 +22,7 @@ export type UpdateSellerOptions = {
  * all of these with the seller's credentials, so the change is announced to every process.
  */
 export const updateSeller = (db: Db, { sellerId, name, storefrontUrl, status, settings, actor }: UpdateSellerOptions) =>
-  db.transaction(async (tx): Promise<SellerRow> => {
+  changeSellers(db, async (tx, announce): Promise<SellerRow> => {
     const current = await lockSellerById(tx, sellerId)
     if (!current) throw new AppError('not_found')
     const before = settingsOf(current)
@@ -56,6 +56,6 @@ export const updateSeller = (db: Db, { sellerId, name, storefrontUrl, status, se
       sellerId,
       data: { fields, ...(values.status ? { status: values.status } : {}) },
     })
-    await announceSellerChange(tx, sellerId)
+    await announce(sellerId)
     return updated!
   })

@@ -39,6 +39,13 @@ export type Database = {
   subscribe(channel: string, subscriber: Subscriber): Promise<() => Promise<void>>
   /** False while the listening connection is down: caches must not be trusted then. */
   listening(): boolean
+  /**
+   * Sends a notification on the channel, through the listening connection while it is up (so it
+   * never waits for the pool), else through the pool.
+   */
+  notify(channel: string, payload: string): Promise<void>
+  /** Who this process listens as (its listening connection's backend pid); undefined while down. */
+  listenerId(): string | undefined
   /** One round trip; throws when the database cannot be reached. */
   ping(): Promise<void>
   migrate(): Promise<void>
@@ -104,6 +111,11 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     driver: 'pg',
     subscribe: (channel, subscriber) => listener.subscribe(channel, subscriber),
     listening: () => listener.live,
+    notify: async (channel, payload) => {
+      if (await listener.notify(channel, payload)) return
+      await pool.query('select pg_notify($1, $2)', [channel, payload])
+    },
+    listenerId: () => listener.backendPid,
     ping: async () => {
       await pool.query('select 1')
     },
@@ -128,6 +140,8 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
 }
 
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/
+/** How listening connections name themselves, so that a writer can tell who listens. */
+const LISTENER_NAME = 'boxoffice listener'
 
 /**
  * One dedicated connection for LISTEN, outside the pool. When it drops, subscribers are told
@@ -140,6 +154,8 @@ class PgListener {
   private closed = false
   private retryMs = 250
   live = false
+  /** The listening connection's backend pid while it is up. */
+  backendPid: string | undefined
 
   constructor(
     private readonly url: string,
@@ -172,7 +188,12 @@ class PgListener {
   }
 
   private async open() {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.connectTimeoutMs, keepAlive: true })
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      keepAlive: true,
+      application_name: LISTENER_NAME,
+    })
     client.on('notification', (n) => {
       for (const s of this.subscribers.get(n.channel) ?? []) s.message(n.payload ?? '')
     })
@@ -181,9 +202,11 @@ class PgListener {
       this.dropped(client)
     })
     client.on('end', () => this.dropped(client))
+    let pid: string
     try {
       await client.connect()
       for (const channel of this.subscribers.keys()) await client.query(`listen ${channel}`)
+      pid = String((await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid)
     } catch (error) {
       client.end().catch(() => undefined)
       this.scheduleReconnect()
@@ -194,14 +217,24 @@ class PgListener {
       return
     }
     this.client = client
+    this.backendPid = pid
     this.live = true
     this.retryMs = 250
+  }
+
+  /** Sends a notification through this connection; false when it is down. */
+  async notify(channel: string, payload: string): Promise<boolean> {
+    const client = this.client
+    if (!this.live || !client) return false
+    await client.query('select pg_notify($1, $2)', [channel, payload])
+    return true
   }
 
   private dropped(client: pg.Client) {
     if (this.client !== client) return
     this.client = undefined
     this.live = false
+    this.backendPid = undefined
     for (const set of this.subscribers.values()) for (const s of set) s.reset()
     client.end().catch(() => undefined)
     this.scheduleReconnect()
@@ -217,6 +250,7 @@ class PgListener {
   async close() {
     this.closed = true
     this.live = false
+    this.backendPid = undefined
     const client = this.client
     this.client = undefined
     await client?.end().catch(() => undefined)
@@ -240,6 +274,11 @@ async function openPglite(dataDir: string | null): Promise<Database> {
     },
     // One process, one connection: a notification cannot be missed.
     listening: () => true,
+    notify: async (channel, payload) => {
+      await client.query('select pg_notify($1, $2)', [channel, payload])
+    },
+    // Nobody else can listen on an embedded database: there is no one to tell who is listening.
+    listenerId: () => undefined,
     ping: async () => {
       await client.query('select 1')
     },
@@ -250,6 +289,17 @@ async function openPglite(dataDir: string | null): Promise<Database> {
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: () => client.close(),
   }
+}
+
+/**
+ * The listening connections of every process on this database right now (their `listenerId`),
+ * read through `db`. None on the embedded database, where one process is all there is.
+ */
+export async function listenersOf(db: Db): Promise<string[]> {
+  const result = await db.execute<{ pid: string }>(
+    sql`select pid::text as pid from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_NAME}`,
+  )
+  return result.rows.map((row) => row.pid)
 }
 
 /** Tables of the application schema, for tests and tools that reset a database. */
