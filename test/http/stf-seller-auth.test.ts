@@ -8,6 +8,7 @@ import { issueApiKey } from '../../src/domain/sellers/issue-api-key.js'
 import { deactivateAffiliate } from '../../src/domain/sellers/deactivate-affiliate.js'
 import { revokeApiKey } from '../../src/domain/sellers/revoke-api-key.js'
 import { changeSellers } from '../../src/domain/sellers/seller-changes.js'
+import { listenersOf } from '../../src/platform/db/database.js'
 import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { basicAuth, createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
@@ -213,6 +214,12 @@ describe.skipIf(!usesPostgres())('a seller change waits until every listening pr
       setTimeout(confirm, delayMs)
     })
     await client.query('listen seller_changes')
+    // Only this app's listener and this one: a listener of an app closed just before may still be
+    // on its way out, and would make the change wait for its deadline.
+    for (let n = 0; (await listenersOf(ctx.app.db)).length !== 2; n++) {
+      if (n === 100) throw new Error('the listening connections did not settle')
+      await new Promise((r) => setTimeout(r, 20))
+    }
     return { close: () => client.end() }
   }
 
