@@ -8,7 +8,7 @@ import { issueApiKey } from '../../src/domain/sellers/issue-api-key.js'
 import { deactivateAffiliate } from '../../src/domain/sellers/deactivate-affiliate.js'
 import { revokeApiKey } from '../../src/domain/sellers/revoke-api-key.js'
 import { changeSellers } from '../../src/domain/sellers/seller-changes.js'
-import { listenersOf } from '../../src/platform/db/database.js'
+import { LISTENER_NAME, listenersOf } from '../../src/platform/db/database.js'
 import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { basicAuth, createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
@@ -203,7 +203,7 @@ describe.skipIf(!usesPostgres())('a seller change waits until every listening pr
 
   /** Another process's listening connection, that confirms each change after `delayMs`, or never. */
   async function otherListener(delayMs: number | 'never') {
-    const client = new pg.Client({ connectionString: await testDatabaseUrl(), application_name: 'boxoffice listener' })
+    const client = new pg.Client({ connectionString: await testDatabaseUrl(), application_name: LISTENER_NAME })
     await client.connect()
     const pid = String((await client.query('select pg_backend_pid() as pid')).rows[0].pid)
     client.on('notification', (n) => {

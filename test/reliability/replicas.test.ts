@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
+import { LISTENER_NAME } from '../../src/platform/db/database.js'
 import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer } from '../factories/customers.js'
@@ -171,7 +172,7 @@ describe('revocations seen by the other replica on its next request', () => {
     // Every listening connection to this database is cut: notifications sent now reach no one.
     const cut = await queryDatabase<{ pid: number }>(
       databaseUrl,
-      `select pg_terminate_backend(pid), pid from pg_stat_activity where datname = current_database() and application_name = 'boxoffice listener'`,
+      `select pg_terminate_backend(pid), pid from pg_stat_activity where datname = current_database() and application_name = '${LISTENER_NAME}'`,
     )
     expect(cut.length).toBeGreaterThanOrEqual(2)
     expect((await call(0, 'DELETE', `/adm/v1/sellers/${shop.seller.id}/api-keys/${shop.apiKeyId}`, admin.auth)).status).toBe(204)

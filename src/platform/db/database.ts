@@ -141,7 +141,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
 
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/
 /** How listening connections name themselves, so that a writer can tell who listens. */
-const LISTENER_NAME = 'boxoffice listener'
+export const LISTENER_NAME = 'boxoffice listener'
 
 /**
  * One dedicated connection for LISTEN, outside the pool. When it drops, subscribers are told
