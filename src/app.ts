@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import cors from '@fastify/cors'
-import rateLimit from '@fastify/rate-limit'
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import { Redis } from 'ioredis'
@@ -13,12 +12,12 @@ import { staffAuth } from './platform/auth/staff-auth.js'
 import type { Config } from './platform/config.js'
 import { openDatabase, type Database } from './platform/db/database.js'
 import { isDatabaseUnavailable } from './platform/db/errors.js'
-import { AppError } from './platform/errors.js'
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js'
 import { registerGracefulClose } from './platform/http/graceful-close.js'
 import { registerInputGuard } from './platform/http/input-guard.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
+import { createLimits } from './platform/http/rate-limits.js'
 import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
 import { createMailer } from './platform/mail/mailer.js'
@@ -141,18 +140,15 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
 
   registerSecurityHeaders(app)
-  await app.register(rateLimit, {
-    global: false,
-    ...(redis ? { redis, nameSpace: `${config.redisKeyPrefix}rl:` } : {}),
-    // A rate-limit store that is down must not take the API down with it.
-    skipOnError: true,
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', { headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) } }),
-  })
+  app.decorate('limits', createLimits({ redis, keyPrefix: config.redisKeyPrefix }))
   await registerOpenApi(app, pkg.version)
   await app.register(staffAuth)
   await app.register(customerAuth)
-  registerMetrics(app, { poolStats: database.poolStats, outboxBacklog: () => countEmailsByStatus(database.db) })
+  registerMetrics(app, {
+    ...config.metrics,
+    poolStats: database.poolStats,
+    outboxBacklog: () => countEmailsByStatus(database.db),
+  })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.
   const staffCors = async (scope: FastifyInstance) => {

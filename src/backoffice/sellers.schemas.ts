@@ -24,6 +24,13 @@ export const ZSellerSettingsInput = z
       .describe('Monthly interest rate of longer plans, e.g. 0.0299 for 2.99% (default 0.0299)')
       .optional(),
     min_installment_amount: intSetting(b.min_installment_amount, 'Smallest installment offered, in centavos (default 500)').optional(),
+    login_requires_verified_email: z
+      .boolean()
+      .describe(
+        'A customer who never confirmed its email cannot sign in with its password (403 `email_not_verified`); ' +
+          'it confirms through the verification email or signs in by magic link (default true)',
+      )
+      .optional(),
   })
   .describe('Only the settings given change')
 
@@ -34,6 +41,7 @@ export const ZSellerSettings = z
     interest_free_installments: z.number().int(),
     monthly_rate: z.number(),
     min_installment_amount: z.number().int(),
+    login_requires_verified_email: z.boolean(),
   })
   .meta({ id: 'AdmSellerSettings' })
 

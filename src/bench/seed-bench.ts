@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { events } from '../domain/catalog/events.table.js'
 import { inventories } from '../domain/catalog/inventories.table.js'
+import { customerRefreshTokens } from '../domain/customers/customer-tokens.table.js'
 import { customers } from '../domain/customers/customers.table.js'
 import { affiliates } from '../domain/sellers/affiliates.table.js'
 import { createSeller } from '../domain/sellers/create-seller.js'
@@ -90,11 +92,25 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
               sellerId: seller.id,
               email: `buyer-${n + 1}@bench.example.com`,
               passwordHash,
+              emailVerifiedAt: new Date(),
               firstName: 'Bench',
               lastName: `Buyer ${n + 1}`,
             })),
           )
           .returning({ id: customers.id, email: customers.email })
+  // One live session each, which their access tokens name.
+  const sessionOf = new Map<string, string>()
+  if (customerRows.length > 0) {
+    const rows = customerRows.map((c) => ({
+      sellerId: seller.id,
+      customerId: c.id,
+      familyId: randomUUID(),
+      tokenHash: randomUUID(),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    }))
+    await app.db.insert(customerRefreshTokens).values(rows)
+    for (const row of rows) sessionOf.set(row.customerId, row.familyId)
+  }
 
   return {
     sellerId: seller.id,
@@ -113,7 +129,7 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
     customers: customerRows.map((c) => ({
       id: c.id,
       email: c.email,
-      token: signCustomerAccessToken(app, { customerId: c.id, sellerId: seller.id, email: c.email }).token,
+      token: signCustomerAccessToken(app, { customerId: c.id, sellerId: seller.id, sessionId: sessionOf.get(c.id)!, email: c.email }).token,
     })),
   }
 }

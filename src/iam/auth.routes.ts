@@ -6,7 +6,6 @@ import { loginStaff } from '../domain/staff/login-staff.js'
 import { logoutStaff } from '../domain/staff/logout-staff.js'
 import { refreshStaffSession } from '../domain/staff/refresh-staff-session.js'
 import { authenticateStaff, signStaffAccessToken, staffOf } from '../platform/auth/staff-auth.js'
-import { isAppError } from '../platform/errors.js'
 import { ZLoginRequest, ZLoginResponse, ZRefreshTokenRequest, ZRefreshTokenResponse, presentUserInfo } from './auth.schemas.js'
 import { STAFF_SECURITY, TAGS, errorResponses } from './common.schemas.js'
 import { iamRateLimits } from './rate-limits.js'
@@ -23,39 +22,39 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/login',
     {
-      config: limits.perIp(limits.loginPerIp),
-      preHandler: limits.checkLoginFailures,
+      onRequest: limits.loginPerIp,
       schema: {
         tags: TAGS,
         summary: 'User login',
         description:
           '`username` is the email (any case). A wrong email and a wrong password get the same 401 `invalid_credentials`. ' +
-          '`expires_at` is the access token expiry in unix seconds. Limited per IP, and per account on failed attempts (429 with `Retry-After`).',
+          '`expires_at` is the access token expiry in unix seconds. Limited per IP, and per account: past ' +
+          '`IAM_LOGIN_FAILURES_PER_ACCOUNT` failed attempts the account is locked for the window (429 with `Retry-After`), ' +
+          'except for the right password from an address that signed in to it within 30 days.',
         body: ZLoginRequest,
         response: { 200: ZLoginResponse, ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
-      try {
-        const grant = await loginStaff(app.db, {
-          email: request.body.username,
-          password: request.body.password,
+      const { username, password } = request.body
+      const grant = await limits.guardLogin(request, username, () =>
+        loginStaff(app.db, {
+          email: username,
+          password,
           tokenHmac: app.secrets.tokenHmac,
           refreshTtlSeconds: app.config.ttl.iamRefresh,
-        })
-        const { access, body } = tokenPair(app, grant)
-        return reply.header('cache-control', 'no-store').send({ ...body, expires_at: access.expiresAt })
-      } catch (error) {
-        if (isAppError(error) && error.code === 'invalid_credentials') await limits.countLoginFailure(request)
-        throw error
-      }
+          addressHash: limits.addressHash(request),
+        }),
+      )
+      const { access, body } = tokenPair(app, grant)
+      return reply.header('cache-control', 'no-store').send({ ...body, expires_at: access.expiresAt })
     },
   )
 
   app.post(
     '/refresh',
     {
-      config: limits.perIp(limits.refreshPerIp),
+      onRequest: limits.refreshPerIp,
       schema: {
         tags: TAGS,
         summary: 'Refresh token',

@@ -13,7 +13,7 @@ export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/recover',
     {
-      config: limits.perIp(limits.passwordPerIp),
+      onRequest: limits.recoverPerIp,
       preHandler: limits.limitRecoveries,
       schema: {
         tags: TAGS,
@@ -43,7 +43,7 @@ export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/reset',
     {
-      config: limits.perIp(limits.passwordPerIp),
+      onRequest: limits.resetPerIp,
       schema: {
         tags: TAGS,
         summary: 'Reset password',

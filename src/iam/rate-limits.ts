@@ -1,62 +1,74 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isKnownAddress } from '../domain/staff/sessions.repo.js'
 import { normalizeEmail } from '../domain/staff/staff-rules.js'
 import { hashOpaqueToken } from '../platform/auth/opaque-token.js'
-import { AppError } from '../platform/errors.js'
+import { isAppError } from '../platform/errors.js'
+import { addressKey, rateLimited } from '../platform/http/rate-limits.js'
 
 /**
  * Limits on the unauthenticated staff routes, against password guessing, token guessing
- * and mail bombing (`config.iamRateLimits`, one shared store: Redis when `REDIS_URL` is set).
+ * and mail bombing (`config.iamRateLimits`; counted in Redis when `REDIS_URL` is set).
  *
- * - Per IP (route `config.rateLimit`, before the body is even parsed): login, refresh,
- *   password recover and reset.
- * - Per account, keyed on the email in the body: failed logins (a correct password is
- *   not held against the account), and recovery emails asked.
+ * - Per client IP, as `onRequest` hooks (before the body is even parsed): login, refresh,
+ *   password recover, password reset.
+ * - Per account, keyed on the email in the body: login attempts and recovery emails. A login
+ *   attempt is counted before the password is checked, so concurrent guesses cannot all be
+ *   checked, and forgiven when the password was right. Past the limit the account is locked for
+ *   strangers, not for its owner: the right password from an address that signed in to the
+ *   account within 30 days is still accepted, and ends the lock.
  *
- * Exceeding either answers 429 `rate_limited` with `Retry-After`.
+ * Exceeding a limit answers 429 `rate_limited` with `Retry-After`.
  */
 export function iamRateLimits(app: FastifyInstance) {
   const limits = app.config.iamRateLimits
-  const ipWindow = limits.ipWindowSeconds * 1000
-  const accountWindow = limits.accountWindowSeconds * 1000
+  const { tokenHmac } = app.secrets
 
-  // Emails are keyed by their HMAC, so the rate-limit store holds no addresses.
-  const accountKey = (kind: string, email: unknown) =>
-    `iam:${kind}:${hashOpaqueToken(app.secrets.tokenHmac, `rate-limit:${normalizeEmail(typeof email === 'string' ? email : '')}`)}`
-
-  const loginFailures = app.createRateLimit({
-    max: limits.loginFailuresPerAccount,
-    timeWindow: accountWindow,
-    keyGenerator: (request) => accountKey('login-failures', (request.body as { username?: unknown } | undefined)?.username),
-  })
-  const recoveries = app.createRateLimit({
-    max: limits.recoverPerAccount,
-    timeWindow: accountWindow,
-    keyGenerator: (request) => accountKey('recover', (request.body as { email?: unknown } | undefined)?.email),
-  })
-
-  const tooMany = (ttlMs: number) =>
-    new AppError('rate_limited', { headers: { 'retry-after': String(Math.max(1, Math.ceil(ttlMs / 1000))) } })
+  const perIp = (name: string, max: number) => {
+    const limit = app.limits.define(`iam-${name}-ip`, max, limits.ipWindowSeconds)
+    return async function limitPerIp(request: FastifyRequest) {
+      await limit.hit(addressKey(request.ip))
+    }
+  }
+  // Emails and addresses are keyed by their HMAC, so neither the limit store nor the database holds them.
+  const accountKey = (email: unknown) => hashOpaqueToken(tokenHmac, `rate-limit:${normalizeEmail(typeof email === 'string' ? email : '')}`)
+  const loginAttempts = app.limits.define('iam-login-account', limits.loginFailuresPerAccount, limits.accountWindowSeconds)
+  const recoveries = app.limits.define('iam-recover-account', limits.recoverPerAccount, limits.accountWindowSeconds)
+  /** The keyed hash under which a client address is remembered for the account it signs in to. */
+  const addressHash = (request: FastifyRequest) => hashOpaqueToken(tokenHmac, `staff-address:${addressKey(request.ip)}`)
 
   return {
-    /** Route options limiting a route per client IP. */
-    perIp: (max: number) => ({ rateLimit: { max, timeWindow: ipWindow } }),
-    loginPerIp: limits.loginPerIp,
-    refreshPerIp: limits.refreshPerIp,
-    passwordPerIp: limits.passwordPerIp,
+    loginPerIp: perIp('login', limits.loginPerIp),
+    refreshPerIp: perIp('refresh', limits.refreshPerIp),
+    recoverPerIp: perIp('recover', limits.passwordPerIp),
+    resetPerIp: perIp('reset', limits.passwordPerIp),
 
-    /** preHandler: refuses a login for an account with too many recent failures. */
-    async checkLoginFailures(request: FastifyRequest): Promise<void> {
-      const state = await loginFailures(request, { increment: false })
-      if (!state.isAllowed && state.remaining <= 0) throw tooMany(state.ttl)
+    addressHash,
+
+    /**
+     * Runs a password login for `email` within the account's limit: counts the attempt first,
+     * refuses a locked account unless the request comes from an address its owner signed in
+     * from, forgives the attempt when the password was right (and ends a lock it got through).
+     */
+    async guardLogin<T>(request: FastifyRequest, email: string, login: () => Promise<T>): Promise<T> {
+      const key = accountKey(email)
+      const verdict = await loginAttempts.count(key)
+      const locked = !verdict.allowed
+      if (locked && !(await isKnownAddress(app.db, email, addressHash(request)))) throw rateLimited(verdict.retryAfterSeconds)
+      let result: T
+      try {
+        result = await login()
+      } catch (error) {
+        // During a lock a wrong password says no more than the lock does.
+        if (locked && isAppError(error) && error.code === 'invalid_credentials') throw rateLimited(verdict.retryAfterSeconds)
+        throw error
+      }
+      await (locked ? loginAttempts.clear(key) : loginAttempts.forgive(key))
+      return result
     },
-    /** Counts one failed login against the account. */
-    async countLoginFailure(request: FastifyRequest): Promise<void> {
-      await loginFailures(request)
-    },
+
     /** preHandler: counts a recovery request against the account, refusing past the limit. */
     async limitRecoveries(request: FastifyRequest): Promise<void> {
-      const state = await recoveries(request)
-      if (!state.isAllowed && state.isExceeded) throw tooMany(state.ttl)
+      await recoveries.hit(accountKey((request.body as { email?: unknown } | undefined)?.email))
     },
   }
 }

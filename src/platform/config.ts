@@ -74,6 +74,12 @@ export const ZEnv = z
     STF_EMAIL_LIMIT_PER_EMAIL: count(5),
     STF_REFRESH_LIMIT_PER_IP: count(120),
     STF_TOKEN_LIMIT_PER_IP: count(60),
+    /** Without X-End-User-IP the per-IP customer limits count per connection, this many times higher. */
+    STF_LIMIT_FACTOR_WITHOUT_END_USER_IP: z.coerce.number().int().min(1).max(1000).default(20),
+    /** Serves GET /metrics on the API port to `Authorization: Bearer <METRICS_TOKEN>`. */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Serves GET /metrics on this port of 127.0.0.1, without authentication. */
+    METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.JWT_SECRET) {
@@ -149,7 +155,10 @@ export type Config = Readonly<{
     emailPerEmail: number
     refreshPerIp: number
     tokenPerIp: number
+    limitFactorWithoutEndUserIp: number
   }>
+  /** Where GET /metrics is served; neither set: nowhere. */
+  metrics: Readonly<{ token: string | undefined; port: number | undefined }>
 }>
 
 export class ConfigError extends Error {
@@ -223,14 +232,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       emailPerEmail: e.STF_EMAIL_LIMIT_PER_EMAIL,
       refreshPerIp: e.STF_REFRESH_LIMIT_PER_IP,
       tokenPerIp: e.STF_TOKEN_LIMIT_PER_IP,
+      limitFactorWithoutEndUserIp: e.STF_LIMIT_FACTOR_WITHOUT_END_USER_IP,
     }),
+    metrics: Object.freeze({ token: e.METRICS_TOKEN, port: e.METRICS_PORT }),
   })
 }
 
 /** The names of every variable the process reads; the compose test checks against it. */
 export const KNOWN_ENV = Object.freeze(Object.keys(ZEnv.shape))
 
-const SECRET = /SECRET|PASSWORD/
+const SECRET = /SECRET|PASSWORD|TOKEN$/
 function redact(name: string, value: string | undefined) {
   if (value === undefined) return value
   if (SECRET.test(name)) return '***'

@@ -15,6 +15,14 @@ export const ERRORS = {
   /** Refresh, reset, magic-link, verify-email or customer token unknown, used, revoked or expired. */
   invalid_token: { status: 401, message: 'The token is invalid or has expired' },
   forbidden: { status: 403, message: 'You do not have permission to do this' },
+  /**
+   * Password login (right password) of a customer who never confirmed its email, while the
+   * seller's `login_requires_verified_email` holds. No tokens are issued.
+   */
+  email_not_verified: {
+    status: 403,
+    message: 'Confirm your email address first: open the link we sent, or sign in with a magic link',
+  },
   /** Also the answer for another tenant's object, so that its existence is never revealed. */
   not_found: { status: 404, message: 'The resource was not found' },
   email_taken: { status: 409, message: 'This email is already in use' },

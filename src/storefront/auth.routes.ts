@@ -8,6 +8,7 @@ import { refreshCustomerSession } from '../domain/customers/refresh-customer-ses
 import { registerCustomer } from '../domain/customers/register-customer.js'
 import { requestMagicLink } from '../domain/customers/request-magic-link.js'
 import { requestPasswordReset } from '../domain/customers/request-password-reset.js'
+import { resendVerificationEmail } from '../domain/customers/resend-verification-email.js'
 import { resetCustomerPassword } from '../domain/customers/reset-customer-password.js'
 import { signInWithMagicLink } from '../domain/customers/sign-in-with-magic-link.js'
 import { verifyCustomerEmail } from '../domain/customers/verify-customer-email.js'
@@ -34,13 +35,23 @@ const TAGS = ['storefront']
 const SELLER = [{ sellerBasic: [] }]
 const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ZErrorEnvelope]))
 
-const LIMITED = 'Limited per client IP and per email, per seller: 429 `rate_limited` with `Retry-After`.'
+const LIMITED =
+  'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits) and per email, ' +
+  'per seller: 429 `rate_limited` with `Retry-After`.'
+const LIMITED_PER_ADDRESS =
+  'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits), per seller ' +
+  '(429 `rate_limited`).'
 const EMAIL_LINK_SENT = 'If an account exists for this email, we have sent it a link.'
 
 /** The answer of login, refresh and magic-link verification (API.md 3.2). */
 function tokenPair(app: FastifyInstance, grant: CustomerGrant): z.infer<typeof ZTokenPair> {
   const { customer } = grant
-  const access = signCustomerAccessToken(app, { customerId: customer.id, sellerId: customer.sellerId, email: customer.email })
+  const access = signCustomerAccessToken(app, {
+    customerId: customer.id,
+    sellerId: customer.sellerId,
+    sessionId: grant.sessionId,
+    email: customer.email,
+  })
   return {
     access_token: access.token,
     refresh_token: grant.refreshToken,
@@ -67,7 +78,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           'Creates a customer of the authenticated seller and emails it a link to `{storefront_url}/verify-email?token=…` ' +
           '(valid `STF_VERIFY_EMAIL_TTL_SECONDS`, 48 h by default). The email is unique per seller whatever its case ' +
           '(409 `email_taken`); another seller may hold the same email. Password: 8 to 128 characters. Does not sign in. ' +
-          'Limited per client IP (429 `rate_limited`).',
+          LIMITED_PER_ADDRESS,
         security: SELLER,
         body: ZRegisterRequest,
         response: { 201: ZRegisterResponse, ...errors(400, 401, 409, 429) },
@@ -92,27 +103,33 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/login',
     {
       onRequest: limits.loginPerIp,
-      preHandler: limits.loginPerEmail,
       schema: {
         tags: TAGS,
         summary: 'Sign a customer in',
         description:
-          'Exchanges email and password for a token pair. An unknown email and a wrong password get the same ' +
-          `401 \`invalid_credentials\`, after the same work. Signing in does not require a confirmed email. ${LIMITED}`,
+          'Exchanges email and password for a token pair. An unknown email, an account without a password and a wrong ' +
+          'password get the same 401 `invalid_credentials`, after the same work. With the right password, a customer ' +
+          "who never confirmed its email gets 403 `email_not_verified` and no tokens while the seller's " +
+          '`login_requires_verified_email` holds (the default): it confirms through the verification email ' +
+          '(`/auth/verify-email/resend` sends a new one) or signs in with a magic link. Every attempt counts against the ' +
+          `email's limit before the password is checked; a successful one is forgiven. ${LIMITED}`,
         security: SELLER,
         body: ZLoginRequest,
-        response: { 200: ZTokenPair, ...errors(400, 401, 429) },
+        response: { 200: ZTokenPair, ...errors(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
-      const grant = await loginCustomer(app.db, {
-        sellerId: request.seller.id,
-        email: request.body.email,
-        password: request.body.password,
-        refreshTtlSeconds: app.config.ttl.stfRefresh,
-        traceId: request.id,
-        tokenHmac,
-      })
+      const grant = await limits.guardLogin(request, () =>
+        loginCustomer(app.db, {
+          sellerId: request.seller.id,
+          email: request.body.email,
+          password: request.body.password,
+          refreshTtlSeconds: app.config.ttl.stfRefresh,
+          requireVerifiedEmail: request.seller.settings.login_requires_verified_email,
+          traceId: request.id,
+          tokenHmac,
+        }),
+      )
       return reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
     },
   )
@@ -125,8 +142,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: TAGS,
         summary: 'Sign a customer out',
         description:
-          "Revokes every refresh token of the customer `user_id` (all its sessions); access tokens already issued stay valid " +
-          'until they expire (15 minutes by default). The storefront backend calls it for its customer: the Basic credentials ' +
+          'Ends every session of the customer `user_id`: its refresh tokens and the access tokens issued with them stop ' +
+          'working at once. The storefront backend calls it for its customer: the Basic credentials ' +
           "of the customer's seller suffice, so a customer whose access token has expired can still be signed out. `user_id` " +
           "must be a customer of that seller (404 `not_found` otherwise, as for a missing one). When `X-Customer-Token` is " +
           'sent too, it must be valid (401 `invalid_token`) and belong to `user_id` (403 `forbidden`). Signing out a customer ' +
@@ -163,7 +180,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           '(a replay, or two concurrent calls with the same token) revokes every refresh token descended from the same ' +
           'sign-in, and the customer signs in again. Unknown, used, revoked, expired or another seller\'s token: ' +
           '401 `invalid_token`. A refresh token lives `STF_REFRESH_TOKEN_TTL_SECONDS` (30 days) from its issue. ' +
-          'Limited per client IP (429 `rate_limited`).',
+          LIMITED_PER_ADDRESS,
         security: SELLER,
         body: ZRefreshRequest,
         response: { 200: ZTokenPair, ...errors(400, 401, 429) },
@@ -223,7 +240,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           'Consumes the token of a reset link (single use, also under concurrent calls) and sets the new password ' +
           '(8 to 128 characters). Every session of the customer ends (refresh tokens revoked) and other outstanding reset ' +
           'and sign-in links stop working; the address counts as confirmed. Unknown, used, expired or another seller\'s ' +
-          'token: 401 `invalid_token`. Limited per client IP (429 `rate_limited`).',
+          `token: 401 \`invalid_token\`. ${LIMITED_PER_ADDRESS}`,
         security: SELLER,
         body: ZResetPasswordRequest,
         response: { 200: ZMessage, ...errors(400, 401, 429) },
@@ -282,7 +299,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Consumes the token of a sign-in link (single use, also under concurrent calls) and answers the same token pair ' +
           'as a password login. Opening the link proves control of the inbox, so the address becomes confirmed. Unknown, ' +
-          "used, expired or another seller's token: 401 `invalid_token`. Limited per client IP (429 `rate_limited`).",
+          `used, expired or another seller's token: 401 \`invalid_token\`. ${LIMITED_PER_ADDRESS}`,
         security: SELLER,
         body: ZTokenRequest,
         response: { 200: ZTokenPair, ...errors(400, 401, 429) },
@@ -309,8 +326,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Confirm an email address',
         description:
           'Consumes the token of the verification email sent at registration (single use) and marks the address ' +
-          "confirmed. Unknown, used, expired or another seller's token: 401 `invalid_token`. Limited per client IP " +
-          '(429 `rate_limited`).',
+          'confirmed. The first confirmation of an address ends every session opened before it. Unknown, used, ' +
+          `expired or another seller's token: 401 \`invalid_token\`. ${LIMITED_PER_ADDRESS}`,
         security: SELLER,
         body: ZTokenRequest,
         response: { 200: ZMessage, ...errors(400, 401, 429) },
@@ -319,6 +336,37 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       await verifyCustomerEmail(app.db, { sellerId: request.seller.id, token: request.body.token, traceId: request.id, tokenHmac })
       return { message: 'The email address is confirmed.' }
+    },
+  )
+
+  app.post(
+    '/verify-email/resend',
+    {
+      onRequest: limits.emailPerIp,
+      preHandler: limits.emailPerEmail,
+      schema: {
+        tags: TAGS,
+        summary: 'Email a new verification link',
+        description:
+          'When the seller has a customer with this email whose address is not confirmed yet, emails it a new link to ' +
+          '`{storefront_url}/verify-email?token=…`; the links sent before stop working. The answer is the same, in ' +
+          `status, body and time, whether or not such an account exists. ${LIMITED}`,
+        security: SELLER,
+        body: ZEmailRequest,
+        response: { 200: ZMessage, ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const started = performance.now()
+      await resendVerificationEmail(app.db, {
+        seller: request.seller,
+        email: request.body.email,
+        verifyEmailTtlSeconds: app.config.ttl.stfVerifyEmail,
+        traceId: request.id,
+        tokenHmac,
+      })
+      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
+      return { message: EMAIL_LINK_SENT }
     },
   )
 }

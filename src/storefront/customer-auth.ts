@@ -10,13 +10,15 @@ import { AppError } from '../platform/errors.js'
  * A customer access token is a JWT, HS256 only, under a key of its own (`secrets.customerJwt`,
  * derived from the root secret and used for nothing else), issuer `boxoffice`, audience
  * `boxoffice:customer`. Claims: `sub` (customer id), `sid` (the seller that issued it),
- * `email`, `jti`, `iat`, `exp`. A staff token (another key, audience `boxoffice:staff`) never
- * passes for one, nor one for a staff token.
+ * `sess` (its session: the refresh-token family of the sign-in), `email`, `jti`, `iat`, `exp`.
+ * A staff token (another key, audience `boxoffice:staff`) never passes for one, nor one for a
+ * staff token.
  *
  * It travels in `X-Customer-Token` (`Authorization` carries the seller's Basic credentials)
- * and is valid only with the Basic credentials of the seller that issued it. Verification is
- * stateless: logout and password resets revoke refresh tokens, and an access token lives
- * until it expires (`STF_ACCESS_TOKEN_TTL_SECONDS`, 15 minutes by default).
+ * and is valid only with the Basic credentials of the seller that issued it, while its session
+ * is live: logout, a password reset, a reused refresh token and the first proof of a squatted
+ * inbox end it at once, on every process (`sellerAuth.isCustomerSessionLive`, which keeps live
+ * sessions in memory and forgets them when a revocation is announced).
  *
  * Usage in a storefront route:
  * ```ts
@@ -41,7 +43,7 @@ declare module 'fastify' {
   }
 }
 
-type CustomerClaims = { sub: string; sid: string; email: string; jti: string; iat: number; exp: number }
+type CustomerClaims = { sub: string; sid: string; sess: string; email: string; jti: string; iat: number; exp: number }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Three base64url parts; anything longer than this is not one of ours.
@@ -63,7 +65,7 @@ export const customerAuth = fp(
         algorithms: ['HS256'],
         allowedIss: CUSTOMER_TOKEN_ISSUER,
         allowedAud: CUSTOMER_TOKEN_AUDIENCE,
-        requiredClaims: ['sub', 'sid', 'email', 'jti', 'iat', 'exp', 'iss', 'aud'],
+        requiredClaims: ['sub', 'sid', 'sess', 'email', 'jti', 'iat', 'exp', 'iss', 'aud'],
         // A storefront sends the same token on every call of a session: a verified token is
         // remembered (by its hash, until it expires, at most 10 minutes) instead of being
         // checked again.
@@ -86,14 +88,21 @@ function customerJwt(app: FastifyInstance): JWT {
 
 export type CustomerAccessToken = { token: string; expiresIn: number; expiresAt: Date }
 
-/** Signs an access token for a customer of a seller. */
+/** Signs an access token for a session of a customer of a seller. */
 export function signCustomerAccessToken(
   app: FastifyInstance,
-  claims: { customerId: string; sellerId: string; email: string },
+  claims: { customerId: string; sellerId: string; sessionId: string; email: string },
 ): CustomerAccessToken {
   const iat = Math.floor(Date.now() / 1000)
   const expiresIn = app.config.ttl.stfAccess
-  const token = customerJwt(app).sign({ sub: claims.customerId, sid: claims.sellerId, email: claims.email, jti: randomUUID(), iat })
+  const token = customerJwt(app).sign({
+    sub: claims.customerId,
+    sid: claims.sellerId,
+    sess: claims.sessionId,
+    email: claims.email,
+    jti: randomUUID(),
+    iat,
+  })
   return { token, expiresIn, expiresAt: new Date((iat + expiresIn) * 1000) }
 }
 
@@ -102,10 +111,10 @@ const invalidToken = () => new AppError('invalid_token', { message: 'The custome
 /**
  * The customer of the request's `X-Customer-Token`, null when the header is absent or empty.
  * Throws 401 `invalid_token` for a token that is malformed, forged, unsigned, of another
- * algorithm, audience or issuer, expired, or issued for another seller than the Basic
- * credentials'.
+ * algorithm, audience or issuer, expired, issued for another seller than the Basic
+ * credentials', or of a session that ended.
  */
-function readCustomer(request: FastifyRequest): CustomerPrincipal | null {
+async function readCustomer(request: FastifyRequest): Promise<CustomerPrincipal | null> {
   const header = request.headers[CUSTOMER_TOKEN_HEADER]
   if (header === undefined || header === '') return null
   if (typeof header !== 'string' || header.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(header)) throw invalidToken()
@@ -116,9 +125,18 @@ function readCustomer(request: FastifyRequest): CustomerPrincipal | null {
     throw invalidToken()
   }
   const sellerId = request.seller?.id
-  if (!sellerId || claims.sid !== sellerId || typeof claims.sub !== 'string' || !UUID.test(claims.sub) || typeof claims.email !== 'string') {
+  if (
+    !sellerId ||
+    claims.sid !== sellerId ||
+    typeof claims.sub !== 'string' ||
+    !UUID.test(claims.sub) ||
+    typeof claims.sess !== 'string' ||
+    !UUID.test(claims.sess) ||
+    typeof claims.email !== 'string'
+  ) {
     throw invalidToken()
   }
+  if (!(await request.server.sellerAuth.isCustomerSessionLive(sellerId, claims.sub, claims.sess))) throw invalidToken()
   return { id: claims.sub, email: claims.email }
 }
 
@@ -128,7 +146,7 @@ function readCustomer(request: FastifyRequest): CustomerPrincipal | null {
  * `invalid_token`. Sets `request.customer`.
  */
 export async function requireCustomer(request: FastifyRequest): Promise<void> {
-  const customer = readCustomer(request)
+  const customer = await readCustomer(request)
   if (!customer) throw new AppError('unauthorized', { message: 'This call needs the customer token (X-Customer-Token)' })
   request.customer = customer
 }
@@ -138,7 +156,7 @@ export async function requireCustomer(request: FastifyRequest): Promise<void> {
  * a header that is sent must be valid (401 `invalid_token` otherwise).
  */
 export async function optionalCustomer(request: FastifyRequest): Promise<void> {
-  request.customer = readCustomer(request)
+  request.customer = await readCustomer(request)
 }
 
 /** The signed-in customer; 401 `unauthorized` when there is none. */

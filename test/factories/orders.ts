@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { issueRefreshToken } from '../../src/domain/customers/customer-sessions.js'
 import { customers } from '../../src/domain/customers/customers.table.js'
+import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
+import type { TestSeller } from './sellers.js'
 
 /**
  * A customer row of the seller, inserted directly: for service-level tests that need a
@@ -13,4 +16,20 @@ export async function insertTestCustomer(app: FastifyInstance, sellerId: string)
     .values({ sellerId, email: `buyer-${suffix}@example.com`, passwordHash: 'not-a-password-hash', firstName: 'Buyer', lastName: suffix })
     .returning({ id: customers.id })
   return row!.id
+}
+
+/**
+ * A customer of the seller inserted directly (no argon2 work, so a crowd is quick to make), with
+ * a live session and an access token of it: the headers of its storefront calls.
+ */
+export async function insertSignedInCustomer(app: FastifyInstance, seller: TestSeller): Promise<{ id: string; headers: Record<string, string> }> {
+  const id = await insertTestCustomer(app, seller.seller.id)
+  const { sessionId } = await issueRefreshToken(app.db, {
+    sellerId: seller.seller.id,
+    customerId: id,
+    tokenHmac: app.secrets.tokenHmac,
+    ttlSeconds: app.config.ttl.stfRefresh,
+  })
+  const { token } = signCustomerAccessToken(app, { customerId: id, sellerId: seller.seller.id, sessionId, email: `${id}@example.com` })
+  return { id, headers: { ...seller.auth, 'x-customer-token': token } }
 }

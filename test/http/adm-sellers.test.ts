@@ -45,7 +45,14 @@ describe('POST /adm/v1/sellers', () => {
       name: 'Acme Tickets',
       storefront_url: 'https://acme.example.com/shop',
       status: 'active',
-      settings: { basket_ttl_seconds: 900, max_installments: 12, interest_free_installments: 1, monthly_rate: 0.0299, min_installment_amount: 500 },
+      settings: {
+        basket_ttl_seconds: 900,
+        max_installments: 12,
+        interest_free_installments: 1,
+        monthly_rate: 0.0299,
+        min_installment_amount: 500,
+        login_requires_verified_email: true,
+      },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
       api_key: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43,}$/),
@@ -57,7 +64,14 @@ describe('POST /adm/v1/sellers', () => {
 
   it('takes settings, and records the creation in the audit log under the member of staff', async () => {
     const seller = await newSeller({ settings: { basket_ttl_seconds: 600, max_installments: 6, interest_free_installments: 3, monthly_rate: 0.02 } })
-    expect(seller.settings).toEqual({ basket_ttl_seconds: 600, max_installments: 6, interest_free_installments: 3, monthly_rate: 0.02, min_installment_amount: 500 })
+    expect(seller.settings).toEqual({
+      basket_ttl_seconds: 600,
+      max_installments: 6,
+      interest_free_installments: 3,
+      monthly_rate: 0.02,
+      min_installment_amount: 500,
+      login_requires_verified_email: true,
+    })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])
     expect(rows.every((r) => r.actorType === 'staff' && r.actorId === staffId && r.traceId)).toBe(true)

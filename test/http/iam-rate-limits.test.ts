@@ -3,6 +3,8 @@ import { connect } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { eq, sql } from 'drizzle-orm'
+import { staffKnownAddresses } from '../../src/domain/staff/sessions.table.js'
 import { buildTestApp } from '../build-app.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { createStaff } from '../support/staff.js'
@@ -77,6 +79,34 @@ describe('rate limits (in process memory)', () => {
     expectLimited(await post(app, '/iam/v1/auth/refresh', { refresh_token: 'nope' }, ip))
   })
 
+  it('lets the owner in during a lock from an address it signed in from, and ends the lock', async () => {
+    const staff = await createStaff(app, { password: 'the-right-password' })
+    const home = freshIp()
+    expect((await login(app, staff.user.email, 'the-right-password', home)).statusCode).toBe(200)
+    for (let i = 0; i < 3; i++) expect((await login(app, staff.user.email, 'wrong-password')).statusCode).toBe(401)
+    // Locked for strangers, even with the right password, and for a wrong one from home.
+    expectLimited(await login(app, staff.user.email, 'the-right-password'))
+    expectLimited(await login(app, staff.user.email, 'wrong-password', home))
+    // The owner, from home, with the right password: in, and the lock is over.
+    expect((await login(app, staff.user.email, 'the-right-password', home)).statusCode).toBe(200)
+    expect((await login(app, staff.user.email, 'the-right-password')).statusCode).toBe(200)
+    expect((await login(app, staff.user.email, 'wrong-password')).statusCode).toBe(401)
+  })
+
+  it('forgets an address after 30 days, and keeps no address in clear', async () => {
+    const staff = await createStaff(app, { password: 'the-right-password' })
+    const home = freshIp()
+    expect((await login(app, staff.user.email, 'the-right-password', home)).statusCode).toBe(200)
+    const [known] = await app.db.select().from(staffKnownAddresses).where(eq(staffKnownAddresses.userId, staff.user.id))
+    expect(known!.addressHash).not.toContain(home)
+    await app.db
+      .update(staffKnownAddresses)
+      .set({ lastSignedInAt: sql`now() - interval '31 days'` })
+      .where(eq(staffKnownAddresses.userId, staff.user.id))
+    for (let i = 0; i < 3; i++) expect((await login(app, staff.user.email, 'wrong-password')).statusCode).toBe(401)
+    expectLimited(await login(app, staff.user.email, 'the-right-password', home))
+  })
+
   it('limits recovery emails per address, known or not, and answers alike until then', async () => {
     const staff = await createStaff(app)
     for (const email of [staff.user.email, 'nobody-known@example.test']) {
@@ -100,6 +130,31 @@ describe('rate limits (in process memory)', () => {
 })
 
 const REDIS_URL = 'redis://127.0.0.1:6379'
+
+/**
+ * 40 wrong logins for one account at once, each from its own client address, against the default
+ * limit of 10 failures per account: the attempts are counted before any password is checked, so
+ * at most 10 are checked (401) and the rest are refused (429).
+ */
+async function raceOneAccount(env: Record<string, string>) {
+  const app = await buildTestApp({ env: { TRUST_PROXY: '127.0.0.1', ...env } })
+  try {
+    const staff = await createStaff(app, { password: 'the-right-password' })
+    const results = await Promise.all(Array.from({ length: 40 }, () => login(app, staff.user.email, 'wrong-password')))
+    const statuses = results.map((r) => r.statusCode)
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10)
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0)
+    for (const res of results.filter((r) => r.statusCode !== 401)) expectLimited(res, 900)
+  } finally {
+    await app.close()
+  }
+}
+
+describe('the per-account limit under concurrency', () => {
+  it('checks at most 10 of 40 concurrent wrong passwords from 40 addresses (in process memory)', async () => {
+    await raceOneAccount({})
+  })
+})
 
 function redisReachable(): Promise<boolean> {
   return new Promise((resolve) => {
@@ -162,7 +217,21 @@ describe('rate limits shared through Redis', () => {
     expect((await login(b, `r3-${run}@example.test`, 'wrong-password', ip)).statusCode).toBe(401)
     expectLimited(await login(b, `r4-${run}@example.test`, 'wrong-password', ip))
     expectLimited(await login(a, `r5-${run}@example.test`, 'wrong-password', ip))
-    const keys = await redis!.keys(`boxoffice:rl:*${ip}`)
-    expect(keys.length).toBeGreaterThan(0)
+    // Keys read <prefix>rl:<limit>:<key>.
+    expect(await redis!.keys(`boxoffice:rl:*${ip}`)).toEqual([`boxoffice:rl:iam-login-ip:${ip}`])
+  })
+
+  it('checks at most 10 of 40 concurrent wrong passwords from 40 addresses, counted in Redis', async (context) => {
+    if (!up) context.skip('Redis is not reachable at 127.0.0.1:6379; start it to run this test')
+    const prefix = `boxoffice-test-${randomBytes(4).toString('hex')}:`
+    try {
+      await raceOneAccount({ REDIS_URL, REDIS_KEY_PREFIX: prefix })
+      const keys = await redis!.keys(`${prefix}*`)
+      expect(keys.some((key) => key.startsWith(`${prefix}rl:iam-login-account:`))).toBe(true)
+      expect(keys.every((key) => /^[^:]+:rl:iam-[a-z-]+:[^:]+$/.test(key))).toBe(true)
+    } finally {
+      const keys = await redis!.keys(`${prefix}*`)
+      if (keys.length > 0) await redis!.del(...keys)
+    }
   })
 })

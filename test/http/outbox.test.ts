@@ -8,13 +8,15 @@ import { buildTestApp } from '../build-app.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { eventually, SmtpSink } from '../support/smtp-sink.js'
 
+const METRICS_TOKEN = 'metrics-token-of-the-outbox-test'
+
 let sink: SmtpSink
 let app: FastifyInstance
 
 beforeAll(async () => {
   await resetDatabase(await testDatabase())
   sink = await SmtpSink.start()
-  app = await buildTestApp({ env: { SMTP_URL: sink.url, MAIL_FROM: 'tickets@boxoffice.test' } })
+  app = await buildTestApp({ env: { SMTP_URL: sink.url, MAIL_FROM: 'tickets@boxoffice.test', METRICS_TOKEN } })
 })
 afterAll(async () => {
   await app.close()
@@ -99,7 +101,7 @@ describe('email outbox', () => {
   it('counts the backlog in /metrics', async () => {
     await sink.stop()
     await enqueueEmail(app.db, { kind: 'test.backlog', to: 'backlog@example.com', subject: 'Backlog', text: 'x' })
-    const res = await app.inject({ method: 'GET', url: '/metrics' })
+    const res = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
     expect(res.body).toMatch(/outbox_emails\{status="pending"\} 1/)
     await sink.listen()
   })

@@ -6,6 +6,8 @@ import { buildTestApp } from '../build-app.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { captureLogs } from '../support/log-capture.js'
 
+const METRICS_TOKEN = 'metrics-token-of-the-platform-test'
+
 /** Routes that exist only in this test, to reach each branch of the error handler. */
 const probeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
@@ -33,7 +35,11 @@ let app: FastifyInstance
 
 beforeAll(async () => {
   await resetDatabase(await testDatabase())
-  app = await buildTestApp({ logger: logs.logger, extend: (a) => a.register(probeRoutes, { prefix: '/probe' }) })
+  app = await buildTestApp({
+    env: { METRICS_TOKEN },
+    logger: logs.logger,
+    extend: (a) => a.register(probeRoutes, { prefix: '/probe' }),
+  })
 })
 afterAll(() => app.close())
 
@@ -204,7 +210,7 @@ describe('OpenAPI and docs', () => {
 describe('operations', () => {
   it('serves Prometheus metrics by route and status, pool and outbox', async () => {
     await app.inject({ method: 'GET', url: '/iam/v1/health' })
-    const res = await app.inject({ method: 'GET', url: '/metrics' })
+    const res = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toContain('text/plain')
     expect(res.body).toMatch(/http_requests_total\{method="GET",route="\/iam\/v1\/health",status="200"\} \d+/)

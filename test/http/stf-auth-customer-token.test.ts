@@ -28,7 +28,7 @@ describe('X-Customer-Token', () => {
   })
 
   it('accepts a well-formed token signed with the customer key (the forgeries below differ in one way each)', async () => {
-    const token = handMadeJwt(customerClaims({ sub: ana.customer.id, sid: a.seller.id }), { key: customerKey() })
+    const token = handMadeJwt(customerClaims({ sub: ana.customer.id, sid: a.seller.id, sess: ana.sessionId }), { key: customerKey() })
     expect((await getMe(ctx.app, withToken(a, token))).statusCode).toBe(200)
   })
 
@@ -48,7 +48,8 @@ describe('X-Customer-Token', () => {
   })
 
   it('refuses expired, unsigned, forged and foreign tokens with 401 invalid_token', async () => {
-    const valid = { sub: ana.customer.id, sid: a.seller.id }
+    const valid = { sub: ana.customer.id, sid: a.seller.id, sess: ana.sessionId }
+    const ben = await createTestCustomer(ctx.app, a)
     const now = Math.floor(Date.now() / 1000)
     const [header, payload, signature] = ana.accessToken.split('.') as [string, string, string]
     const tampered = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
@@ -64,6 +65,10 @@ describe('X-Customer-Token', () => {
       'staff audience under the customer key': handMadeJwt(customerClaims({ ...valid, aud: 'boxoffice:staff' }), { key: customerKey() }),
       'another issuer': handMadeJwt(customerClaims({ ...valid, iss: 'someone-else' }), { key: customerKey() }),
       'no seller claim': handMadeJwt(customerClaims({ ...valid, sid: undefined }), { key: customerKey() }),
+      'no session claim': handMadeJwt(customerClaims({ ...valid, sess: undefined }), { key: customerKey() }),
+      'a made-up session': handMadeJwt(customerClaims({ ...valid, sess: randomUUID() }), { key: customerKey() }),
+      "another customer's session": handMadeJwt(customerClaims({ ...valid, sess: ben.sessionId }), { key: customerKey() }),
+      'session not a uuid': handMadeJwt(customerClaims({ ...valid, sess: 'x' }), { key: customerKey() }),
       'no expiry': handMadeJwt(customerClaims({ ...valid, exp: undefined }), { key: customerKey() }),
       'subject not a uuid': handMadeJwt(customerClaims({ ...valid, sub: 'admin' }), { key: customerKey() }),
       'tampered payload': `${header}.${Buffer.from(JSON.stringify(tampered)).toString('base64url')}.${signature}`,

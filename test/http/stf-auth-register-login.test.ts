@@ -80,8 +80,9 @@ describe('POST /stf/v1/auth/register', () => {
     expect(atA.statusCode).toBe(201)
     expect(atB.statusCode).toBe(201)
     expect(atA.json().customer.id).not.toBe(atB.json().customer.id)
-    expect((await postAuth(ctx.app, a, 'login', { email: 'both@example.com', password: 'password-at-a' })).statusCode).toBe(200)
-    expect((await postAuth(ctx.app, b, 'login', { email: 'both@example.com', password: 'password-at-b' })).statusCode).toBe(200)
+    // Each account knows its own password (and, unconfirmed, answers it with 403 email_not_verified).
+    expectError(await postAuth(ctx.app, a, 'login', { email: 'both@example.com', password: 'password-at-a' }), 403, 'email_not_verified')
+    expectError(await postAuth(ctx.app, b, 'login', { email: 'both@example.com', password: 'password-at-b' }), 403, 'email_not_verified')
     expectError(await postAuth(ctx.app, b, 'login', { email: 'both@example.com', password: 'password-at-a' }), 401, 'invalid_credentials')
   })
 
@@ -136,7 +137,7 @@ describe('POST /stf/v1/auth/login', () => {
         email: 'Login.Pair@example.com',
         first_name: 'Lia',
         last_name: customer.lastName,
-        email_verified: false,
+        email_verified: true,
         created_at: customer.createdAt.toISOString(),
       },
     })
@@ -147,6 +148,9 @@ describe('POST /stf/v1/auth/login', () => {
       .map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')))
     expect(header).toMatchObject({ alg: 'HS256', typ: 'JWT' })
     expect(claims).toMatchObject({ sub: customer.id, sid: a.seller.id, aud: 'boxoffice:customer', iss: 'boxoffice', email: customer.email })
+    // It names its session: the refresh-token family of this sign-in, not the factory's.
+    expect(claims.sess).toMatch(/^[0-9a-f-]{36}$/)
+    expect(claims.sess).not.toBe((await createTestCustomer(ctx.app, a)).sessionId)
     expect(claims.exp - claims.iat).toBe(900)
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/)
     const me = await getMe(ctx.app, { ...a.auth, 'x-customer-token': body.access_token })
@@ -203,7 +207,7 @@ describe('POST /stf/v1/auth/login', () => {
     const [row] = await ctx.app.db.select().from(customers).where(eq(customers.id, customer.id))
     expect(row!.passwordHash).not.toBe(weak)
     expect(row!.passwordHash).toContain('m=19456,t=2,p=1')
-    expect(await argon2.verify(row!.passwordHash, password)).toBe(true)
+    expect(await argon2.verify(row!.passwordHash!, password)).toBe(true)
     const audit = await ctx.app.db
       .select()
       .from(auditLog)

@@ -109,16 +109,20 @@ describe('POST /stf/v1/auth/refresh', () => {
 })
 
 describe('DELETE /stf/v1/auth/logout', () => {
-  it('revokes every refresh token of the customer while its access token keeps working until it expires', async () => {
+  it('ends every session of the customer: its refresh tokens and its access tokens stop working at once', async () => {
     const ana = await createTestCustomer(ctx.app, a)
     const second = (await postAuth(ctx.app, a, 'login', { email: ana.customer.email, password: ana.password })).json()
+    // Both access tokens work, and are now known live to the process's memory.
+    expect((await getMe(ctx.app, ana.headers)).statusCode).toBe(200)
+    expect((await getMe(ctx.app, { ...a.auth, 'x-customer-token': second.access_token })).statusCode).toBe(200)
     const res = await logout(ana.customer.id)
     expect(res.statusCode).toBe(204)
     expect(res.body).toBe('')
     expectError(await refresh(ana.refreshToken), 401, 'invalid_token')
     expectError(await refresh(second.refresh_token), 401, 'invalid_token')
     expect(await liveTokens(ana.customer.id)).toHaveLength(0)
-    expect((await getMe(ctx.app, ana.headers)).statusCode).toBe(200)
+    expectError(await getMe(ctx.app, ana.headers), 401, 'invalid_token')
+    expectError(await getMe(ctx.app, { ...a.auth, 'x-customer-token': second.access_token }), 401, 'invalid_token')
     const audit = await ctx.app.db
       .select()
       .from(auditLog)

@@ -1,9 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer } from '../factories/customers.js'
-import { insertTestCustomer } from '../factories/orders.js'
+import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
 import { all, callServer, countStatuses, freshDatabase, openFixtures, retrying, startServer, type Answer, type Fixtures } from '../support/live-server.js'
@@ -53,11 +52,7 @@ async function call(method: string, path: string, headers: Record<string, string
 /** Customers of the seller, signed in (inserted directly: no argon2 work for the crowd). */
 async function crowd(count: number) {
   return Promise.all(
-    Array.from({ length: count }, async () => {
-      const id = await insertTestCustomer(fx.app, seller.seller.id)
-      const { token } = signCustomerAccessToken(fx.app, { customerId: id, sellerId: seller.seller.id, email: `${id}@example.com` })
-      return { id, headers: { ...seller.auth, 'x-customer-token': token } }
-    }),
+    Array.from({ length: count }, () => insertSignedInCustomer(fx.app, seller)),
   )
 }
 

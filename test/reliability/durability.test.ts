@@ -1,8 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
-import { insertTestCustomer } from '../factories/orders.js'
+import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
 import { callServer, countStatuses, freshDatabase, openFixtures, startServer, type Answer, type Fixtures } from '../support/live-server.js'
@@ -34,10 +33,7 @@ async function shop(databaseUrl: string, customers: number, capacity = 100_000) 
   const event = await createTestEvent(app, seller.seller.id)
   const inventory = await createTestInventory(app, event, { capacity })
   const buyers = await Promise.all(
-    Array.from({ length: customers }, async () => {
-      const id = await insertTestCustomer(app, seller.seller.id)
-      return { ...seller.auth, 'x-customer-token': signCustomerAccessToken(app, { customerId: id, sellerId: seller.seller.id, email: `${id}@example.com` }).token }
-    }),
+    Array.from({ length: customers }, async () => (await insertSignedInCustomer(app, seller)).headers),
   )
   await fixtures.close()
   fixtures = undefined

@@ -2,9 +2,8 @@ import { randomBytes, randomInt } from 'node:crypto'
 import autocannon from 'autocannon'
 import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest'
-import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
-import { insertTestCustomer } from '../factories/orders.js'
+import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
 import { createScratchDatabase } from '../support/database.js'
@@ -42,10 +41,7 @@ async function shop(databaseUrl: string, customers: number) {
   const event = await createTestEvent(app, seller.seller.id)
   const inventory = await createTestInventory(app, event, { capacity: 100_000 })
   const buyers = await Promise.all(
-    Array.from({ length: customers }, async () => {
-      const id = await insertTestCustomer(app, seller.seller.id)
-      return { ...seller.auth, 'x-customer-token': signCustomerAccessToken(app, { customerId: id, sellerId: seller.seller.id, email: `${id}@example.com` }).token }
-    }),
+    Array.from({ length: customers }, async () => (await insertSignedInCustomer(app, seller)).headers),
   )
   return { seller, event, inventory, buyers }
 }

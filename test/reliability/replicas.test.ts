@@ -3,10 +3,9 @@ import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
 import { LISTENER_NAME } from '../../src/platform/db/database.js'
-import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer } from '../factories/customers.js'
-import { insertTestCustomer } from '../factories/orders.js'
+import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
 import { all, callServer, countStatuses, freshDatabase, openFixtures, retrying, startServer, type Fixtures } from '../support/live-server.js'
@@ -85,10 +84,7 @@ describe('one inventory sold by two replicas', () => {
     expect(countStatuses(opened)).toEqual({ 201: 40, 409: 360 })
     const baskets = opened.filter((a) => a.status === 201).map((a) => a.body.id as string)
     const buyers = await Promise.all(
-      baskets.map(async () => {
-        const id = await insertTestCustomer(fx.app, seller.seller.id)
-        return { ...seller.auth, 'x-customer-token': signCustomerAccessToken(fx.app, { customerId: id, sellerId: seller.seller.id, email: `${id}@example.com` }).token }
-      }),
+      baskets.map(async () => (await insertSignedInCustomer(fx.app, seller)).headers),
     )
     // Each basket checked out on both replicas at once.
     const checkouts = await all(80, (n) =>

@@ -11,6 +11,7 @@ describe('customer authentication limits', () => {
       emailPerEmail: 5,
       refreshPerIp: 120,
       tokenPerIp: 60,
+      limitFactorWithoutEndUserIp: 20,
     })
   })
 

@@ -29,7 +29,8 @@ export function verificationEmail(seller: EmailSeller, to: EmailRecipient, token
     '',
     storefrontLink(seller.storefrontUrl, 'verify-email', token),
     '',
-    `The link works once and expires in ${describeLifetime(ttlSeconds)}.`,
+    `The link works once and expires in ${describeLifetime(ttlSeconds)}. If you did not create this account, do not ` +
+      'open it: someone else chose its password. Sign in with a magic link or reset the password instead, which ends their access.',
   ])
 }
 

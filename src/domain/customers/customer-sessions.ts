@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto'
 import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
-import { insertRefreshToken } from './customer-tokens.repo.js'
+import type { AnnounceSellerChange } from '../sellers/seller-changes.js'
+import { insertRefreshToken, revokeCustomerRefreshTokens } from './customer-tokens.repo.js'
 import type { CustomerRow } from './customers.repo.js'
 
 /**
- * What a sign-in or a refresh grants: the customer and a new refresh token, in clear this once.
- * The HTTP layer adds the access token (a JWT it signs).
+ * What a sign-in or a refresh grants: the customer, its session (the refresh-token family every
+ * access token of it names) and a new refresh token, in clear this once. The HTTP layer adds
+ * the access token (a JWT it signs).
  */
-export type CustomerGrant = { customer: CustomerRow; refreshToken: string }
+export type CustomerGrant = { customer: CustomerRow; sessionId: string; refreshToken: string }
 
 export type RefreshTokenOptions = {
   sellerId: string
@@ -20,17 +22,18 @@ export type RefreshTokenOptions = {
   ttlSeconds: number
 }
 
-/** Stores a new refresh token (its hash only) and answers it. Pass the transaction of the sign-in or refresh. */
-export async function issueRefreshToken(tx: Db, options: RefreshTokenOptions): Promise<string> {
-  const token = newOpaqueToken()
+/** Stores a new refresh token (its hash only) and answers it with its family. Pass the transaction of the sign-in or refresh. */
+export async function issueRefreshToken(tx: Db, options: RefreshTokenOptions): Promise<{ sessionId: string; refreshToken: string }> {
+  const refreshToken = newOpaqueToken()
+  const sessionId = options.familyId ?? randomUUID()
   await insertRefreshToken(tx, {
     sellerId: options.sellerId,
     customerId: options.customerId,
-    familyId: options.familyId ?? randomUUID(),
-    tokenHash: hashOpaqueToken(options.tokenHmac, token),
+    familyId: sessionId,
+    tokenHash: hashOpaqueToken(options.tokenHmac, refreshToken),
     ttlSeconds: options.ttlSeconds,
   })
-  return token
+  return { sessionId, refreshToken }
 }
 
 export const customerActor = (customerId: string, traceId?: string | null): AuditActor => ({ type: 'customer', id: customerId, traceId: traceId ?? null })
@@ -48,7 +51,7 @@ export type StartCustomerSessionOptions = {
 /** A sign-in: a new refresh-token family for the customer, recorded in the audit log. Pass the transaction. */
 export async function startCustomerSession(tx: Db, options: StartCustomerSessionOptions): Promise<CustomerGrant> {
   const { customer } = options
-  const refreshToken = await issueRefreshToken(tx, {
+  const issued = await issueRefreshToken(tx, {
     sellerId: customer.sellerId,
     customerId: customer.id,
     tokenHmac: options.tokenHmac,
@@ -60,5 +63,17 @@ export async function startCustomerSession(tx: Db, options: StartCustomerSession
     sellerId: customer.sellerId,
     data: { method: options.method, ...options.auditData },
   })
-  return { customer, refreshToken }
+  return { customer, ...issued }
+}
+
+/**
+ * Ends every session of the customer: its refresh tokens are revoked, and with them the access
+ * tokens that name those sessions, on every process (the change is announced to each one's
+ * memory of live sessions, and the answer waits for them). Pass the transaction of the change
+ * and its `announce` (`changeSellers`). Answers how many refresh tokens were revoked.
+ */
+export async function endCustomerSessions(tx: Db, announce: AnnounceSellerChange, customer: { id: string; sellerId: string }): Promise<number> {
+  const revoked = await revokeCustomerRefreshTokens(tx, customer.id)
+  if (revoked > 0) await announce(customer.sellerId)
+  return revoked
 }

@@ -45,6 +45,29 @@ export const findRefreshToken = async (db: Db, sellerId: string, tokenHash: stri
       .where(and(eq(customerRefreshTokens.tokenHash, tokenHash), eq(customerRefreshTokens.sellerId, sellerId)))
   )[0]
 
+/**
+ * Whether a session (refresh-token family) of this customer of this seller is live: it holds a
+ * refresh token not used, revoked or expired. Every access token names its session, so logout,
+ * a password reset or a reused refresh token ends the access tokens too.
+ */
+export const isSessionLive = async (db: Db, sellerId: string, customerId: string, sessionId: string) =>
+  (
+    await db
+      .select({ id: customerRefreshTokens.id })
+      .from(customerRefreshTokens)
+      .where(
+        and(
+          eq(customerRefreshTokens.familyId, sessionId),
+          eq(customerRefreshTokens.customerId, customerId),
+          eq(customerRefreshTokens.sellerId, sellerId),
+          isNull(customerRefreshTokens.usedAt),
+          isNull(customerRefreshTokens.revokedAt),
+          gt(customerRefreshTokens.expiresAt, sql`now()`),
+        ),
+      )
+      .limit(1)
+  ).length > 0
+
 /** Revokes every token of a family not revoked yet; answers how many. */
 export const revokeRefreshFamily = async (db: Db, familyId: string) =>
   (

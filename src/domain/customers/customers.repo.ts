@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { customers } from './customers.table.js'
 
@@ -53,12 +53,18 @@ export const setPasswordHash = async (db: Db, id: string, passwordHash: string) 
       .returning()
   )[0]!
 
-/** Confirms the address (once: a later proof keeps the first date); answers the customer. */
-export const markEmailVerified = async (db: Db, id: string) =>
-  (
-    await db
-      .update(customers)
-      .set({ emailVerifiedAt: sql`coalesce(${customers.emailVerifiedAt}, now())`, updatedAt: sql`now()` })
-      .where(eq(customers.id, id))
-      .returning()
-  )[0]!
+/**
+ * Confirms the address (once: a later proof keeps the first date). Answers the customer and
+ * whether this was the first proof; only then, with `clearPassword`, the password set at
+ * registration is dropped too (whoever chose it never showed they own the inbox).
+ */
+export async function confirmEmail(db: Db, id: string, { clearPassword }: { clearPassword: boolean }) {
+  const [first] = await db
+    .update(customers)
+    .set({ emailVerifiedAt: sql`now()`, updatedAt: sql`now()`, ...(clearPassword ? { passwordHash: null } : {}) })
+    .where(and(eq(customers.id, id), isNull(customers.emailVerifiedAt)))
+    .returning()
+  if (first) return { customer: first, firstProof: true }
+  const [customer] = await db.select().from(customers).where(eq(customers.id, id))
+  return { customer: customer!, firstProof: false }
+}

@@ -15,8 +15,11 @@ export const customers = pgTable(
       .references(() => sellers.id, { onDelete: 'cascade' }),
     /** As the customer typed it; compared in lower case. */
     email: text().notNull(),
-    /** argon2id (PHC string). */
-    passwordHash: text().notNull(),
+    /**
+     * argon2id (PHC string). Null when the account has no password: the one set at registration
+     * is cleared when the owner first proves the inbox by a magic link (it may be a squatter's).
+     */
+    passwordHash: text(),
     firstName: text().notNull(),
     lastName: text().notNull(),
     /** When the customer proved control of the address (verification email or magic link). */

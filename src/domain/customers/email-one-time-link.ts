@@ -5,13 +5,13 @@ import { recordAudit } from '../audit/record-audit.js'
 import type { EmailRecipient, EmailSeller } from './customer-emails.js'
 import { customerActor } from './customer-sessions.js'
 import type { OneTimeTokenPurpose } from './customer-tokens.table.js'
-import { findLiveOneTimeToken, insertOneTimeToken } from './customer-tokens.repo.js'
+import { findLiveOneTimeToken, insertOneTimeToken, voidOneTimeTokens } from './customer-tokens.repo.js'
 import { findCustomerByEmail } from './customers.repo.js'
 
 export type EmailOneTimeLinkOptions = {
   seller: EmailSeller & { id: string }
   email: string
-  purpose: Exclude<OneTimeTokenPurpose, 'verify_email'>
+  purpose: OneTimeTokenPurpose
   ttlSeconds: number
   tokenHmac: Buffer
   compose: (seller: EmailSeller, to: EmailRecipient, token: string, ttlSeconds: number) => EmailMessage
@@ -27,14 +27,19 @@ export type EmailOneTimeLinkOptions = {
  * a read-only commit would skip the WAL flush and answer measurably faster). Only an account
  * adds the token row and the outbox row, inserts in the same commit. No email ever goes to an
  * address that holds no account.
+ *
+ * A verification link goes only to an address not confirmed yet, and retires the earlier ones.
  */
 export async function emailOneTimeLink(db: Db, options: EmailOneTimeLinkOptions): Promise<void> {
   const { seller, purpose } = options
   const token = newOpaqueToken()
   const tokenHash = hashOpaqueToken(options.tokenHmac, token)
   await db.transaction(async (tx) => {
-    const customer = await findCustomerByEmail(tx, seller.id, options.email)
+    const account = await findCustomerByEmail(tx, seller.id, options.email)
+    const verifying = purpose === 'verify_email'
+    const customer = verifying && account?.emailVerifiedAt ? undefined : account
     if (customer) {
+      if (verifying) await voidOneTimeTokens(tx, customer.id, ['verify_email'])
       await insertOneTimeToken(tx, { sellerId: seller.id, customerId: customer.id, purpose, tokenHash, ttlSeconds: options.ttlSeconds })
       await enqueueEmail(tx, options.compose(seller, customer, token, options.ttlSeconds))
     } else {

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto'
 import { hashOpaqueToken, sameHash } from '../../platform/auth/opaque-token.js'
 import type { Database } from '../../platform/db/database.js'
+import { isSessionLive } from '../customers/customer-tokens.repo.js'
 import { findActiveAffiliateByCode } from './affiliates.repo.js'
 import { findActiveKeyByHash, touchApiKey } from './api-keys.repo.js'
 import { listenForSellerChanges, localSellerChanges } from './seller-changes.js'
@@ -25,6 +26,8 @@ export type KeyEntry = {
   affiliatesAsSent: Map<string, AffiliateContext | null>
 }
 type AffiliateEntry = { affiliate: AffiliateContext | null; expiresAt: number }
+/** A customer session (refresh-token family) found live; revocations announce its seller. */
+type SessionEntry = { sellerId: string; customerId: string; expiresAt: number }
 
 export type SellerAuthenticatorOptions = {
   database: Database
@@ -63,7 +66,7 @@ const MAX_AUTHORIZATION = 512
 const memoryKey = (authorization: string) => hash('sha256', authorization, 'hex')
 
 /**
- * Verifies storefront credentials with a keyed hash (API keys are high-entropy, so a slow
+ * Verifies storefront credentials (and the sessions of customer tokens) with a keyed hash (API keys are high-entropy, so a slow
  * password hash would only add latency) and keeps verified keys in process memory, so the hot
  * path costs no database round trip. A revoked key, a disabled seller or a changed affiliate is
  * announced on a database channel at commit; every process forgets that seller at once. While
@@ -76,6 +79,7 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
   const touchEveryMs = options.touchEveryMs ?? 60_000
   const keys = new Map<string, KeyEntry>()
   const affiliates = new Map<string, AffiliateEntry>()
+  const sessions = new Map<string, SessionEntry>()
   let unsubscribe: (() => Promise<void>) | undefined
   // Bumped by every change notice. A lookup that started before a notice may have read the old
   // state, so its result is used for that request but not remembered.
@@ -99,12 +103,14 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
     epoch++
     for (const [digest, entry] of keys) if (entry.seller.id === sellerId) keys.delete(digest)
     for (const key of affiliates.keys()) if (key.startsWith(`${sellerId}:`)) affiliates.delete(key)
+    for (const [sessionId, entry] of sessions) if (entry.sellerId === sellerId) sessions.delete(sessionId)
   }
 
   function forgetAll() {
     epoch++
     keys.clear()
     affiliates.clear()
+    sessions.clear()
   }
 
   function remember<V>(map: Map<string, V>, key: string, value: V) {
@@ -210,6 +216,21 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
       // Unknown codes are cached too, so a flood of bad codes costs no database round trips.
       if (cacheable(sellerId, startEpoch)) remember(affiliates, affiliateKey(sellerId, code), { affiliate, expiresAt: now + ttlMs })
       return affiliate
+    },
+
+    /**
+     * Whether this session of this customer of this seller is live: from memory when it was found
+     * live before, else from the database. Ending a session (logout, password reset, a reused
+     * refresh token, the first proof of the inbox) announces its seller, so every process forgets.
+     */
+    async isCustomerSessionLive(sellerId: string, customerId: string, sessionId: string): Promise<boolean> {
+      const now = Date.now()
+      const cached = sessions.get(sessionId)
+      if (cached && cached.expiresAt > now && trusted() && cached.sellerId === sellerId && cached.customerId === customerId) return true
+      const startEpoch = epoch
+      const live = await isSessionLive(database.db, sellerId, customerId, sessionId)
+      if (live && cacheable(sellerId, startEpoch)) remember(sessions, sessionId, { sellerId, customerId, expiresAt: now + ttlMs })
+      return live
     },
 
     forgetSeller,

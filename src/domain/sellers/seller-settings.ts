@@ -1,14 +1,18 @@
 import type { ErrorDetail } from '../../platform/errors.js'
 import type { SellerRow } from './sellers.repo.js'
 
-/** What a seller may tune: basket holds and installment plans. */
+/** What a seller may tune: basket holds, installment plans and customer sign-in. */
 export type SellerSettings = {
   basket_ttl_seconds: number
   max_installments: number
   interest_free_installments: number
   monthly_rate: number
   min_installment_amount: number
+  /** A password login of a customer who never confirmed its email answers 403 `email_not_verified`. */
+  login_requires_verified_email: boolean
 }
+
+type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email'>
 
 /** A new seller's settings (API.md 3.4), also the column defaults. */
 export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
@@ -17,6 +21,7 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   interest_free_installments: 1,
   monthly_rate: 0.0299,
   min_installment_amount: 500,
+  login_requires_verified_email: true,
 })
 
 /**
@@ -29,7 +34,7 @@ export const SETTINGS_BOUNDS = Object.freeze({
   interest_free_installments: { min: 1, max: 24, int: true },
   monthly_rate: { min: 0, max: 1, int: false },
   min_installment_amount: { min: 1, max: 100_000_000, int: true },
-} satisfies Record<keyof SellerSettings, { min: number; max: number; int: boolean }>)
+} satisfies Record<NumericSetting, { min: number; max: number; int: boolean }>)
 
 export const settingsOf = (seller: SellerRow): SellerSettings => ({
   basket_ttl_seconds: seller.basketTtlSeconds,
@@ -37,6 +42,7 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   interest_free_installments: seller.interestFreeInstallments,
   monthly_rate: seller.monthlyRate,
   min_installment_amount: seller.minInstallmentAmount,
+  login_requires_verified_email: seller.loginRequiresVerifiedEmail,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -46,6 +52,7 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.interest_free_installments !== undefined ? { interestFreeInstallments: settings.interest_free_installments } : {}),
   ...(settings?.monthly_rate !== undefined ? { monthlyRate: settings.monthly_rate } : {}),
   ...(settings?.min_installment_amount !== undefined ? { minInstallmentAmount: settings.min_installment_amount } : {}),
+  ...(settings?.login_requires_verified_email !== undefined ? { loginRequiresVerifiedEmail: settings.login_requires_verified_email } : {}),
 })
 
 /**
@@ -54,7 +61,7 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
  */
 export function settingsProblems(settings: SellerSettings): ErrorDetail[] {
   const problems: ErrorDetail[] = []
-  for (const [name, bounds] of Object.entries(SETTINGS_BOUNDS) as [keyof SellerSettings, (typeof SETTINGS_BOUNDS)[keyof SellerSettings]][]) {
+  for (const [name, bounds] of Object.entries(SETTINGS_BOUNDS) as [NumericSetting, (typeof SETTINGS_BOUNDS)[NumericSetting]][]) {
     const value = settings[name]
     if (!Number.isFinite(value) || (bounds.int && !Number.isInteger(value)) || value < bounds.min || value > bounds.max) {
       problems.push({ path: `settings.${name}`, message: `must be ${bounds.int ? 'an integer' : 'a number'} from ${bounds.min} to ${bounds.max}` })

@@ -1,4 +1,4 @@
-import { doublePrecision, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { boolean, doublePrecision, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { DEFAULT_SETTINGS } from './seller-settings.js'
 
 export const SELLER_STATUSES = ['active', 'disabled'] as const
@@ -15,6 +15,7 @@ export const sellers = pgTable('sellers', {
   interestFreeInstallments: integer().notNull().default(DEFAULT_SETTINGS.interest_free_installments),
   monthlyRate: doublePrecision().notNull().default(DEFAULT_SETTINGS.monthly_rate),
   minInstallmentAmount: integer().notNull().default(DEFAULT_SETTINGS.min_installment_amount),
+  loginRequiresVerifiedEmail: boolean().notNull().default(DEFAULT_SETTINGS.login_requires_verified_email),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 })

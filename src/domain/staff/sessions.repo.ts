@@ -2,7 +2,8 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { staffPermissions } from './permissions.table.js'
 import { staffRolePermissions, staffRoles } from './roles.table.js'
-import { staffRefreshTokens, staffSessions } from './sessions.table.js'
+import { staffKnownAddresses, staffRefreshTokens, staffSessions } from './sessions.table.js'
+import { normalizeEmail } from './staff-rules.js'
 import { staffUserPermissions, staffUserRoles, staffUsers } from './users.table.js'
 
 export type SessionRevokeReason = 'logout' | 'password_changed' | 'refresh_token_reuse' | 'user_deleted'
@@ -103,4 +104,26 @@ export async function findStaffPrincipal(db: Db, userId: string, sessionId: stri
      where u.id = ${userId} and s.id = ${sessionId} and s.revoked_at is null`)
   const row = result.rows[0]
   return row ? { id: row.id, name: row.name, email: row.email, roles: row.roles ?? [], permissions: row.permissions ?? [] } : undefined
+}
+
+/** How long a client address stays known after a sign-in from it. */
+const KNOWN_ADDRESS_DAYS = 30
+
+/** Records (or renews) a client address the user signed in from with the right password. */
+export async function rememberAddress(db: Db, userId: string, addressHash: string): Promise<void> {
+  await db
+    .insert(staffKnownAddresses)
+    .values({ userId, addressHash })
+    .onConflictDoUpdate({ target: [staffKnownAddresses.userId, staffKnownAddresses.addressHash], set: { lastSignedInAt: sql`now()` } })
+}
+
+/** Whether the user with this email signed in from this address within the last 30 days. */
+export async function isKnownAddress(db: Db, email: string, addressHash: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    select 1 from ${staffKnownAddresses} a
+      join ${staffUsers} u on u.id = a.user_id
+     where lower(u.email) = ${normalizeEmail(email)}
+       and a.address_hash = ${addressHash}
+       and a.last_signed_in_at > now() - make_interval(days => ${KNOWN_ADDRESS_DAYS})`)
+  return result.rows.length > 0
 }

@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { staffUsers } from './users.table.js'
 
 /**
@@ -35,4 +35,21 @@ export const staffRefreshTokens = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('staff_refresh_tokens_session_idx').on(t.sessionId)],
+)
+
+/**
+ * The client addresses a user signed in from with the right password, as their HMAC (the table
+ * holds no address). During a lock on the account (too many failed logins), the right password
+ * from an address seen within the last 30 days still signs its owner in.
+ */
+export const staffKnownAddresses = pgTable(
+  'staff_known_addresses',
+  {
+    userId: uuid()
+      .notNull()
+      .references(() => staffUsers.id, { onDelete: 'cascade' }),
+    addressHash: text().notNull(),
+    lastSignedInAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.addressHash] })],
 )

@@ -1,17 +1,31 @@
-import type { FastifyInstance } from 'fastify'
+import { hash, timingSafeEqual } from 'node:crypto'
+import { createServer, type Server } from 'node:http'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { PoolStats } from '../db/database.js'
+import { AppError } from '../errors.js'
 
 export type MetricsSources = {
+  /** `METRICS_TOKEN`: serve `/metrics` on the API port to this Bearer token. */
+  token: string | undefined
+  /** `METRICS_PORT`: serve `/metrics` on this port of 127.0.0.1, once the app listens. */
+  port: number | undefined
   poolStats: () => PoolStats
   /** Emails by outbox status, read when Prometheus scrapes. */
   outboxBacklog: () => Promise<Record<string, number>>
 }
 
+const digest = (value: string) => hash('sha256', value, 'buffer')
+
 /**
- * Prometheus metrics at `GET /metrics`: request rate and latency by route and status,
- * database pool usage, outbox backlog, and the process defaults. One registry per app,
- * so that several apps in one process (tests) do not share counters.
+ * Prometheus metrics: request rate and latency by route and status, database pool usage, outbox
+ * backlog, and the process defaults. One registry per app, so that several apps in one process
+ * (tests) do not share counters.
+ *
+ * They tell an outsider the routes, the load and the process's memory, so `GET /metrics` is
+ * served only where asked for: on the API port to `Authorization: Bearer <METRICS_TOKEN>`
+ * (401 otherwise), and on `METRICS_PORT` of 127.0.0.1 (for a scraper on the same host or pod).
+ * With neither, nowhere (404 like any unknown path).
  */
 export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
   const registry = new Registry()
@@ -59,7 +73,37 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
     duration.observe(labels, reply.elapsedTime / 1000)
   })
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(registry.contentType).send(await registry.metrics()),
-  )
+  if (sources.token) {
+    const expected = digest(`Bearer ${sources.token}`)
+    const authorized = (request: FastifyRequest) => timingSafeEqual(digest(request.headers.authorization ?? ''), expected)
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (!authorized(request)) throw new AppError('unauthorized', { headers: { 'www-authenticate': 'Bearer realm="metrics"' } })
+      return reply.type(registry.contentType).send(await registry.metrics())
+    })
+  }
+
+  if (sources.port !== undefined) {
+    const port = sources.port
+    let server: Server | undefined
+    app.addHook('onListen', async () => {
+      server = createServer((request, response) => {
+        if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+          response.writeHead(404).end()
+          return
+        }
+        registry.metrics().then(
+          (body) => response.writeHead(200, { 'content-type': registry.contentType }).end(body),
+          () => response.writeHead(500).end(),
+        )
+      })
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject)
+        server!.listen({ port, host: '127.0.0.1' }, resolve)
+      })
+      app.log.info({ port }, 'metrics served on 127.0.0.1')
+    })
+    app.addHook('onClose', async () => {
+      if (server?.listening) await new Promise((resolve) => server!.close(resolve))
+    })
+  }
 }

@@ -1,0 +1,79 @@
+import { normalizeIP } from '@fastify/rate-limit'
+import type { Redis } from 'ioredis'
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { AppError } from '../errors.js'
+
+/**
+ * Counters of attempts per key within a window, for the limits on the authentication routes
+ * (rate-limiter-flexible: in process memory, or in Redis when `REDIS_URL` is set, so that every
+ * replica counts together). A Redis that fails falls back to a counter in this process's
+ * memory: the limits still hold per process, and the API stays up.
+ *
+ * Every attempt is counted before the work it guards (a password hash, an email), so a burst of
+ * concurrent attempts cannot slip past the limit; an attempt that turns out legitimate (the right
+ * password) is forgiven afterwards.
+ *
+ * Keys read `<REDIS_KEY_PREFIX>rl:<limit name>:<key>`.
+ */
+export type Limit = {
+  /** Counts one attempt; answers whether it is within the limit and, when not, seconds to wait. */
+  count(key: string): Promise<LimitVerdict>
+  /** Counts one attempt; 429 `rate_limited` with `Retry-After` beyond the limit. */
+  hit(key: string): Promise<void>
+  /** Takes one counted attempt back (it proved legitimate). */
+  forgive(key: string): Promise<void>
+  /** Forgets every attempt counted under the key. */
+  clear(key: string): Promise<void>
+}
+
+export type LimitVerdict = { allowed: boolean; retryAfterSeconds: number }
+
+export type Limits = {
+  /** A limit of `max` attempts per key within `windowSeconds`, named for its keys. */
+  define(name: string, max: number, windowSeconds: number): Limit
+}
+
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError('rate_limited', { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } })
+
+/** A client address as a limit's key: IPv4-mapped IPv6 as IPv4, IPv6 by its /64 (one host can hold a whole /64). */
+export const addressKey = (ip: string) => normalizeIP(ip)
+
+export function createLimits(options: { redis?: Redis | undefined; keyPrefix: string }): Limits {
+  return {
+    define(name, max, windowSeconds) {
+      const keyPrefix = `${options.keyPrefix}rl:${name}`
+      const memory = new RateLimiterMemory({ keyPrefix, points: max, duration: windowSeconds })
+      const limiter: RateLimiterAbstract = options.redis
+        ? new RateLimiterRedis({
+            storeClient: options.redis,
+            keyPrefix,
+            points: max,
+            duration: windowSeconds,
+            // A Redis that is down answers at once and the memory counter takes over.
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: memory,
+          })
+        : memory
+      const swallow = () => undefined
+      return {
+        async count(key) {
+          try {
+            await limiter.consume(key)
+            return { allowed: true, retryAfterSeconds: 0 }
+          } catch (refusal) {
+            if (refusal instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: refusal.msBeforeNext / 1000 }
+            // Neither store answered: a limit store must not take the API down with it.
+            return { allowed: true, retryAfterSeconds: 0 }
+          }
+        },
+        async hit(key) {
+          const verdict = await this.count(key)
+          if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds)
+        },
+        forgive: (key) => limiter.reward(key, 1).then(swallow, swallow),
+        clear: (key) => limiter.delete(key).then(swallow, swallow),
+      }
+    },
+  }
+}
