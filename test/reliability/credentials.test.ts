@@ -239,6 +239,8 @@ describe('rate limits on guessing', () => {
     STF_LOGIN_LIMIT_PER_EMAIL: '3',
     STF_EMAIL_LIMIT_PER_IP: '100',
     STF_EMAIL_LIMIT_PER_EMAIL: '2',
+    // Customer limits per connection (no X-End-User-IP here) at the limits as set.
+    STF_LIMIT_FACTOR_WITHOUT_END_USER_IP: '1',
   }
   let limited: FastifyInstance
   let proxied: FastifyInstance

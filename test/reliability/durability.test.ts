@@ -7,6 +7,7 @@ import { commerceViolations, queryDatabase } from '../support/commerce-invariant
 import { callServer, countStatuses, freshDatabase, openFixtures, startServer, type Answer, type Fixtures } from '../support/live-server.js'
 import { PgCluster } from '../support/pg-cluster.js'
 import type { ServerProcess } from '../support/server-process.js'
+import { eventually } from '../support/smtp-sink.js'
 
 /**
  * Durability: what was answered 201 is in the database whatever is killed afterwards (the app,
@@ -142,24 +143,31 @@ describe.skipIf(PgCluster.unavailable())('kill -9 of PostgreSQL (a cluster of it
     const { inventory, buyers } = await shop(databaseUrl, 12)
 
     const started = Date.now()
-    const load = shoppers(() => servers[0]!.baseUrl, inventory.id, buyers, () => Date.now() - started > 8000)
-    await sleep(1500)
+    // The load runs until a sale succeeded after PostgreSQL came back (or, failing that, for a
+    // long while), however long the machine takes to recover: events, not a fixed clock.
+    let upAt = Number.POSITIVE_INFINITY
+    const soldAfterRecovery = () => upAt !== Number.POSITIVE_INFINITY && load.answers.some((a) => a.what === 'checkout' && a.status === 201 && a.at > upAt)
+    const load = shoppers(() => servers[0]!.baseUrl, inventory.id, buyers, () => soldAfterRecovery() || Date.now() - started > 60_000)
+    await eventually(async () => load.orders.size >= 5, 30_000, 20)
     const killedAt = Date.now() - started
     const ordersBeforeCrash = new Map(load.orders)
     const pids = await cluster.kill9()
-    await sleep(1500)
+    // PostgreSQL stays away while the load keeps coming.
+    await eventually(async () => load.answers.some((a) => a.status === 503 && a.at > killedAt), 30_000, 20)
+    await sleep(500)
     await cluster.start()
-    const upAt = Date.now() - started
+    upAt = Date.now() - started
     await load.done
 
     const statuses = countStatuses(load.answers)
     expect(pids.length).toBeGreaterThan(1)
     expect(Object.keys(statuses).sort(), JSON.stringify(statuses)).toEqual(['201', '503'])
-    expect(Math.max(...load.answers.map((a) => a.ms))).toBeLessThan(3000)
+    // Nothing hangs: a database that is away is answered 503 within the connect and statement timeouts.
+    expect(Math.max(...load.answers.map((a) => a.ms))).toBeLessThan(5000)
     expect(load.answers.some((a) => a.status === 503 && a.at > killedAt && a.at < upAt)).toBe(true)
     const firstSale = load.answers.find((a) => a.what === 'checkout' && a.status === 201 && a.at > upAt)
     expect(firstSale, 'a sale after PostgreSQL came back').toBeDefined()
-    expect(firstSale!.at - upAt).toBeLessThan(5000)
+    expect(firstSale!.at - upAt).toBeLessThan(30_000)
     expect(servers[0]!.child.exitCode).toBeNull()
 
     expect(ordersBeforeCrash.size).toBeGreaterThan(0)

@@ -341,6 +341,8 @@ describe('inputs the fuzzing found, kept as examples', () => {
   })
 
   it('sells the largest basket the schemas allow without overflowing an order total', async () => {
+    // A customer of its own: the generated requests above may have signed the shared one out.
+    const buyer = await createTestCustomer(app, seller)
     const event = await createTestEvent(app, seller.seller.id)
     const inventories = await Promise.all(
       Array.from({ length: 50 }, (_, n) => createTestInventory(app, event, { name: `Top ${n}`, price: 100_000_000, capacity: 1_000_000 })),
@@ -348,22 +350,22 @@ describe('inputs the fuzzing found, kept as examples', () => {
     const basket = await app.inject({
       method: 'POST',
       url: '/stf/v1/baskets',
-      headers: customer.headers,
+      headers: buyer.headers,
       payload: { items: inventories.map((i) => ({ inventory_id: i.id, quantity: 20 })) },
     })
     expect(basket.statusCode, basket.body).toBe(201)
     expect(basket.json().totals.total).toBe(50 * 20 * 100_000_000)
-    const plans = await app.inject({ method: 'POST', url: `/stf/v1/baskets/${basket.json().id}/installments`, headers: customer.headers, payload: { payment_method: 'credit_card' } })
+    const plans = await app.inject({ method: 'POST', url: `/stf/v1/baskets/${basket.json().id}/installments`, headers: buyer.headers, payload: { payment_method: 'credit_card' } })
     const longest = (plans.json().plans as { installments: number; total: number }[]).at(-1)!
     const order = await app.inject({
       method: 'POST',
       url: `/stf/v1/baskets/${basket.json().id}/checkout`,
-      headers: customer.headers,
+      headers: buyer.headers,
       payload: { payment_method: 'credit_card', installments: longest.installments },
     })
     expect(order.statusCode, order.body).toBe(201)
     expect(order.json().totals).toMatchObject({ subtotal: 100_000_000_000, total: longest.total })
-    const read = await app.inject({ method: 'GET', url: `/stf/v1/orders/${order.json().id}`, headers: customer.headers })
+    const read = await app.inject({ method: 'GET', url: `/stf/v1/orders/${order.json().id}`, headers: buyer.headers })
     expect(read.json().totals).toEqual(order.json().totals)
   })
 })

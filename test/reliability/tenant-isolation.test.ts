@@ -324,6 +324,11 @@ describe('storefront resources of seller B, with seller A credentials', () => {
     expect((await asB('magic-link/verify', { token: tokensOfB.magic })).statusCode).toBe(200)
     expect((await asB('verify-email', { token: tokensOfB.verify })).statusCode).toBe(200)
     expect((await asB('reset-password', { token: tokensOfB.reset, password: 'b chose this passphrase' })).statusCode).toBe(200)
+    // B's reset ended B's sessions, access tokens included; B signs in again for the final comparison.
+    expect((await call({ method: 'GET', url: '/stf/v1/me', headers: b.buyer.headers })).statusCode).toBe(401)
+    const again = await asB('login', { email: b.buyer.customer.email, password: 'b chose this passphrase' })
+    expect(again.statusCode, again.body).toBe(200)
+    b.buyer.headers['x-customer-token'] = again.json().access_token
   })
 
   it("affiliates: B's affiliate code, or B's seller id with A's key, answers as an unknown one", async () => {
