@@ -199,6 +199,23 @@ describe('revocations seen by the other replica on its next request', () => {
     expect(first.status).toBe(200)
     expect((await call(1, 'POST', '/stf/v1/auth/refresh', { ...seller.auth, ...client() }, { refresh_token: customer.refreshToken })).status).toBe(401)
     expect((await call(0, 'POST', '/stf/v1/auth/refresh', { ...seller.auth, ...client() }, { refresh_token: first.body.refresh_token })).status).toBe(401)
+    // The access tokens of that session end too, on both replicas.
+    for (const replica of [0, 1]) {
+      expect((await call(replica, 'GET', '/stf/v1/me', { ...seller.auth, 'x-customer-token': first.body.access_token })).status).toBe(401)
+    }
+  })
+
+  it('a customer signed out through one replica: its access token refused by the other on the very next request, round after round', async () => {
+    const customer = await createTestCustomer(fx.app, seller)
+    for (let round = 0; round < 10; round++) {
+      const login = await call(round, 'POST', '/stf/v1/auth/login', { ...seller.auth, ...client() }, { email: customer.customer.email, password: customer.password })
+      expect(login.status).toBe(200)
+      const me = { ...seller.auth, 'x-customer-token': login.body.access_token as string }
+      // Both replicas know the session live (and remember it).
+      for (let n = 0; n < 4; n++) expect((await call(n, 'GET', '/stf/v1/me', me)).status).toBe(200)
+      expect((await call(round, 'DELETE', `/stf/v1/auth/logout?user_id=${customer.customer.id}`, seller.auth)).status).toBe(204)
+      expect((await call(round + 1, 'GET', '/stf/v1/me', me)).body.code).toBe('invalid_token')
+    }
   })
 })
 
