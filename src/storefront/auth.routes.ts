@@ -43,6 +43,17 @@ const LIMITED_PER_ADDRESS =
   '(429 `rate_limited`).'
 const EMAIL_LINK_SENT = 'If an account exists for this email, we have sent it a link.'
 
+/**
+ * Runs a call that emails a link only when the account exists, and answers the same, no sooner
+ * than the floor, either way: neither the answer nor its time tells whether there is an account.
+ */
+async function sameAnswerEitherWay(send: () => Promise<void>): Promise<z.infer<typeof ZMessage>> {
+  const started = performance.now()
+  await send()
+  await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
+  return { message: EMAIL_LINK_SENT }
+}
+
 /** The answer of login, refresh and magic-link verification (API.md 3.2). */
 function tokenPair(app: FastifyInstance, grant: CustomerGrant): z.infer<typeof ZTokenPair> {
   const { customer } = grant
@@ -215,18 +226,16 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZMessage, ...errors(400, 401, 429) },
       },
     },
-    async (request) => {
-      const started = performance.now()
-      await requestPasswordReset(app.db, {
-        seller: request.seller,
-        email: request.body.email,
-        resetTtlSeconds: app.config.ttl.stfReset,
-        traceId: request.id,
-        tokenHmac,
-      })
-      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
-      return { message: EMAIL_LINK_SENT }
-    },
+    async (request) =>
+      sameAnswerEitherWay(() =>
+        requestPasswordReset(app.db, {
+          seller: request.seller,
+          email: request.body.email,
+          resetTtlSeconds: app.config.ttl.stfReset,
+          traceId: request.id,
+          tokenHmac,
+        }),
+      ),
   )
 
   app.post(
@@ -275,18 +284,16 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZMessage, ...errors(400, 401, 429) },
       },
     },
-    async (request) => {
-      const started = performance.now()
-      await requestMagicLink(app.db, {
-        seller: request.seller,
-        email: request.body.email,
-        magicLinkTtlSeconds: app.config.ttl.stfMagicLink,
-        traceId: request.id,
-        tokenHmac,
-      })
-      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
-      return { message: EMAIL_LINK_SENT }
-    },
+    async (request) =>
+      sameAnswerEitherWay(() =>
+        requestMagicLink(app.db, {
+          seller: request.seller,
+          email: request.body.email,
+          magicLinkTtlSeconds: app.config.ttl.stfMagicLink,
+          traceId: request.id,
+          tokenHmac,
+        }),
+      ),
   )
 
   app.post(
@@ -356,17 +363,15 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZMessage, ...errors(400, 401, 429) },
       },
     },
-    async (request) => {
-      const started = performance.now()
-      await resendVerificationEmail(app.db, {
-        seller: request.seller,
-        email: request.body.email,
-        verifyEmailTtlSeconds: app.config.ttl.stfVerifyEmail,
-        traceId: request.id,
-        tokenHmac,
-      })
-      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
-      return { message: EMAIL_LINK_SENT }
-    },
+    async (request) =>
+      sameAnswerEitherWay(() =>
+        resendVerificationEmail(app.db, {
+          seller: request.seller,
+          email: request.body.email,
+          verifyEmailTtlSeconds: app.config.ttl.stfVerifyEmail,
+          traceId: request.id,
+          tokenHmac,
+        }),
+      ),
   )
 }

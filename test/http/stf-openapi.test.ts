@@ -46,4 +46,18 @@ describe('OpenAPI document of the commerce routes', () => {
     }
     expect(doc.paths['/stf/v1/baskets'].post.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'idempotency-key', in: 'header' })]))
   })
+
+  it('declares X-End-User-IP on every storefront operation, and email_not_verified among the error codes', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const operations = Object.entries(doc.paths as Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>)
+      .filter(([path]) => path.startsWith('/stf/v1/'))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ name: `${method} ${path}`, operation })))
+    expect(operations.length).toBeGreaterThan(20)
+    for (const { name, operation } of operations) {
+      expect(operation.parameters, name).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'x-end-user-ip', in: 'header' })]))
+    }
+    expect(doc.paths['/stf/v1/auth/verify-email/resend']?.post).toBeDefined()
+    expect(doc.components.schemas.Error.properties.code.enum).toContain('email_not_verified')
+    expect(Object.keys(doc.paths['/stf/v1/auth/login'].post.responses)).toContain('403')
+  })
 })

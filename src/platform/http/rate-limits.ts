@@ -56,19 +56,20 @@ export function createLimits(options: { redis?: Redis | undefined; keyPrefix: st
           })
         : memory
       const swallow = () => undefined
+      const count = async (key: string): Promise<LimitVerdict> => {
+        try {
+          await limiter.consume(key)
+          return { allowed: true, retryAfterSeconds: 0 }
+        } catch (refusal) {
+          if (refusal instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: refusal.msBeforeNext / 1000 }
+          // Neither store answered: a limit store must not take the API down with it.
+          return { allowed: true, retryAfterSeconds: 0 }
+        }
+      }
       return {
-        async count(key) {
-          try {
-            await limiter.consume(key)
-            return { allowed: true, retryAfterSeconds: 0 }
-          } catch (refusal) {
-            if (refusal instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: refusal.msBeforeNext / 1000 }
-            // Neither store answered: a limit store must not take the API down with it.
-            return { allowed: true, retryAfterSeconds: 0 }
-          }
-        },
+        count,
         async hit(key) {
-          const verdict = await this.count(key)
+          const verdict = await count(key)
           if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds)
         },
         forgive: (key) => limiter.reward(key, 1).then(swallow, swallow),
