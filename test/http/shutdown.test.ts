@@ -39,11 +39,10 @@ describe('graceful shutdown of the server process', () => {
     // SIGTERM only once the server has the request (its log line says so).
     await eventually(() => server.output().includes('"url":"/iam/v1/auth/login"'), 10_000)
     server.child.kill('SIGTERM')
-    await new Promise((r) => setTimeout(r, 300))
 
-    // The listener is closed: a new connection is refused or answered 503.
-    const late = await fetch(`${server.baseUrl}/iam/v1/health`).then((r) => r.status, () => 'refused')
-    expect([503, 'refused']).toContain(late)
+    // The listener closes: a new connection is soon refused or answered 503 (however busy the machine).
+    const late = () => fetch(`${server.baseUrl}/iam/v1/health`).then((r) => r.status, () => 'refused')
+    await eventually(async () => [503, 'refused'].includes(await late()), 20_000, 50)
 
     // The rest of the body, without half-closing the socket (as a real client waits for its answer).
     inFlight.socket.write(body.slice(10))
