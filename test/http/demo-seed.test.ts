@@ -15,6 +15,7 @@ import { useTestApp } from '../build-app.js'
 import { basicAuth } from '../factories/sellers.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { startServerProcess } from '../support/server-process.js'
+import { eventually } from '../support/smtp-sink.js'
 
 const ctx = useTestApp()
 
@@ -95,6 +96,8 @@ describe('npm start with a new embedded database', () => {
     let sellerId: string
     let apiKey: string
     try {
+      // The banner is printed once the server listens, a moment after it starts answering.
+      await eventually(() => /curl -u /.test(first.output()), 30_000)
       const output = first.output()
       sellerId = /seller id:\s+([0-9a-f-]{36})/.exec(output)![1]!
       apiKey = /API key:\s+(sk_[A-Za-z0-9_-]+)/.exec(output)![1]!
