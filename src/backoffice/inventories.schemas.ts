@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { CountedInventory } from '../domain/catalog/inventory-counts.js'
+import type { CountedInventory } from '../domain/inventory/held.js'
 import { AT_LEAST_ONE, atLeastOneField, iso, ZInstant, ZName } from './common.schemas.js'
 
 const ZVariant = z

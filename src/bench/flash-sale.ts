@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { heldQuantities } from '../domain/baskets/holds.repo.js'
+import { heldQuantities } from '../domain/inventory/held.js'
 import type { Db } from '../platform/db/database.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { AvailabilityMemo } from '../domain/baskets/availability-memo.js'
+import type { AvailabilityMemo } from '../domain/inventory/availability-memo.js'
 import type { SellerAuthenticator } from '../domain/sellers/seller-authenticator.js'
 import type { Config } from './config.js'
 import type { Database, Db } from './db/database.js'

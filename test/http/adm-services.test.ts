@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import type { AuditActor } from '../../src/domain/audit/record-audit.js'
 import { basketItems, baskets } from '../../src/domain/baskets/baskets.table.js'
-import { heldQuantities } from '../../src/domain/baskets/holds.repo.js'
+import { takeTickets } from '../../src/domain/inventory/take-tickets.js'
+import { runStatement } from '../../src/platform/db/transaction-ending-with.js'
 import { createEvent } from '../../src/domain/catalog/create-event.js'
-import { lockInventoryById } from '../../src/domain/catalog/inventories.repo.js'
 import { listInventories } from '../../src/domain/catalog/list-inventories.js'
 import { updateInventory } from '../../src/domain/catalog/update-inventory.js'
 import { updateSeller } from '../../src/domain/sellers/update-seller.js'
@@ -50,16 +50,20 @@ describe('inventory capacity', () => {
   it('never drops below sold + held while baskets hold tickets concurrently', async () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
     const inventory = await createTestInventory(ctx.app, event.id, { capacity: 40 })
-    // A basket service's protocol: lock the inventory, count what is held, then hold.
+    // A basket as the basket services make one: its items written, then held by the one hold there is.
     const hold = (quantity: number) =>
-      ctx.app.db.transaction(async (tx) => {
-        const row = (await lockInventoryById(tx, inventory.id))!
-        const held = (await heldQuantities(tx, [inventory.id])).get(inventory.id) ?? 0
-        if (row.capacity - row.sold - held < quantity) return false
-        const [basket] = await tx.insert(baskets).values({ sellerId: a.seller.id, expiresAt: new Date(Date.now() + 600_000) }).returning()
-        await tx.insert(basketItems).values({ basketId: basket!.id, inventoryId: inventory.id, quantity })
-        return true
-      })
+      ctx.app.db
+        .transaction(async (tx) => {
+          const [basket] = await tx.insert(baskets).values({ sellerId: a.seller.id, expiresAt: new Date(Date.now() + 600_000) }).returning()
+          await tx.insert(basketItems).values({ basketId: basket!.id, inventoryId: inventory.id, quantity })
+          const wanted = new Map([[inventory.id, quantity]])
+          await runStatement(tx, takeTickets({ sellerId: a.seller.id, scope: null, basketId: basket!.id, wanted, added: new Map([[inventory.id, 0]]), sell: false }))
+          return true
+        })
+        .catch((error: { code?: string }) => {
+          expect(error.code).toBe('insufficient_inventory')
+          return false
+        })
     const shrink = (capacity: number) =>
       updateInventory(ctx.app.db, { inventoryId: inventory.id, capacity, actor }).then(
         () => capacity,

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import { runStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
@@ -8,7 +9,7 @@ import { loadBasketContents, loadBasketView, priceContents } from './basket-view
 import { findCouponByCode } from '../coupons/coupons.repo.js'
 import { listBasketLines, renewBasket, type BasketLine, type BasketState } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
-import { holdTickets } from './hold-tickets.js'
+import { takeTickets } from '../inventory/take-tickets.js'
 
 export type ApplyCouponOptions = {
   sellerId: string
@@ -50,13 +51,18 @@ export const applyCoupon = (db: Db, options: ApplyCouponOptions) =>
     const problem = itemId === undefined ? price.couponProblem : price.lines[index]!.couponProblem
     if (problem) throw new AppError(problem)
 
-    await holdTickets(tx, {
-      sellerId,
-      scope: options.affiliate?.eventIds ?? null,
-      basketId,
-      wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
-      added: new Map(),
-    })
+    // Renewing the hold: everything the basket holds must still fit.
+    await runStatement(
+      tx,
+      takeTickets({
+        sellerId,
+        scope: options.affiliate?.eventIds ?? null,
+        basketId,
+        wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
+        added: new Map(),
+        sell: false,
+      }),
+    )
     if (itemId === undefined) {
       await renewBasket(tx, basketId, options.ttlSeconds, { couponId: coupon.id })
     } else {

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import type { InventoryState } from '../catalog/catalog.repo.js'
+import type { InventoryState } from '../inventory/inventory.repo.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { basketItems, baskets } from './baskets.table.js'

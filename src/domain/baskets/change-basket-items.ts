@@ -1,15 +1,16 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import { runStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
-import { announceTicketsFreedHere } from './availability-memo.js'
 import { lockOpenBasket, MAX_BASKET_ITEMS } from './basket-access.js'
 import { loadBasketContents, toBasketView } from './basket-view.js'
 import { listBasketLines, renewBasket, toLines, upsertBasketItems } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
 import type { BasketItemInput } from './create-basket.js'
-import { holdTickets, precheckTickets } from './hold-tickets.js'
+import { freeingTickets } from '../inventory/freeing-tickets.js'
+import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
 
 export type ChangeBasketItemsOptions = {
   sellerId: string
@@ -25,8 +26,8 @@ export type ChangeBasketItemsOptions = {
  * Sets the quantities of the listed inventories and renews the hold: all of it, or nothing
  * (409 insufficient_inventory, the basket unchanged). Removing an item removes its coupon.
  */
-export async function changeBasketItems(db: Db, options: ChangeBasketItemsOptions) {
-  const changed = await db.transaction(async (tx) => {
+export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
+  freeingTickets(db, async (tx, stock) => {
     const { sellerId, basketId } = options
     const basket = await lockOpenBasket(tx, sellerId, basketId, options.affiliate)
 
@@ -57,7 +58,7 @@ export async function changeBasketItems(db: Db, options: ChangeBasketItemsOption
       data: { items: options.items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })) },
     })
 
-    const locked = await holdTickets(tx, hold)
+    const locked = await runStatement(tx, takeTickets({ ...hold, sell: false }))
     const removed = lines.filter((line) => !wanted.has(line.inventoryId)).map((line) => line.inventoryId)
     if (removed.length > 0) {
       await tx.delete(basketItems).where(and(eq(basketItems.basketId, basketId), inArray(basketItems.inventoryId, removed)))
@@ -67,9 +68,7 @@ export async function changeBasketItems(db: Db, options: ChangeBasketItemsOption
       tx,
       [...wanted].map(([inventoryId, quantity]) => ({ basketId, inventoryId, quantity, position: current.get(inventoryId)?.position ?? next++ })),
     )
+    // What it held before and holds no longer is available again.
+    stock.freed(options.items.map((item) => item.inventoryId))
     return toBasketView({ ...renewed, affiliateCode: basket.affiliateCode, expired: false, now: basket.now }, { ...contents, lines: toLines(rows, locked) })
   })
-  // What it held before and holds no longer is available again.
-  announceTicketsFreedHere(options.items.map((item) => item.inventoryId))
-  return changed
-}

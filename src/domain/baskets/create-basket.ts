@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { inOrder, runStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
-import type { InventoryState } from '../catalog/catalog.repo.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
+import type { AvailabilityMemo } from '../inventory/availability-memo.js'
+import type { InventoryState } from '../inventory/inventory.repo.js'
+import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
 import { toLines, upsertBasketItemsQuery } from './baskets.repo.js'
 import { baskets } from './baskets.table.js'
-import type { AvailabilityMemo } from './availability-memo.js'
-import { precheckTickets, takeTickets } from './hold-tickets.js'
 
 export type BasketItemInput = { inventoryId: string; quantity: number }
 

@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.js'
 import type { InventoryVariant } from './inventories.table.js'
 import { findEventById } from './events.repo.js'
 import { insertInventory } from './inventories.repo.js'
-import type { CountedInventory } from './inventory-counts.js'
+import type { CountedInventory } from '../inventory/held.js'
 
 export type CreateInventoryOptions = {
   eventId: string

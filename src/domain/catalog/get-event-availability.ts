@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { heldQuantities } from '../baskets/holds.repo.js'
-import { availableOf, type EventScope } from './availability.js'
+import { heldQuantities } from '../inventory/held.js'
+import { availableOf, type EventScope } from '../inventory/availability.js'
 import { findVisibleEvent, listInventoriesOfEvents } from './catalog.repo.js'
 import type { InventoryVariant } from './inventories.table.js'
 

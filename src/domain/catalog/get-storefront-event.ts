@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import type { EventScope } from './availability.js'
+import type { EventScope } from '../inventory/availability.js'
 import { findVisibleEvent } from './catalog.repo.js'
 import type { EventAttribute, EventImage } from './events.table.js'
 

@@ -3,7 +3,7 @@ import type { Page, Paging } from '../../platform/db/paging.js'
 import { AppError } from '../../platform/errors.js'
 import { findEventById } from './events.repo.js'
 import { listInventoryRows } from './inventories.repo.js'
-import { withCounts, type CountedInventory } from './inventory-counts.js'
+import { withCounts, type CountedInventory } from '../inventory/held.js'
 
 export type ListInventoriesOptions = { eventId: string } & Paging
 

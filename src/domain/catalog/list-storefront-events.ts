@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/db/database.js'
-import type { EventScope } from './availability.js'
+import type { EventScope } from '../inventory/availability.js'
 import { listEventPage, type DateWindow, type EventStatus } from './catalog.repo.js'
 import type { EventImage } from './events.table.js'
 import { fromPrice } from './price-label.js'

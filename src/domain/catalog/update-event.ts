@@ -2,7 +2,7 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { Db } from '../../platform/db/database.js'
 import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
-import { announceTicketsFreedHere } from '../baskets/availability-memo.js'
+import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { lockSellerById } from '../sellers/sellers.repo.js'
 import { slugTaken, type EventFields } from './create-event.js'
 import { withIds } from './event-rules.js'
@@ -16,8 +16,7 @@ export type UpdateEventOptions = Partial<EventFields> & { eventId: string; actor
  * between statuses is allowed.
  */
 export const updateEvent = (db: Db, options: UpdateEventOptions) =>
-  db
-    .transaction(async (tx): Promise<EventRow> => {
+  freeingTickets(db, async (tx, stock): Promise<EventRow> => {
       const current = await lockEventById(tx, options.eventId)
       if (!current) throw new AppError('not_found')
       const values: Partial<NewEventRow> = {}
@@ -45,14 +44,10 @@ export const updateEvent = (db: Db, options: UpdateEventOptions) =>
         sellerId: current.sellerId,
         data: { fields, ...(values.status ? { status: values.status } : {}) },
       })
-      return event!
-    })
-    .then((event) => {
       // Published again: its inventories may sell again.
-      if (options.status === 'published') announceTicketsFreedHere('*')
-      return event
-    })
-    .catch((error: unknown) => {
+      if (values.status === 'published') stock.freed('*')
+      return event!
+    }).catch((error: unknown) => {
       if (isUniqueViolation(error, 'events_seller_slug_key')) throw slugTaken()
       throw error
     })

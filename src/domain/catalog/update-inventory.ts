@@ -1,11 +1,10 @@
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { announceTicketsFreedHere } from '../baskets/availability-memo.js'
-import { heldQuantities } from '../baskets/holds.repo.js'
+import { freeingTickets } from '../inventory/freeing-tickets.js'
+import { countedOf, heldQuantities, type CountedInventory } from '../inventory/held.js'
 import type { InventoryVariant } from './inventories.table.js'
 import { lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
-import { availableTickets, type CountedInventory } from './inventory-counts.js'
 
 export type UpdateInventoryOptions = {
   inventoryId: string
@@ -24,8 +23,8 @@ export type UpdateInventoryOptions = {
  * or holds its tickets locks it too, so no basket can slip in between the check and the update.
  * A price change applies to baskets priced from now on.
  */
-export async function updateInventory(db: Db, options: UpdateInventoryOptions) {
-  const updated = await db.transaction(async (tx): Promise<CountedInventory> => {
+export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
+  freeingTickets(db, async (tx, stock): Promise<CountedInventory> => {
     const current = await lockInventoryById(tx, options.inventoryId)
     if (!current) throw new AppError('not_found')
     const held = (await heldQuantities(tx, [current.id])).get(current.id) ?? 0
@@ -51,9 +50,7 @@ export async function updateInventory(db: Db, options: UpdateInventoryOptions) {
         data: { fields, ...(values.capacity !== undefined ? { capacity: { from: current.capacity, to: values.capacity } } : {}) },
       })
     }
-    return { ...inventory, held, available: availableTickets(inventory.capacity, inventory.sold, held) }
+    // A larger capacity sells more.
+    if (values.capacity !== undefined) stock.freed([current.id])
+    return countedOf(inventory, held)
   })
-  // A larger capacity sells more.
-  if (options.capacity !== undefined) announceTicketsFreedHere([updated.id])
-  return updated
-}

@@ -2,11 +2,9 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
-import { announceTicketsFreedHere } from '../baskets/availability-memo.js'
-import { lockInventories } from '../catalog/catalog.repo.js'
-import { inventories } from '../catalog/inventories.table.js'
 import { lockCoupons } from '../coupons/coupons.repo.js'
 import { coupons } from '../coupons/coupons.table.js'
+import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { lockOrder } from './orders.repo.js'
 import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
@@ -23,8 +21,8 @@ export type CancelOrderOptions = {
  * id order) and are voided, and its coupon redemptions are released. Cancelling a cancelled
  * order changes nothing and answers it as it is.
  */
-export async function cancelOrder(db: Db, options: CancelOrderOptions) {
-  const cancelled = await db.transaction(async (tx): Promise<{ order: OrderView; changed: boolean }> => {
+export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
+  freeingTickets(db, async (tx, stock): Promise<{ order: OrderView; changed: boolean }> => {
     const order = await lockOrder(tx, options.orderId)
     if (!order || (options.sellerId && order.sellerId !== options.sellerId)) throw new AppError('not_found')
     if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, [order]))[0]!, changed: false }
@@ -32,14 +30,7 @@ export async function cancelOrder(db: Db, options: CancelOrderOptions) {
     const items = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id))
     const quantities = new Map<string, number>()
     for (const item of items) quantities.set(item.inventoryId, (quantities.get(item.inventoryId) ?? 0) + item.quantity)
-    const inventoryIds = [...quantities.keys()]
-    await lockInventories(tx, order.sellerId, inventoryIds)
-    for (const id of inventoryIds) {
-      await tx
-        .update(inventories)
-        .set({ sold: sql`${inventories.sold} - ${quantities.get(id)!}`, updatedAt: sql`now()` })
-        .where(eq(inventories.id, id))
-    }
+    await stock.release(order.sellerId, quantities)
     await tx.update(tickets).set({ voidedAt: sql`now()` }).where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
 
     const redeemed = await tx.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
@@ -65,7 +56,3 @@ export async function cancelOrder(db: Db, options: CancelOrderOptions) {
     })
     return { order: (await loadOrderViews(tx, [cancelled!]))[0]!, changed: true }
   })
-  // Its tickets are on sale again.
-  if (cancelled.changed) announceTicketsFreedHere(cancelled.order.items.map((item) => item.inventory_id))
-  return cancelled
-}

@@ -1,17 +1,16 @@
 import type { Db } from '../../platform/db/database.js'
-import { AppError, type ErrorDetail } from '../../platform/errors.js'
-import { availableOf, inScope, type EventScope } from '../catalog/availability.js'
 import type { LastStatement } from '../../platform/db/transaction-ending-with.js'
+import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import type { AvailabilityMemo } from './availability-memo.js'
+import { availableOf, inScope, type EventScope } from './availability.js'
 import {
-  lockInventoriesWithHeld,
   readInventoriesWithHeld,
   readTakenRows,
   refusedRows,
   takeTicketsQuery,
   type HeldInventoryState,
   type InventoryState,
-} from '../catalog/catalog.repo.js'
+} from './inventory.repo.js'
 
 export type HoldTicketsOptions = {
   sellerId: string
@@ -26,36 +25,31 @@ export type HoldTicketsOptions = {
   positions?: ReadonlyMap<string, number>
 }
 
-/**
- * The one place that decides whether a basket may hold what it wants. Call it in the
- * transaction that then writes the basket's items. It locks every inventory involved (in id
- * order), counts what other unexpired baskets hold, and refuses the whole change unless each
- * inventory has `capacity − sold − held ≥ wanted`. The locks last until the transaction ends,
- * so the answer stays true until the change commits. Rechecking all of the basket's
- * inventories, not only the changed ones, is what makes renewing the hold safe: a hold that
- * lapsed for a moment and was taken by someone else is not silently revived.
- *
- * An inventory newly asked for that is another seller's, of an unpublished event or outside the
- * affiliate's events: 404 not_found, exactly like a missing one. One already in the basket whose
- * event stopped selling counts as sold out.
- */
-export async function holdTickets(db: Db, options: HoldTicketsOptions): Promise<Map<string, InventoryState>> {
-  return judge(options, await lockInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId))
-}
-
 /** A price changed after the caller priced with it: the caller prices again and retries. */
 export class PricesMoved extends Error {}
 
 /**
- * `holdTickets` as one statement that refuses by itself (`take_tickets`), to end a transaction
- * with (`transactionEndingWith`, or `runStatement` to run it at once): it locks, judges and, with
- * `sell`, sells, so the locks are released in the COMMIT's round trip. Refuses exactly as
- * `holdTickets` does; with `prices`, a changed unit price refuses with `PricesMoved`.
+ * The one way tickets are held or sold: whether a basket may hold (or, with `sell`, buy) what it
+ * wants is decided here, by one statement that refuses by itself (`take_tickets`, migration
+ * 0010). End a transaction with it (`transactionEndingWith`, so the locks are released in the
+ * COMMIT's round trip) or run it at once (`runStatement`); its locks then last until the
+ * transaction ends, so the answer stays true until the change commits.
+ *
+ * It locks every inventory involved (in id order), counts what other unexpired baskets hold, and
+ * refuses the whole change unless each inventory has `capacity − sold − held ≥ wanted`.
+ * Rechecking all of the basket's inventories, not only the changed ones, is what makes renewing
+ * a hold safe: a hold that lapsed for a moment and was taken by someone else is not silently
+ * revived. An inventory newly asked for that is another seller's, of an unpublished event or
+ * outside the affiliate's events: 404 not_found, exactly like a missing one. One already in the
+ * basket whose event stopped selling counts as sold out. With `prices`, a changed unit price
+ * refuses with `PricesMoved`.
  *
  * With `memo`, what it read under the locks is remembered as the freshest reading there is:
  * refused, as it was; done, with this basket's tickets added to the held (or, with `sell`, to the
  * sold). Pass it only where this is the transaction's last statement: once it has answered, the
  * transaction commits.
+ *
+ * The database judged; `judge` below only says, from the rows it judged, what did not fit.
  */
 export function takeTickets(
   options: HoldTicketsOptions & { basketId: string; prices?: ReadonlyMap<string, number> | undefined; sell: boolean; memo?: AvailabilityMemo | undefined },
@@ -95,7 +89,7 @@ export function takeTickets(
 /**
  * The same judgement on committed data, without locks: refuses early what is already clearly
  * refused (availability only grows back by expiry or removal), so that under a rush the
- * refused requests never queue for the inventory locks. A pass proves nothing: `holdTickets`
+ * refused requests never queue for the inventory locks. A pass proves nothing: `takeTickets`
  * must still run. One statement; it needs no transaction, and is best run before opening one.
  * With `memo`, and no basket excepted (a new basket), a trusted earlier reading answers instead
  * (see AvailabilityMemo), and every fresh reading is remembered.
@@ -116,6 +110,7 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?
   judge(options, rows)
 }
 
+/** What does not fit, from the rows a hold was judged on: 404 not_found or 409 insufficient_inventory naming each. */
 function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<string, InventoryState> {
   const byId = new Map<string, HeldInventoryState>(rows.map((row) => [row.id, row]))
   const sellable = (row: HeldInventoryState | undefined): row is HeldInventoryState =>

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import type { Database } from '../../platform/db/database.js'
-import type { HeldInventoryReading, HeldInventoryState } from '../catalog/catalog.repo.js'
+import type { HeldInventoryReading, HeldInventoryState } from './inventory.repo.js'
 
 /** The database channel of migration 0011: an inventory id, when more of its tickets may be available. */
 export const TICKETS_FREED_CHANNEL = 'tickets_freed'
@@ -12,7 +12,7 @@ export const TICKETS_FREED_CHANNEL = 'tickets_freed'
  */
 export const localTicketsFreed = new EventEmitter<{ freed: [inventoryIds: readonly string[] | '*'] }>()
 
-/** Call after the commit of a change that may have made tickets of these inventories available. */
+/** After the commit of a change that may have made tickets of these inventories available (`freeingTickets` calls it). */
 export const announceTicketsFreedHere = (inventoryIds: readonly string[] | '*') => {
   localTicketsFreed.emit('freed', inventoryIds)
 }

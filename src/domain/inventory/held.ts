@@ -1,6 +1,8 @@
 import { and, gt, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { basketItems } from './baskets.table.js'
+import { basketItems } from '../baskets/baskets.table.js'
+import type { inventories } from '../catalog/inventories.table.js'
+import { availableOf } from './availability.js'
 
 /**
  * Tickets held by open, unexpired baskets, per inventory. The one definition of "held":
@@ -8,7 +10,8 @@ import { basketItems } from './baskets.table.js'
  * An item holds until its `held_until` (its open basket's expiry, kept by triggers), so the
  * count reads only the items that hold now, through an index, however many baskets there were.
  * The same definition lives in `heldSql` and `firstReleaseSql` below, and in the database
- * functions of migrations 0008 (counting) and 0010 (the first hold to run out): change them together.
+ * functions of migrations 0008 (counting) and 0010 (the first hold to run out): change them
+ * together, here only (no other module counts held tickets).
  */
 export async function heldQuantities(db: Db, inventoryIds: readonly string[], exceptBasketId?: string): Promise<Map<string, number>> {
   const held = new Map<string, number>()
@@ -47,3 +50,20 @@ export const heldSql = (inventoryId: SQL, exceptBasketId?: SQL | string) => sql<
 export const firstReleaseSql = (inventoryId: SQL) => sql<number | null>`(
     select extract(epoch from min(bi.held_until) - now()) * 1000 from basket_items bi
      where bi.inventory_id = ${inventoryId} and bi.held_until > now())::float8`
+
+type InventoryRow = typeof inventories.$inferSelect
+
+/** An inventory with the tickets held by open baskets and those left: capacity - sold - held, never below 0. */
+export type CountedInventory = InventoryRow & { held: number; available: number }
+
+/** An inventory row with what open baskets hold on it and what is left (`held`: when already counted). */
+export const countedOf = (row: InventoryRow, held: number): CountedInventory => ({ ...row, held, available: availableOf(row, held) })
+
+/** Adds held and available to inventory rows (one query for all of them). */
+export async function withCounts(db: Db, rows: readonly InventoryRow[]): Promise<CountedInventory[]> {
+  const held = await heldQuantities(
+    db,
+    rows.map((row) => row.id),
+  )
+  return rows.map((row) => countedOf(row, held.get(row.id) ?? 0))
+}
