@@ -13,8 +13,8 @@ import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import type { InjectOptions } from 'fastify'
-import { buildApp } from '../src/app.js'
-import type { BenchSeed } from '../src/bench/seed-bench.js'
+import { buildBenchApp } from './server/app.js'
+import type { BenchSeed } from './server/seed-bench.js'
 import { loadConfig } from '../src/platform/config.js'
 import { createDatabase } from './lib/server.js'
 
@@ -53,14 +53,13 @@ const withWrites = process.argv.includes('--write')
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'boxoffice-explain-'))
 const database = process.env.DATABASE_URL ? await createDatabase(process.env.DATABASE_URL) : undefined
 const config = loadConfig({
-  BENCH_MODE: 'true',
   LOG_LEVEL: 'warn',
   SEED_DEMO: 'false',
   DATA_DIR: dataDir,
   JWT_SECRET: 'bench-secret-that-is-at-least-32-characters-long',
   ...(database ? { DATABASE_URL: database.url } : {}),
 })
-const app = await buildApp({ config, startWorkers: false })
+const app = await buildBenchApp({ config, startWorkers: false })
 const pool = database ? new pg.Pool({ connectionString: database.url, max: 1 }) : undefined
 const run: Runner = async (text, values) => (pool ? pool.query(text, values as unknown[]) : runner!(text, values))
 

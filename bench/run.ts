@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --smoke] [-- --source]`: builds the server (dist/, as the image runs it;
- * `--source` runs src/ through tsx instead), starts it as its own process (embedded database in
+ * `npm run bench [-- --smoke] [-- --source]`: builds the benchmark's server (bench/server.ts: the
+ * product's app plus the benchmark's routes, compiled like the image's dist/; `--source` runs it
+ * through tsx instead), starts it as its own process (embedded database in
  * a fresh folder, or the PostgreSQL server of DATABASE_URL in a fresh database that is dropped
  * afterwards), loads it with autocannon from this process, prints one table and writes
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
@@ -19,7 +20,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import argon2 from 'argon2'
-import type { BenchSeed } from '../src/bench/seed-bench.js'
+import type { BenchSeed } from './server/seed-bench.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
 import { flashSale, rawSale, type FlashOutcome } from './lib/flash.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
@@ -92,7 +93,7 @@ async function authOverhead(r: Run) {
   }
 }
 
-/** Catalogue read: the real route against one equivalent SELECT without auth or schemas (src/bench/catalogue-baseline.ts). */
+/** Catalogue read: the real route against one equivalent SELECT without auth or schemas (bench/server/catalogue-baseline.ts). */
 async function catalogue(r: Run) {
   const [baseline, route] = await alternate(read, S.rounds, [
     { name: 'GET /bench/events (baseline: one SELECT, no auth)', options: { url: `${r.base}/bench/events?seller_id=${r.seed.sellerId}&page=1&limit=20` } },
@@ -304,7 +305,6 @@ async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'boxoffice-bench-'))
   const database = process.env.DATABASE_URL ? await createDatabase(process.env.DATABASE_URL) : undefined
   const env: Record<string, string> = {
-    BENCH_MODE: 'true',
     LOG_LEVEL: 'warn',
     JWT_SECRET,
     SEED_DEMO: 'false',
@@ -396,7 +396,7 @@ async function main() {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
     driver,
-    server: fromSource ? 'node --import tsx src/server.ts' : 'node dist/server.js',
+    server: fromSource ? 'node --import tsx bench/server.ts' : 'node bench/.build/bench/server.js',
     smoke,
     settings: S,
     rows,

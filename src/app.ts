@@ -157,10 +157,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     }
   }
   await app.register(storefront, { prefix: '/stf/v1' })
-  if (config.benchMode) {
-    const { benchRoutes } = await import('./bench/bench.routes.js')
-    await app.register(benchRoutes, { prefix: '/bench' })
-  }
   await app.register(
     async (scope) => {
       await staffCors(scope)

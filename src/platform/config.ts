@@ -50,8 +50,6 @@ export const ZEnv = z
     SEED_DEMO: booleanFlag(true),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
-    /** Registers the benchmark's baseline and seeding routes. Never in production. */
-    BENCH_MODE: booleanFlag(false),
     STF_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
     STF_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
     STF_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
@@ -118,7 +116,6 @@ export type Config = Readonly<{
   outboxPollMs: number
   /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
   availabilityMemoMs: number
-  benchMode: boolean
   ttl: Readonly<{
     stfAccess: number
     stfRefresh: number
@@ -204,7 +201,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     seedDemo: e.SEED_DEMO,
     outboxPollMs: e.OUTBOX_POLL_MS,
     availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
-    benchMode: e.BENCH_MODE,
     ttl: Object.freeze({
       stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,
       stfRefresh: e.STF_REFRESH_TOKEN_TTL_SECONDS,

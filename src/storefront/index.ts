@@ -18,8 +18,4 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(catalogRoutes)
   await app.register(basketRoutes)
   await app.register(orderRoutes)
-  if (app.config.benchMode) {
-    const { benchStorefrontRoutes } = await import('../bench/bench.routes.js')
-    await app.register(benchStorefrontRoutes)
-  }
 }

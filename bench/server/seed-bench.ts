@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { events } from '../domain/catalog/events.table.js'
-import { inventories } from '../domain/catalog/inventories.table.js'
-import { customerRefreshTokens } from '../domain/customers/customer-tokens.table.js'
-import { customers } from '../domain/customers/customers.table.js'
-import { affiliates } from '../domain/sellers/affiliates.table.js'
-import { createSeller } from '../domain/sellers/create-seller.js'
-import { hashPassword } from '../platform/auth/passwords.js'
-import { signCustomerAccessToken } from '../storefront/customer-auth.js'
+import { events } from '../../src/domain/catalog/events.table.js'
+import { inventories } from '../../src/domain/catalog/inventories.table.js'
+import { customerRefreshTokens } from '../../src/domain/customers/customer-tokens.table.js'
+import { customers } from '../../src/domain/customers/customers.table.js'
+import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
+import { createSeller } from '../../src/domain/sellers/create-seller.js'
+import { hashPassword } from '../../src/platform/auth/passwords.js'
+import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { heldQuantities } from '../domain/inventory/held.js'
-import type { Db } from '../platform/db/database.js'
+import { heldQuantities } from '../../src/domain/inventory/held.js'
+import type { Db } from '../../src/platform/db/database.js'
 
 /**
  * The flash sale's limit: the one statement that any sale of tickets from one inventory has to

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { FastifyPluginAsync } from 'fastify'
+import { registerEndUserAddress } from '../../src/storefront/end-user-address.js'
+import { registerSellerAuth } from '../../src/storefront/seller-auth.js'
 import { catalogueBaseline } from './catalogue-baseline.js'
 import { rawSell, saleState } from './flash-sale.js'
 import { seedBench } from './seed-bench.js'
@@ -10,7 +12,7 @@ const int = (value: unknown, fallback: number, max: number) => {
 }
 
 /**
- * Routes that exist only with BENCH_MODE=true, for `npm run bench`: baselines that do the same
+ * Routes of the benchmark's server only (bench/server.ts), never of the product: baselines that do the same
  * work as a real route without authentication or response schemas, a seeding route (the
  * embedded database belongs to the server process, so the benchmark cannot seed it from
  * outside) and the flash sale's raw limit and after-the-run state. Hidden from the OpenAPI
@@ -53,7 +55,13 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   })
 }
 
-/** The storefront twin of `/bench/ping`: the same work behind Basic authentication. */
+/**
+ * The storefront twin of `/bench/ping`: the same work behind the storefront's own per-call hooks
+ * (Basic authentication and `X-Affiliate-Code`, `X-End-User-IP`), registered as the storefront
+ * registers them. Register under `/stf/v1`.
+ */
 export const benchStorefrontRoutes: FastifyPluginAsync = async (app) => {
+  await registerSellerAuth(app)
+  registerEndUserAddress(app)
   app.get('/bench/ping', { schema: { hide: true } }, async () => ({ ok: true }))
 }
