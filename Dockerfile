@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
+# Node 24, the active LTS (supported until April 2028); package.json `engines` lists what runs.
 # Build stage: compile TypeScript with the dev dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -9,7 +10,7 @@ COPY src ./src
 RUN npm run build
 
 # Runtime stage: production dependencies, compiled code and migrations, as a non-root user.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/data
 # A bounded heap: V8 otherwise lets garbage pile up toward a limit sized for the whole machine
 # (peak RSS 250 MB instead of 150 MB under the benchmark's flash sale). The live heap is ~50 MB.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import cors from '@fastify/cors'
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import { Redis } from 'ioredis'
 import { pino, type Logger } from 'pino'
@@ -17,6 +17,7 @@ import { registerGracefulClose } from './platform/http/graceful-close.js'
 import { registerInputGuard } from './platform/http/input-guard.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
+import { RequestLogController } from './platform/http/request-logging.js'
 import { createLimits } from './platform/http/rate-limits.js'
 import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
@@ -53,7 +54,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: traceIdFor,
-    logController: new LogController({ requestIdLogLabel: 'trace_id' }),
+    logController: new RequestLogController(),
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy ? [...config.trustProxy] : false,
     // Our own 503 (in the error envelope) answers requests that arrive while closing.

@@ -12,12 +12,16 @@ type Service = {
   depends_on?: Record<string, { condition: string }>
   healthcheck?: { test: string[] | string }
   ports?: string[]
+  profiles?: string[]
 }
 const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, Service>; volumes?: Record<string, unknown> }
 
 describe('docker-compose.yml', () => {
-  it('runs the app, PostgreSQL and a mail catcher, each with a healthcheck', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['app', 'mailpit', 'postgres'])
+  it('runs the app, PostgreSQL and a mail catcher, each with a healthcheck, and Redis for replicas on request', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['app', 'mailpit', 'postgres', 'redis'])
+    expect(compose.services.redis?.profiles).toEqual(['redis'])
+    expect(compose.services.redis?.image).toMatch(/^redis:/)
+    for (const name of ['app', 'mailpit', 'postgres']) expect(compose.services[name]?.profiles, name).toBeUndefined()
     for (const [name, service] of Object.entries(compose.services)) {
       expect(service.healthcheck?.test, name).toBeTruthy()
     }
@@ -56,6 +60,16 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^USER node$/m)
     expect(dockerfile).toMatch(/COPY migrations/)
     expect(dockerfile).toMatch(/HEALTHCHECK .*\n.*\/iam\/v1\/health/)
+  })
+
+  it('builds and runs on a supported Node LTS that package.json engines allows', () => {
+    const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-bookworm-slim/gm)].map((m) => Number(m[1]))
+    expect(majors).toHaveLength(2)
+    expect(new Set(majors).size).toBe(1)
+    // Node 20 reached its end of life in April 2026; 22 and 24 are LTS lines.
+    expect([22, 24]).toContain(majors[0])
+    const engines = (JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node
+    expect(engines).toContain(`^${majors[0]}`)
   })
 
   it('runs the server with the Node flags the benchmark measures', () => {
