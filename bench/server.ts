@@ -1,12 +1,12 @@
 import closeWithGrace from 'close-with-grace'
-import { ConfigError, loadConfig } from '../src/platform/config.js'
+import { ConfigError, loadConfig, type Config } from '../src/platform/config.js'
 import { buildBenchApp } from './server/app.js'
 
 /**
  * The server `npm run bench` measures: `src/server.ts` without the demo data, with the
  * benchmark's own routes (bench/server/app.ts). Compiled like the image's dist/ (bench/lib/server.ts).
  */
-let config
+let config: Config
 try {
   config = loadConfig()
 } catch (error) {

@@ -177,7 +177,7 @@ describe('PUT /adm/v1/coupons/{id}', () => {
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ code: coupon.code, type: 'percent', value: 25, max_uses: null, ends_at: null, event_ids: [], active: false })
     const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, coupon.id), eq(auditLog.action, 'adm.coupon.updated')))
-    expect((audit?.data as { fields: string[] }).fields.sort()).toEqual(['active', 'ends_at', 'event_ids', 'max_uses', 'value'])
+    expect((audit!.data as { fields: string[] }).fields.sort()).toEqual(['active', 'ends_at', 'event_ids', 'max_uses', 'value'])
   })
 
   it('checks the terms as they will be: a new type against the current value, a new end against the current start', async () => {

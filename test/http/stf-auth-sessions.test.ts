@@ -4,7 +4,7 @@ import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { customerRefreshTokens } from '../../src/domain/customers/customer-tokens.table.js'
 import { hashOpaqueToken } from '../../src/platform/auth/opaque-token.js'
 import { useTestApp } from '../build-app.js'
-import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
+import { createTestCustomer } from '../factories/customers.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { expectError, getMe, postAuth } from '../support/customer-auth.js'
 

@@ -241,7 +241,7 @@ describe.skipIf(!usesPostgres())('a seller change waits until every listening pr
     try {
       expect(await timed(setName(c.seller.id, 'Never confirmed'))).toBeGreaterThanOrEqual(950)
       const started = Date.now()
-      const rolledBack = changeSellers(ctx.app.db, async (tx, announce) => {
+      const rolledBack = changeSellers(ctx.app.db, async (_tx, announce) => {
         await announce(c.seller.id)
         throw new Error('changed its mind')
       })

@@ -26,7 +26,10 @@ export async function getEventAvailability(db: Db, options: GetEventAvailability
   const byDate = new Map<string, AvailabilityView['data'][number]>()
   for (const inventory of stock) {
     let day = byDate.get(inventory.date)
-    if (!day) byDate.set(inventory.date, (day = { date: inventory.date, inventories: [] }))
+    if (!day) {
+      day = { date: inventory.date, inventories: [] }
+      byDate.set(inventory.date, day)
+    }
     day.inventories.push({
       id: inventory.id,
       name: inventory.name,

@@ -73,7 +73,10 @@ export async function readInventoriesWithHeld(
 ): Promise<HeldInventoryReading[]> {
   if (inventoryIds.length === 0) return []
   let query = readWithHeld.get(db)
-  if (!query) readWithHeld.set(db, (query = prepareReadWithHeld(db)))
+  if (!query) {
+    query = prepareReadWithHeld(db)
+    readWithHeld.set(db, query)
+  }
   return query.execute({ ids: [...inventoryIds], sellerId, exceptBasketId: exceptBasketId ?? null })
 }
 

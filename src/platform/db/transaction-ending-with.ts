@@ -124,7 +124,10 @@ const pipelines = (tx: Db) => {
 const handles = new WeakMap<pg.PoolClient, Db>()
 const handleOn = (client: pg.PoolClient): Db => {
   let handle = handles.get(client)
-  if (!handle) handles.set(client, (handle = drizzle(client, DRIZZLE_OPTIONS) as unknown as Db))
+  if (!handle) {
+    handle = drizzle(client, DRIZZLE_OPTIONS) as unknown as Db
+    handles.set(client, handle)
+  }
   return handle
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, RawRequestDefaultExpression } from 'fastify'
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@\-]{1,128}$/
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 
 /**
  * The trace id of a request: a caller's `X-Request-Id` when it is short and made of safe
