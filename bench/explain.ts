@@ -112,7 +112,12 @@ try {
     method: 'POST',
     url: '/stf/v1/baskets',
     headers: { authorization },
-    payload: { items: [{ inventory_id: seed.ampleInventoryIds[0]!, quantity: 1 }, { inventory_id: seed.ampleInventoryIds[1]!, quantity: 2 }] },
+    payload: {
+      items: [
+        { inventory_id: seed.ampleInventoryIds[0]!, quantity: 1 },
+        { inventory_id: seed.ampleInventoryIds[1]!, quantity: 2 },
+      ],
+    },
   })
   const basket = created.json() as { id: string }
   await explain('PATCH /stf/v1/baskets/:id/items', {
@@ -122,8 +127,18 @@ try {
     payload: { items: [{ inventory_id: seed.ampleInventoryIds[0]!, quantity: 3 }] },
   })
   const customer = { authorization, 'x-customer-token': seed.customers[0]!.token }
-  const flash = await app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: customer, payload: { items: [{ inventory_id: seed.flash.sale, quantity: 2 }] } })
-  await explain('POST /stf/v1/baskets/:id/checkout', { method: 'POST', url: `/stf/v1/baskets/${(flash.json() as { id: string }).id}/checkout`, headers: customer, payload: { payment_method: 'pix' } })
+  const flash = await app.inject({
+    method: 'POST',
+    url: '/stf/v1/baskets',
+    headers: customer,
+    payload: { items: [{ inventory_id: seed.flash.sale, quantity: 2 }] },
+  })
+  await explain('POST /stf/v1/baskets/:id/checkout', {
+    method: 'POST',
+    url: `/stf/v1/baskets/${(flash.json() as { id: string }).id}/checkout`,
+    headers: customer,
+    payload: { payment_method: 'pix' },
+  })
 } finally {
   await app.close()
   await pool?.end()

@@ -38,8 +38,30 @@ const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'lo
 
 const S = {
   ...(smoke
-    ? { duration: 1, readConnections: 10, writeConnections: 10, rounds: 1, warmUp: false, starts: 1, buyers: 400, flashCapacity: 100, loginConnections: 4, probeConnections: 2 }
-    : { duration: 10, readConnections: 100, writeConnections: 200, rounds: 6, warmUp: true, starts: 3, buyers: 10_000, flashCapacity: 1000, loginConnections: 16, probeConnections: 4 }),
+    ? {
+        duration: 1,
+        readConnections: 10,
+        writeConnections: 10,
+        rounds: 1,
+        warmUp: false,
+        starts: 1,
+        buyers: 400,
+        flashCapacity: 100,
+        loginConnections: 4,
+        probeConnections: 2,
+      }
+    : {
+        duration: 10,
+        readConnections: 100,
+        writeConnections: 200,
+        rounds: 6,
+        warmUp: true,
+        starts: 3,
+        buyers: 10_000,
+        flashCapacity: 1000,
+        loginConnections: 16,
+        probeConnections: 4,
+      }),
   ...(option('duration') ? { duration: Number(option('duration')) } : {}),
   ...(option('buyers') ? { buyers: Number(option('buyers')) } : {}),
   ...(option('starts') ? { starts: Number(option('starts')) } : {}),
@@ -89,7 +111,12 @@ async function authOverhead(r: Run) {
   r.figures.auth_noise_floor = pct(Math.abs(1 - again!.rps / plain!.rps))
   for (const row of [withBasic!, withAffiliate!]) {
     const loss = 1 - row.rps / plain!.rps
-    r.checks.push({ target: `${row.scenario}: ≤ 10 % fewer req/s than no auth`, measured: `${pct(loss)} fewer`, pass: loss <= TARGETS.authLoss, kind: 'target' })
+    r.checks.push({
+      target: `${row.scenario}: ≤ 10 % fewer req/s than no auth`,
+      measured: `${pct(loss)} fewer`,
+      pass: loss <= TARGETS.authLoss,
+      kind: 'target',
+    })
   }
 }
 
@@ -97,7 +124,10 @@ async function authOverhead(r: Run) {
 async function catalogue(r: Run) {
   const [baseline, route] = await alternate(read, S.rounds, [
     { name: 'GET /bench/events (baseline: one SELECT, no auth)', options: { url: `${r.base}/bench/events?seller_id=${r.seed.sellerId}&page=1&limit=20` } },
-    { name: 'GET /stf/v1/events (Basic, page of 20 of 201)', options: { url: `${r.base}/stf/v1/events?page=1&limit=20`, headers: { authorization: r.authorization } } },
+    {
+      name: 'GET /stf/v1/events (Basic, page of 20 of 201)',
+      options: { url: `${r.base}/stf/v1/events?page=1&limit=20`, headers: { authorization: r.authorization } },
+    },
   ])
   r.rows.push(baseline!, route!)
   const ratio = route!.rps / baseline!.rps
@@ -140,12 +170,21 @@ async function basketWrites(r: Run) {
         const basket = context.basket as { id: string; items: { inventory_id: string; quantity: number }[] } | null
         if (!basket) return undefined
         const first = basket.items[0]!
-        return { ...request, path: `/stf/v1/baskets/${basket.id}/items`, body: JSON.stringify({ items: [{ inventory_id: first.inventory_id, quantity: first.quantity + 1 }] }) }
+        return {
+          ...request,
+          path: `/stf/v1/baskets/${basket.id}/items`,
+          body: JSON.stringify({ items: [{ inventory_id: first.inventory_id, quantity: first.quantity + 1 }] }),
+        }
       },
     },
   ]
   r.rows.push(
-    await load('POST /stf/v1/baskets (2 items) + PATCH …/items', write, { url: r.base, requests: requests as never }, `${S.writeConnections} connections, 20 inventories`),
+    await load(
+      'POST /stf/v1/baskets (2 items) + PATCH …/items',
+      write,
+      { url: r.base, requests: requests as never },
+      `${S.writeConnections} connections, 20 inventories`,
+    ),
   )
 }
 
@@ -213,7 +252,12 @@ async function flash(r: Run) {
       pass: sale.finished,
       kind: 'correctness',
     },
-    { target: 'flash sale: sold + held ≤ capacity', measured: `${state.sold} + ${state.held} ≤ ${state.capacity}`, pass: state.sold + state.held <= state.capacity, kind: 'correctness' },
+    {
+      target: 'flash sale: sold + held ≤ capacity',
+      measured: `${state.sold} + ${state.held} ≤ ${state.capacity}`,
+      pass: state.sold + state.held <= state.capacity,
+      kind: 'correctness',
+    },
     {
       target: 'flash sale: sold = tickets in confirmed orders = tickets answered',
       measured: `${state.sold} = ${state.ordered} (order items) = ${state.tickets} (tickets) = ${sale.ticketsSold} (answers)`,
@@ -273,7 +317,10 @@ async function login(r: Run) {
         method: 'POST' as const,
         path: '/stf/v1/auth/login',
         headers: { authorization: r.authorization, 'content-type': 'application/json' },
-        setupRequest: (request: object) => ({ ...request, body: JSON.stringify({ email: customers[who++ % customers.length]!.email, password: r.seed.password }) }),
+        setupRequest: (request: object) => ({
+          ...request,
+          body: JSON.stringify({ email: customers[who++ % customers.length]!.email, password: r.seed.password }),
+        }),
       },
     ],
   }
@@ -411,12 +458,22 @@ async function main() {
     `\nBoxoffice benchmark — ${driver}, ${result.server}, ${os.cpus().length} cores, load average ${figures.load_average_before} → ${figures.load_average_after}${smoke ? ' (smoke: the figures mean nothing)' : ''}\n`,
   )
   console.table(
-    rows.map((row) => ({ scenario: row.scenario, 'req/s': row.rps, 'p50 ms': row.p50, 'p99 ms': row.p99, requests: row.requests, errors: row.errors, non2xx: row.non2xx, note: row.note ?? '' })),
+    rows.map((row) => ({
+      scenario: row.scenario,
+      'req/s': row.rps,
+      'p50 ms': row.p50,
+      'p99 ms': row.p99,
+      requests: row.requests,
+      errors: row.errors,
+      non2xx: row.non2xx,
+      note: row.note ?? '',
+    })),
   )
   for (const [figure, value] of Object.entries(figures)) console.log(`  ${figure}: ${value}`)
   for (const note of notes) console.log(`  note: ${note}`)
   console.log('')
-  for (const c of checks) if (c.kind === 'target' || !c.pass) console.log(`  ${c.pass ? 'met   ' : c.kind === 'target' ? 'MISSED' : 'BROKEN'}  ${c.target}: ${c.measured}`)
+  for (const c of checks)
+    if (c.kind === 'target' || !c.pass) console.log(`  ${c.pass ? 'met   ' : c.kind === 'target' ? 'MISSED' : 'BROKEN'}  ${c.target}: ${c.measured}`)
   const broken = checks.filter((c) => c.kind === 'correctness' && !c.pass)
   const missed = checks.filter((c) => c.kind === 'target' && !c.pass)
   console.log(`\n  ${checks.length - missed.length - broken.length} of ${checks.length} checks passed; bench/results/latest.json`)

@@ -135,9 +135,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const outbox = createOutboxWorker({ db: database.db, mailer, logger: app.log as Logger, pollMs: config.outboxPollMs })
   app.decorate('outbox', outbox)
 
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 })
-    : undefined
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 }) : undefined
   redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
 
   registerSecurityHeaders(app)

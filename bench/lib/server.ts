@@ -42,7 +42,11 @@ export const IMAGE_NODE_FLAGS = ['--max-old-space-size=256']
 /** Starts the server as its own process and waits for its first healthy answer. */
 export async function startServer(env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {
   const port = await freePort()
-  const args = [...IMAGE_NODE_FLAGS, ...(options.nodeFlags ?? []), ...(options.fromSource ? ['--import', 'tsx', 'bench/server.ts'] : ['bench/.build/bench/server.js'])]
+  const args = [
+    ...IMAGE_NODE_FLAGS,
+    ...(options.nodeFlags ?? []),
+    ...(options.fromSource ? ['--import', 'tsx', 'bench/server.ts'] : ['bench/.build/bench/server.js']),
+  ]
   const started = performance.now()
   const child = spawn(process.execPath, args, {
     cwd: root,

@@ -22,12 +22,11 @@ export const ZAffiliate = z
   })
   .meta({ id: 'AdmAffiliate' })
 
-export const ZCreateAffiliate = z
-  .strictObject({
-    code: ZCode.describe('Unique per seller, case-insensitive; cannot be changed later'),
-    name: ZName,
-    event_ids: ZEventScope.optional(),
-  })
+export const ZCreateAffiliate = z.strictObject({
+  code: ZCode.describe('Unique per seller, case-insensitive; cannot be changed later'),
+  name: ZName,
+  event_ids: ZEventScope.optional(),
+})
 
 export const ZUpdateAffiliate = z
   .strictObject({

@@ -64,8 +64,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: TAGS,
         summary: 'Revoke an API key',
         description:
-          'Every storefront process refuses the key from its next request on. Revoking a revoked key answers 204 again. ' +
-          'Needs `adm.sellers.write`.',
+          'Every storefront process refuses the key from its next request on. Revoking a revoked key answers 204 again. ' + 'Needs `adm.sellers.write`.',
         security: STAFF_SECURITY,
         params: ZSellerKeyParams,
         response: { 204: z.undefined().describe('Revoked'), ...errorResponses(400, 401, 403, 404) },

@@ -19,8 +19,7 @@ export const ZApiKeyCreated = ZApiKey.extend({
   api_key: z.string().describe('The key (`sk_...`), the storefront password. Shown this once: only its hash is kept.'),
 }).meta({ id: 'AdmApiKeyCreated' })
 
-export const ZCreateApiKey = z
-  .strictObject({ name: z.string().trim().min(1).max(100).optional().describe('A label, e.g. where the key is used') })
+export const ZCreateApiKey = z.strictObject({ name: z.string().trim().min(1).max(100).optional().describe('A label, e.g. where the key is used') })
 
 export const toApiKey = (row: ApiKeyRow) => ({
   id: row.id,

@@ -27,9 +27,7 @@ export const ZName = z.string().trim().min(1).max(200)
  * Affiliate and coupon codes, typed by people and sent in headers: letters, digits, `-` and
  * `_`, 1..64 characters, compared without regard to case.
  */
-export const ZCode = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1 to 64 letters, digits, "-" or "_", starting with a letter or digit')
+export const ZCode = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1 to 64 letters, digits, "-" or "_", starting with a letter or digit')
 
 /** An http(s) URL without query or fragment. */
 export const ZHttpUrl = z

@@ -72,7 +72,6 @@ export const couponRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZCoupon, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) =>
-      toCoupon(await updateCoupon(app.db, { couponId: request.params.id, ...fromCouponBody(request.body), actor: actorOf(request) })),
+    async (request) => toCoupon(await updateCoupon(app.db, { couponId: request.params.id, ...fromCouponBody(request.body), actor: actorOf(request) })),
   )
 }

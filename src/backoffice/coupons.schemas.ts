@@ -10,17 +10,9 @@ const limit = (description: string) => z.number().int().min(1).max(1_000_000_000
 const fields = {
   code: ZCode.describe('Unique per seller, case-insensitive (409 `already_exists`)'),
   type: z.enum(COUPON_TYPES),
-  value: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_FIXED_VALUE)
-    .describe('`percent`: a whole percentage 1..100; `fixed`: centavos, at least 1'),
+  value: z.number().int().min(1).max(MAX_FIXED_VALUE).describe('`percent`: a whole percentage 1..100; `fixed`: centavos, at least 1'),
   event_ids: z.array(z.uuid()).max(1000).describe('Events of the seller it covers; empty: all. An id that is not an event of this seller: 400.'),
-  inventory_ids: z
-    .array(z.uuid())
-    .max(1000)
-    .describe('Inventories of the seller it covers; empty: all. An id that is not an inventory of this seller: 400.'),
+  inventory_ids: z.array(z.uuid()).max(1000).describe('Inventories of the seller it covers; empty: all. An id that is not an inventory of this seller: 400.'),
   starts_at: ZInstantInput.nullable().describe('Valid from; null: already'),
   ends_at: ZInstantInput.nullable().describe('Valid until, after starts_at; null: no end'),
   max_uses: limit('Redemptions in all; null: no limit. Not below the uses so far.'),
@@ -29,20 +21,19 @@ const fields = {
   active: z.boolean(),
 }
 
-export const ZCreateCoupon = z
-  .strictObject({
-    code: fields.code,
-    type: fields.type,
-    value: fields.value,
-    event_ids: fields.event_ids.optional(),
-    inventory_ids: fields.inventory_ids.optional(),
-    starts_at: fields.starts_at.optional(),
-    ends_at: fields.ends_at.optional(),
-    max_uses: fields.max_uses.optional(),
-    max_uses_per_customer: fields.max_uses_per_customer.optional(),
-    min_subtotal: fields.min_subtotal.optional(),
-    active: fields.active.optional().describe('Default true'),
-  })
+export const ZCreateCoupon = z.strictObject({
+  code: fields.code,
+  type: fields.type,
+  value: fields.value,
+  event_ids: fields.event_ids.optional(),
+  inventory_ids: fields.inventory_ids.optional(),
+  starts_at: fields.starts_at.optional(),
+  ends_at: fields.ends_at.optional(),
+  max_uses: fields.max_uses.optional(),
+  max_uses_per_customer: fields.max_uses_per_customer.optional(),
+  min_subtotal: fields.min_subtotal.optional(),
+  active: fields.active.optional().describe('Default true'),
+})
 
 export const ZUpdateCoupon = z
   .strictObject({

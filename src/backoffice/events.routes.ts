@@ -81,7 +81,6 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZEvent, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) =>
-      toEvent(await updateEvent(app.db, { eventId: request.params.id, ...fromEventBody(request.body), actor: actorOf(request) })),
+    async (request) => toEvent(await updateEvent(app.db, { eventId: request.params.id, ...fromEventBody(request.body), actor: actorOf(request) })),
   )
 }

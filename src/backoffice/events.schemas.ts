@@ -9,28 +9,26 @@ const ZStatus = z.enum(EVENT_STATUSES)
 
 const ZKeepId = z.uuid().optional().describe('The id of an item the event already has, to keep it; absent: a new id')
 
-const ZAttributeInput = z
-  .strictObject({
-    id: ZKeepId,
-    name: z.string().trim().min(1).max(200),
-    scope: z.string().max(100).default(''),
-    text: z.string().max(5000).default(''),
-    type: z.string().max(100).default(''),
-    value: z.string().max(5000).default(''),
-  })
+const ZAttributeInput = z.strictObject({
+  id: ZKeepId,
+  name: z.string().trim().min(1).max(200),
+  scope: z.string().max(100).default(''),
+  text: z.string().max(5000).default(''),
+  type: z.string().max(100).default(''),
+  value: z.string().max(5000).default(''),
+})
 
-const ZImageInput = z
-  .strictObject({
-    id: ZKeepId,
-    name: z.string().max(200).default(''),
-    credits: z.string().max(500).default(''),
-    mime_type: z
-      .string()
-      .regex(/^$|^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i, 'must be a media type such as image/jpeg')
-      .max(100)
-      .default(''),
-    url: ZHttpUrl,
-  })
+const ZImageInput = z.strictObject({
+  id: ZKeepId,
+  name: z.string().max(200).default(''),
+  credits: z.string().max(500).default(''),
+  mime_type: z
+    .string()
+    .regex(/^$|^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i, 'must be a media type such as image/jpeg')
+    .max(100)
+    .default(''),
+  url: ZHttpUrl,
+})
 
 const ZSlug = z
   .string()
@@ -49,17 +47,16 @@ const fields = {
   images: z.array(ZImageInput).max(50),
 }
 
-export const ZCreateEvent = z
-  .strictObject({
-    title: fields.title,
-    slug: ZSlug.optional().describe('Unique per seller (409 `already_exists`); absent: derived from the title, with `-2`, `-3`... when taken'),
-    description: fields.description.optional(),
-    status: fields.status.optional().describe('Default `draft`; storefronts show `published` events only'),
-    source: fields.source.optional(),
-    integration_id: fields.integration_id.optional(),
-    attributes: fields.attributes.optional(),
-    images: fields.images.optional(),
-  })
+export const ZCreateEvent = z.strictObject({
+  title: fields.title,
+  slug: ZSlug.optional().describe('Unique per seller (409 `already_exists`); absent: derived from the title, with `-2`, `-3`... when taken'),
+  description: fields.description.optional(),
+  status: fields.status.optional().describe('Default `draft`; storefronts show `published` events only'),
+  source: fields.source.optional(),
+  integration_id: fields.integration_id.optional(),
+  attributes: fields.attributes.optional(),
+  images: fields.images.optional(),
+})
 
 export const ZUpdateEvent = z
   .strictObject({

@@ -2,12 +2,11 @@ import { z } from 'zod'
 import type { CountedInventory } from '../domain/inventory/held.js'
 import { AT_LEAST_ONE, atLeastOneField, iso, ZInstant, ZName } from './common.schemas.js'
 
-const ZVariant = z
-  .strictObject({
-    name: ZName,
-    description: z.string().max(2000).default(''),
-    type: z.string().max(100).default('').describe('e.g. `full`, `half` (meia-entrada)'),
-  })
+const ZVariant = z.strictObject({
+  name: ZName,
+  description: z.string().max(2000).default(''),
+  type: z.string().max(100).default('').describe('e.g. `full`, `half` (meia-entrada)'),
+})
 
 const fields = {
   date: z.iso.date().describe('`YYYY-MM-DD`'),
@@ -17,8 +16,7 @@ const fields = {
   variants: z.array(ZVariant).max(50),
 }
 
-export const ZCreateInventory = z
-  .strictObject({ ...fields, variants: fields.variants.optional() })
+export const ZCreateInventory = z.strictObject({ ...fields, variants: fields.variants.optional() })
 
 export const ZUpdateInventory = z
   .strictObject({

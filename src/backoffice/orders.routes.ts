@@ -76,7 +76,6 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZAdmOrder, 400: e, 401: e, 403: e, 404: e },
       },
     },
-    async (request) =>
-      (await cancelOrder(app.db, { orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,
+    async (request) => (await cancelOrder(app.db, { orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,
   )
 }

@@ -6,8 +6,7 @@ import { ZPageQuery } from '../platform/http/schemas.js'
 import { AT_LEAST_ONE, atLeastOneField, iso, ZHttpUrl, ZInstant, ZName } from './common.schemas.js'
 
 const b = SETTINGS_BOUNDS
-const intSetting = (bounds: { min: number; max: number }, description: string) =>
-  z.number().int().min(bounds.min).max(bounds.max).describe(description)
+const intSetting = (bounds: { min: number; max: number }, description: string) => z.number().int().min(bounds.min).max(bounds.max).describe(description)
 
 export const ZSellerSettingsInput = z
   .strictObject({
@@ -61,21 +60,17 @@ export const ZSellerCreated = ZSeller.extend({
   api_key: z.string().describe('The first API key (`sk_...`), the storefront password. Shown this once: only its hash is kept.'),
 }).meta({ id: 'AdmSellerCreated' })
 
-export const ZCreateSeller = z
-  .strictObject({
-    name: ZName,
-    storefront_url: ZHttpUrl.describe('Base of the links in customer emails; a trailing slash is dropped'),
-    settings: ZSellerSettingsInput.optional(),
-  })
+export const ZCreateSeller = z.strictObject({
+  name: ZName,
+  storefront_url: ZHttpUrl.describe('Base of the links in customer emails; a trailing slash is dropped'),
+  settings: ZSellerSettingsInput.optional(),
+})
 
 export const ZUpdateSeller = z
   .strictObject({
     name: ZName.optional(),
     storefront_url: ZHttpUrl.optional(),
-    status: z
-      .enum(SELLER_STATUSES)
-      .describe('`disabled` refuses every API key of the seller from its next request on; `active` accepts them again')
-      .optional(),
+    status: z.enum(SELLER_STATUSES).describe('`disabled` refuses every API key of the seller from its next request on; `active` accepts them again').optional(),
     settings: ZSellerSettingsInput.optional(),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)

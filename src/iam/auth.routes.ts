@@ -85,7 +85,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: TAGS,
         summary: 'User logout',
-        description: "Revokes every session of the caller: its refresh tokens and access tokens stop working at once.",
+        description: 'Revokes every session of the caller: its refresh tokens and access tokens stop working at once.',
         security: STAFF_SECURITY,
         response: { 204: z.undefined().describe('Signed out'), ...errorResponses(401) },
       },

@@ -11,9 +11,7 @@ export const ZLoginRequest = z
 
 export const ZRefreshTokenRequest = z.strictObject({ refresh_token: z.string().min(1).max(512) }).meta({ id: 'RefreshTokenRequest' })
 
-export const ZUserInfo = z
-  .object({ id: z.uuid(), name: z.string(), email: z.string(), roles: z.array(z.string()) })
-  .meta({ id: 'UserInfo' })
+export const ZUserInfo = z.object({ id: z.uuid(), name: z.string(), email: z.string(), roles: z.array(z.string()) }).meta({ id: 'UserInfo' })
 
 const tokenFields = {
   access_token: z.string().describe('Bearer token (JWT); send as `Authorization: Bearer <access_token>`'),

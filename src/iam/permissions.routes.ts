@@ -8,16 +8,9 @@ import { updatePermission } from '../domain/staff/update-permission.js'
 import { requirePermission, staffActorOf } from '../platform/auth/staff-auth.js'
 import { ZPageQuery, pageMeta } from '../platform/http/schemas.js'
 import { STAFF_SECURITY, TAGS, ZIdParams, ZSearchRequest, errorResponses } from './common.schemas.js'
-import {
-  ZCreatePermissionRequest,
-  ZPermission,
-  ZPermissionList,
-  ZUpdatePermissionRequest,
-  presentPermission,
-} from './permissions.schemas.js'
+import { ZCreatePermissionRequest, ZPermission, ZPermissionList, ZUpdatePermissionRequest, presentPermission } from './permissions.schemas.js'
 
-const BUILT_INS =
-  ' The built-in permissions (`iam.*`, `adm.*` as listed in the API description) cannot be renamed or deleted: 403 `forbidden`.'
+const BUILT_INS = ' The built-in permissions (`iam.*`, `adm.*` as listed in the API description) cannot be renamed or deleted: 403 `forbidden`.'
 
 /** `/permissions`: the named capabilities routes check. */
 export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -37,8 +30,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: ZPermission, ...errorResponses(400, 401, 403, 409) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(presentPermission(await createPermission(app.db, staffActorOf(request), request.body))),
+    async (request, reply) => reply.code(201).send(presentPermission(await createPermission(app.db, staffActorOf(request), request.body))),
   )
 
   app.get(

@@ -16,9 +16,7 @@ export const ZPermission = z
 export const ZPermissionList = pageOf(ZPermission).meta({ id: 'PermissionListResponse' })
 export const ZPermissions = z.array(ZPermission)
 
-export const ZCreatePermissionRequest = z
-  .strictObject({ name: ZAccessName, description: ZDescription.optional() })
-  .meta({ id: 'CreatePermissionRequest' })
+export const ZCreatePermissionRequest = z.strictObject({ name: ZAccessName, description: ZDescription.optional() }).meta({ id: 'CreatePermissionRequest' })
 
 export const ZUpdatePermissionRequest = z
   .strictObject({ name: ZAccessName.optional(), description: ZDescription.optional() })

@@ -153,8 +153,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZPermissions, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) =>
-      (await syncRolePermissions(app.db, staffActorOf(request), request.params.id, request.body.permissions)).map(presentPermission),
+    async (request) => (await syncRolePermissions(app.db, staffActorOf(request), request.params.id, request.body.permissions)).map(presentPermission),
   )
 
   app.put(

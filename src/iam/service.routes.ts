@@ -29,13 +29,16 @@ export const serviceRoutes: FastifyPluginAsyncZod = async (app) => {
         return { status: 'ok' as const, checks: { database: 'ok' as const } }
       } catch (error) {
         request.log.warn({ err: error }, 'health check: database down')
-        return reply.code(503).header('retry-after', '1').send({
-          code: 'service_unavailable' as const,
-          message: 'The database cannot be reached',
-          trace_id: request.id,
-          status: 'unavailable' as const,
-          checks: { database: 'down' as const },
-        })
+        return reply
+          .code(503)
+          .header('retry-after', '1')
+          .send({
+            code: 'service_unavailable' as const,
+            message: 'The database cannot be reached',
+            trace_id: request.id,
+            status: 'unavailable' as const,
+            checks: { database: 'down' as const },
+          })
       }
     },
   )

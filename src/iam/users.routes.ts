@@ -165,7 +165,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Get user permissions',
         description:
           'Needs `iam.users.read`, except for the caller itself. The effective set: each permission says whether it is ' +
-          'granted directly and which of the user\'s roles grant it.',
+          "granted directly and which of the user's roles grant it.",
         params: ZIdParams,
         response: { 200: ZEffectivePermissions, ...errorResponses(400, 401, 403, 404) },
       },
@@ -188,10 +188,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZEffectivePermissions, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) =>
-      (await syncUserPermissions(app.db, staffActorOf(request), request.params.id, request.body.permissions)).map(
-        presentEffectivePermission,
-      ),
+    async (request) => (await syncUserPermissions(app.db, staffActorOf(request), request.params.id, request.body.permissions)).map(presentEffectivePermission),
   )
 
   app.put(

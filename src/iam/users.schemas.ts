@@ -29,7 +29,7 @@ export const ZUserRequest = z
   .strictObject({
     name: ZName.optional(),
     email: ZEmail.optional(),
-    password: ZPassword.optional().describe("A new password; signs the user out of every session"),
+    password: ZPassword.optional().describe('A new password; signs the user out of every session'),
     roles: ZRoleNames.optional().describe('Replaces the roles'),
   })
   .refine(atLeastOneField, 'give at least one field')

@@ -12,9 +12,12 @@ const urlWithScheme = (schemes: string[]) =>
 
 const seconds = (fallback: number) => z.coerce.number().int().min(1).max(31_536_000).default(fallback)
 const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback)
-const commaList = z
-  .string()
-  .transform((value) => value.split(',').map((part) => part.trim()).filter(Boolean))
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean),
+)
 
 const booleanFlag = (fallback: boolean) =>
   z
@@ -37,15 +40,21 @@ export const ZEnv = z
     MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ADMIN_EMAIL: z.email().optional(),
-    ADMIN_PASSWORD: z.string().min(8).max(128).refine((p) => !isCommonPassword(p), COMMON_PASSWORD_MESSAGE).optional(),
+    ADMIN_PASSWORD: z
+      .string()
+      .min(8)
+      .max(128)
+      .refine((p) => !isCommonPassword(p), COMMON_PASSWORD_MESSAGE)
+      .optional(),
     IAM_RESET_URL: urlWithScheme(['http', 'https']).default('http://localhost:3000/reset'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     REDIS_URL: urlWithScheme(['redis', 'rediss']).optional(),
     /** Prefix of every key written to Redis: several deployments (or test runs) may share one server. */
-    REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1 to 64 letters, digits or :_.-').default('boxoffice:'),
-    CORS_ORIGINS: commaList
-      .pipe(z.array(z.url({ message: 'must list full origins such as https://admin.example.com' })))
-      .optional(),
+    REDIS_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{1,64}$/, 'must be 1 to 64 letters, digits or :_.-')
+      .default('boxoffice:'),
+    CORS_ORIGINS: commaList.pipe(z.array(z.url({ message: 'must list full origins such as https://admin.example.com' }))).optional(),
     TRUST_PROXY: commaList.optional(),
     SEED_DEMO: booleanFlag(true),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -164,9 +173,7 @@ export class ConfigError extends Error {
 
 /** Parses the environment or throws one ConfigError whose message names each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([key, value]) => key in ZEnv.shape && value !== undefined && value.trim() !== ''),
-  )
+  const present = Object.fromEntries(Object.entries(env).filter(([key, value]) => key in ZEnv.shape && value !== undefined && value.trim() !== ''))
   const parsed = ZEnv.safeParse(present)
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {

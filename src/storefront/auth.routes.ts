@@ -39,8 +39,7 @@ const LIMITED =
   'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits) and per email, ' +
   'per seller: 429 `rate_limited` with `Retry-After`.'
 const LIMITED_PER_ADDRESS =
-  'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits), per seller ' +
-  '(429 `rate_limited`).'
+  'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits), per seller ' + '(429 `rate_limited`).'
 const EMAIL_LINK_SENT = 'If an account exists for this email, we have sent it a link.'
 
 /**
@@ -156,7 +155,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           'Ends every session of the customer `user_id`: its refresh tokens and the access tokens issued with them stop ' +
           'working at once. The storefront backend calls it for its customer: the Basic credentials ' +
           "of the customer's seller suffice, so a customer whose access token has expired can still be signed out. `user_id` " +
-          "must be a customer of that seller (404 `not_found` otherwise, as for a missing one). When `X-Customer-Token` is " +
+          'must be a customer of that seller (404 `not_found` otherwise, as for a missing one). When `X-Customer-Token` is ' +
           'sent too, it must be valid (401 `invalid_token`) and belong to `user_id` (403 `forbidden`). Signing out a customer ' +
           'with no session left also answers 204.',
         security: [{ sellerBasic: [], customerToken: [] }, { sellerBasic: [] }],
@@ -189,7 +188,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Exchanges a refresh token for a new token pair. Each refresh token works once: presenting one already used ' +
           '(a replay, or two concurrent calls with the same token) revokes every refresh token descended from the same ' +
-          'sign-in, and the customer signs in again. Unknown, used, revoked, expired or another seller\'s token: ' +
+          "sign-in, and the customer signs in again. Unknown, used, revoked, expired or another seller's token: " +
           '401 `invalid_token`. A refresh token lives `STF_REFRESH_TOKEN_TTL_SECONDS` (30 days) from its issue. ' +
           LIMITED_PER_ADDRESS,
         security: SELLER,
@@ -248,7 +247,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Consumes the token of a reset link (single use, also under concurrent calls) and sets the new password ' +
           '(8 to 128 characters). Every session of the customer ends (refresh tokens revoked) and other outstanding reset ' +
-          'and sign-in links stop working; the address counts as confirmed. Unknown, used, expired or another seller\'s ' +
+          "and sign-in links stop working; the address counts as confirmed. Unknown, used, expired or another seller's " +
           `token: 401 \`invalid_token\`. ${LIMITED_PER_ADDRESS}`,
         security: SELLER,
         body: ZResetPasswordRequest,

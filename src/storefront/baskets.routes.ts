@@ -34,8 +34,7 @@ const onBasket = (request: Pick<FastifyRequest, 'seller' | 'affiliate' | 'custom
   actor: storefrontActor(request),
 })
 
-const toItems = (items: { inventory_id: string; quantity: number }[]) =>
-  items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), quantity: i.quantity }))
+const toItems = (items: { inventory_id: string; quantity: number }[]) => items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), quantity: i.quantity }))
 
 /** `/stf/v1/baskets`: holds, coupons and installment plans. */
 export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -128,8 +127,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: { tags, summary: 'Remove the basket coupon', security, params: ZBasketParams, response: { 200: ZBasket, 400: e, 401: e, 404: e, 410: e } },
     },
-    async (request) =>
-      removeCoupon(app.db, onBasket(request)),
+    async (request) => removeCoupon(app.db, onBasket(request)),
   )
 
   app.post(
@@ -165,8 +163,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZBasket, 400: e, 401: e, 404: e, 410: e },
       },
     },
-    async (request) =>
-      removeCoupon(app.db, { ...onBasket(request), itemId: request.params.item_id }),
+    async (request) => removeCoupon(app.db, { ...onBasket(request), itemId: request.params.item_id }),
   )
 
   app.post(

@@ -41,12 +41,16 @@ export const ZChangeBasketItemsBody = z
 export const ZCouponBody = z.strictObject({ code: z.string().trim().min(1).max(64) }).meta({ id: 'ApplyCouponRequest' })
 
 export const ZInstallmentsBody = z
-  .strictObject({ payment_method: z.string().min(1).max(32).describe(`One of ${PAYMENT_METHODS.join(', ')}; others: 422 unsupported_payment_method`) })
+  .strictObject({
+    payment_method: z
+      .string()
+      .min(1)
+      .max(32)
+      .describe(`One of ${PAYMENT_METHODS.join(', ')}; others: 422 unsupported_payment_method`),
+  })
   .meta({ id: 'InstallmentsRequest' })
 
-export const ZAppliedCoupon = z
-  .object({ code: z.string(), type: z.enum(['percent', 'fixed']), value: z.number().int() })
-  .meta({ id: 'AppliedCoupon' })
+export const ZAppliedCoupon = z.object({ code: z.string(), type: z.enum(['percent', 'fixed']), value: z.number().int() }).meta({ id: 'AppliedCoupon' })
 
 export const ZBasketItem = z
   .object({

@@ -67,9 +67,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       getStorefrontEvent(app.db, {
         sellerId: request.seller.id,
         scope: request.affiliate?.eventIds ?? null,
-        idOrSlug: ZUuid.safeParse(request.params.id_or_slug).success
-          ? { id: request.params.id_or_slug.toLowerCase() }
-          : { slug: request.params.id_or_slug },
+        idOrSlug: ZUuid.safeParse(request.params.id_or_slug).success ? { id: request.params.id_or_slug.toLowerCase() } : { slug: request.params.id_or_slug },
       }),
   )
 

@@ -9,9 +9,7 @@ export const ZEventAttribute = z
   .object({ id: z.string(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })
   .meta({ id: 'EventAttribute' })
 
-export const ZEventPrice = z
-  .object({ amount: z.number().int(), label: z.string().meta({ example: 'a partir de R$ 50,00' }) })
-  .meta({ id: 'EventPrice' })
+export const ZEventPrice = z.object({ amount: z.number().int(), label: z.string().meta({ example: 'a partir de R$ 50,00' }) }).meta({ id: 'EventPrice' })
 
 export const ZSellerEvent = z
   .object({
@@ -79,11 +77,10 @@ export const ZEventListQuery = ZPageQuery.extend({
   status: z.enum(['published', 'cancelled', 'finished']).default('published').describe('Drafts are never shown'),
 }).refine((q) => !q.date_from || !q.date_to || q.date_from <= q.date_to, { path: ['date_to'], message: 'must not be before date_from' })
 
-export const ZAvailabilityQuery = z
-  .object({
-    from: ZDate.optional().describe('First date (default today, UTC)'),
-    to: ZDate.optional().describe(`Last date (default from + 90 days); at most ${MAX_AVAILABILITY_DAYS} days after from`),
-  })
+export const ZAvailabilityQuery = z.object({
+  from: ZDate.optional().describe('First date (default today, UTC)'),
+  to: ZDate.optional().describe(`Last date (default from + 90 days); at most ${MAX_AVAILABILITY_DAYS} days after from`),
+})
 
 export const ZIdOrSlugParams = z.object({ id_or_slug: z.string().min(1).max(200).describe('The event uuid or slug') })
 export const ZEventIdParams = z.object({ id: z.uuid() })

@@ -23,8 +23,7 @@ const ZEndUserIpHeader = {
     ),
 }
 
-const invalid = () =>
-  new AppError('validation_error', { details: [{ path: `headers.${END_USER_IP_HEADER}`, message: 'must be an IPv4 or IPv6 address' }] })
+const invalid = () => new AppError('validation_error', { details: [{ path: `headers.${END_USER_IP_HEADER}`, message: 'must be an IPv4 or IPv6 address' }] })
 
 /** The `X-End-User-IP` of a call, checked; null without the header. */
 function readEndUserIp(request: FastifyRequest): string | null {

@@ -93,8 +93,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Read an order',
-        description:
-          'An order of this seller; under `X-Affiliate-Code` only one placed under that code; with `X-Customer-Token` only one of that customer.',
+        description: 'An order of this seller; under `X-Affiliate-Code` only one placed under that code; with `X-Customer-Token` only one of that customer.',
         security: sellerOnly,
         params: ZOrderParams,
         response: { 200: ZOrder, 400: e, 401: e, 404: e },

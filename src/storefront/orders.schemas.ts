@@ -24,11 +24,7 @@ export const ZOrder = z
       installment_amount: z.number().int(),
       reference: z.string().nullable(),
     }),
-    tickets: z.array(
-      z
-        .object({ identifier: z.string(), inventory_id: z.uuid(), first_access_at: z.iso.datetime().nullable() })
-        .meta({ id: 'Ticket' }),
-    ),
+    tickets: z.array(z.object({ identifier: z.string(), inventory_id: z.uuid(), first_access_at: z.iso.datetime().nullable() }).meta({ id: 'Ticket' })),
     created_at: z.iso.datetime(),
   })
   .meta({ id: 'Order' })

@@ -13,11 +13,7 @@ export const createTestEvent = (app: FastifyInstance, sellerId: string, override
   createEvent(app.db, { sellerId, title: `Event ${randomBytes(3).toString('hex')}`, status: 'published', ...overrides, actor: system })
 
 /** An inventory of an event through the back-office service: 100 tickets at R$ 50,00 in a week. */
-export const createTestInventory = (
-  app: FastifyInstance,
-  eventId: string,
-  overrides: Partial<Omit<CreateInventoryOptions, 'eventId' | 'actor'>> = {},
-) =>
+export const createTestInventory = (app: FastifyInstance, eventId: string, overrides: Partial<Omit<CreateInventoryOptions, 'eventId' | 'actor'>> = {}) =>
   createInventory(app.db, {
     eventId,
     date: new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10),

@@ -48,7 +48,10 @@ describe('POST /adm/v1/sellers/{id}/affiliates', () => {
     const profile = await asAffiliate(a, c.toLowerCase())
     expect(profile.statusCode).toBe(200)
     expect(profile.json().affiliate).toEqual({ code: c, name: 'Blog do Show' })
-    const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.affiliate.created')))
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.affiliate.created')))
     expect(audit).toMatchObject({ actorType: 'staff', sellerId: a.seller.id })
   })
 
@@ -115,7 +118,11 @@ describe('POST /adm/v1/sellers/{id}/affiliates', () => {
 describe('GET /adm/v1/sellers/{id}/affiliates', () => {
   it("lists the seller's affiliates by code, inactive ones included, and none of another seller's", async () => {
     const c = await createTestSeller(ctx.app)
-    for (const [cc, name] of [['BRAVO', 'B'], ['alpha', 'A'], ['Charlie', 'C']]) {
+    for (const [cc, name] of [
+      ['BRAVO', 'B'],
+      ['alpha', 'A'],
+      ['Charlie', 'C'],
+    ]) {
       await adm.post(`/sellers/${c.seller.id}/affiliates`, { code: cc, name })
     }
     await adm.post(`/sellers/${b.seller.id}/affiliates`, { code: 'AAAA', name: 'not listed' })
@@ -157,7 +164,10 @@ describe('PUT /adm/v1/affiliates/{id}', () => {
     const all = await adm.put(`/affiliates/${created.id}`, { event_ids: null })
     expect(all.json().event_ids).toBeNull()
     expect((await ctx.app.sellerAuth.resolveAffiliate(a.seller.id, created.code))?.eventIds).toBeNull()
-    const audits = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, created.id), eq(auditLog.action, 'adm.affiliate.updated')))
+    const audits = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, created.id), eq(auditLog.action, 'adm.affiliate.updated')))
     expect(audits).toHaveLength(2)
   })
 
@@ -184,7 +194,10 @@ describe('DELETE /adm/v1/affiliates/{id}', () => {
     const listed = (await adm.get(`/sellers/${a.seller.id}/affiliates?limit=100`)).json().data.find((x: { id: string }) => x.id === created.id)
     expect(listed.active).toBe(false)
     expect((await adm.delete(`/affiliates/${created.id}`)).statusCode).toBe(204)
-    const audits = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, created.id), eq(auditLog.action, 'adm.affiliate.deactivated')))
+    const audits = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, created.id), eq(auditLog.action, 'adm.affiliate.deactivated')))
     expect(audits).toHaveLength(1)
   })
 

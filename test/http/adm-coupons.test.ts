@@ -67,7 +67,10 @@ describe('POST /adm/v1/sellers/{id}/coupons', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })
-    const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.coupon.created')))
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.coupon.created')))
     expect(audit).toMatchObject({ actorType: 'staff', sellerId: a.seller.id })
   })
 
@@ -101,14 +104,8 @@ describe('POST /adm/v1/sellers/{id}/coupons', () => {
     const url = `/sellers/${a.seller.id}/coupons`
     for (const value of [0, 101, 12.5]) expect400(await adm.post(url, { code: code(), type: 'percent', value }), 'value')
     for (const value of [0, -5, 0.5]) expect400(await adm.post(url, { code: code(), type: 'fixed', value }), 'value')
-    expect400(
-      await adm.post(url, { code: code(), type: 'fixed', value: 100, starts_at: '2030-02-01T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' }),
-      'ends_at',
-    )
-    expect400(
-      await adm.post(url, { code: code(), type: 'fixed', value: 100, starts_at: '2030-01-01T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' }),
-      'ends_at',
-    )
+    expect400(await adm.post(url, { code: code(), type: 'fixed', value: 100, starts_at: '2030-02-01T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' }), 'ends_at')
+    expect400(await adm.post(url, { code: code(), type: 'fixed', value: 100, starts_at: '2030-01-01T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' }), 'ends_at')
     expect400(await adm.post(url, { code: code(), type: 'bogus', value: 1 }), 'type')
     expect400(await adm.post(url, { code: code(), type: 'fixed', value: 1, starts_at: '2030-01-01' }), 'starts_at')
     expect400(await adm.post(url, { code: code(), type: 'fixed', value: 1, max_uses: 0 }), 'max_uses')
@@ -176,7 +173,10 @@ describe('PUT /adm/v1/coupons/{id}', () => {
     const res = await adm.put(`/coupons/${coupon.id}`, { value: 25, max_uses: null, ends_at: null, event_ids: [], active: false })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ code: coupon.code, type: 'percent', value: 25, max_uses: null, ends_at: null, event_ids: [], active: false })
-    const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, coupon.id), eq(auditLog.action, 'adm.coupon.updated')))
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, coupon.id), eq(auditLog.action, 'adm.coupon.updated')))
     expect((audit!.data as { fields: string[] }).fields.sort()).toEqual(['active', 'ends_at', 'event_ids', 'max_uses', 'value'])
   })
 

@@ -51,7 +51,10 @@ describe('POST /adm/v1/sellers/{id}/events', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })
-    const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.event.created')))
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.event.created')))
     expect(audit).toMatchObject({ actorType: 'staff', sellerId: a.seller.id })
   })
 
@@ -89,7 +92,13 @@ describe('POST /adm/v1/sellers/{id}/events', () => {
   it('gives events created concurrently with the same title distinct slugs', async () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => adm.post(`/sellers/${a.seller.id}/events`, { title: 'Virada Cultural' })))
     expect(results.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201])
-    expect(results.map((r) => r.json().slug).sort()).toEqual(['virada-cultural', 'virada-cultural-2', 'virada-cultural-3', 'virada-cultural-4', 'virada-cultural-5'])
+    expect(results.map((r) => r.json().slug).sort()).toEqual([
+      'virada-cultural',
+      'virada-cultural-2',
+      'virada-cultural-3',
+      'virada-cultural-4',
+      'virada-cultural-5',
+    ])
   })
 
   it('answers 409 already_exists for an explicit slug the seller already has', async () => {
@@ -164,7 +173,10 @@ describe('PUT /adm/v1/events/{id}', () => {
     expect(res.json()).toMatchObject({ title: 'New title', slug: event.slug, status: 'published', description: 'Old', integration_id: 'ABC' })
     expect((await adm.put(`/events/${event.id}`, { integration_id: null })).json().integration_id).toBeNull()
     expect((await adm.put(`/events/${event.id}`, { status: 'finished' })).json().status).toBe('finished')
-    const audits = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, event.id), eq(auditLog.action, 'adm.event.updated')))
+    const audits = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, event.id), eq(auditLog.action, 'adm.event.updated')))
     expect(audits).toHaveLength(3)
   })
 
@@ -241,7 +253,10 @@ describe('inventories', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })
-    const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.inventory.created')))
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.inventory.created')))
     expect(audit).toMatchObject({ actorType: 'staff', sellerId: a.seller.id })
   })
 
@@ -259,7 +274,7 @@ describe('inventories', () => {
     expect((await adm.post(`/events/${randomUUID()}/inventories`, ok)).statusCode).toBe(404)
   })
 
-  it('lists an event\'s inventories by date with sold, held by unexpired open baskets, and available', async () => {
+  it("lists an event's inventories by date with sold, held by unexpired open baskets, and available", async () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
     const later = await createTestInventory(ctx.app, event.id, { date: '2030-07-02', capacity: 10 })
     const sooner = await createTestInventory(ctx.app, event.id, { date: '2030-07-01', capacity: 10 })
@@ -282,8 +297,17 @@ describe('inventories', () => {
     const inventory = await createTestInventory(ctx.app, event.id)
     const res = await adm.put(`/inventories/${inventory.id}`, { name: 'Camarote', price: 30_000, date: '2031-01-01', variants: [{ name: 'VIP' }] })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ name: 'Camarote', price: 30_000, date: '2031-01-01', capacity: 100, variants: [{ name: 'VIP', description: '', type: '' }] })
-    const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, inventory.id), eq(auditLog.action, 'adm.inventory.updated')))
+    expect(res.json()).toMatchObject({
+      name: 'Camarote',
+      price: 30_000,
+      date: '2031-01-01',
+      capacity: 100,
+      variants: [{ name: 'VIP', description: '', type: '' }],
+    })
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, inventory.id), eq(auditLog.action, 'adm.inventory.updated')))
     expect(audit?.data).toMatchObject({ fields: expect.arrayContaining(['name', 'price', 'date', 'variants']) })
   })
 
@@ -313,7 +337,7 @@ describe('inventories', () => {
     expect(final.capacity).toBeGreaterThanOrEqual(15)
   })
 
-  it("cannot move an inventory to another event or seller; 404 for an unknown inventory", async () => {
+  it('cannot move an inventory to another event or seller; 404 for an unknown inventory', async () => {
     const eventOfA = await createTestEvent(ctx.app, a.seller.id)
     const eventOfB = await createTestEvent(ctx.app, b.seller.id)
     const inventoryOfB = await createTestInventory(ctx.app, eventOfB.id)

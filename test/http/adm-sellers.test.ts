@@ -251,7 +251,10 @@ describe('API keys', () => {
     expect(listed.revoked_at).toEqual(expect.any(String))
     // Revoking again changes nothing and answers the same.
     expect((await adm.delete(`/sellers/${seller.id}/api-keys/${second.id}`)).statusCode).toBe(204)
-    const rows = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, second.id), eq(auditLog.action, 'adm.api_key.revoked')))
+    const rows = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, second.id), eq(auditLog.action, 'adm.api_key.revoked')))
     expect(rows[0]).toMatchObject({ actorType: 'staff', actorId: staffId, sellerId: seller.id })
   })
 

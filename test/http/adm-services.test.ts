@@ -54,10 +54,16 @@ describe('inventory capacity', () => {
     const hold = (quantity: number) =>
       ctx.app.db
         .transaction(async (tx) => {
-          const [basket] = await tx.insert(baskets).values({ sellerId: a.seller.id, expiresAt: new Date(Date.now() + 600_000) }).returning()
+          const [basket] = await tx
+            .insert(baskets)
+            .values({ sellerId: a.seller.id, expiresAt: new Date(Date.now() + 600_000) })
+            .returning()
           await tx.insert(basketItems).values({ basketId: basket!.id, inventoryId: inventory.id, quantity })
           const wanted = new Map([[inventory.id, quantity]])
-          await runStatement(tx, takeTickets({ sellerId: a.seller.id, scope: null, basketId: basket!.id, wanted, added: new Map([[inventory.id, 0]]), sell: false }))
+          await runStatement(
+            tx,
+            takeTickets({ sellerId: a.seller.id, scope: null, basketId: basket!.id, wanted, added: new Map([[inventory.id, 0]]), sell: false }),
+          )
           return true
         })
         .catch((error: { code?: string }) => {
@@ -72,10 +78,7 @@ describe('inventory capacity', () => {
           return null
         },
       )
-    const outcomes = await Promise.all([
-      ...Array.from({ length: 12 }, () => hold(3)),
-      ...[30, 25, 20, 15, 10, 5].map((capacity) => shrink(capacity)),
-    ])
+    const outcomes = await Promise.all([...Array.from({ length: 12 }, () => hold(3)), ...[30, 25, 20, 15, 10, 5].map((capacity) => shrink(capacity))])
     const { rows } = await listInventories(ctx.app.db, { eventId: event.id, page: 1, limit: 20 })
     const final = rows[0]!
     const heldCount = outcomes.slice(0, 12).filter(Boolean).length * 3

@@ -7,9 +7,7 @@ import { createTestSeller } from '../factories/sellers.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 
 const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
-  )
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]))
 
 beforeAll(async () => {
   await resetDatabase(await testDatabase())

@@ -111,7 +111,7 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     expect(written.rows[0]!.n).toBe(30)
   })
 
-  it.runIf(usesPostgres())('releases the last statement\'s locks without waiting for this process to read its answer', async () => {
+  it.runIf(usesPostgres())("releases the last statement's locks without waiting for this process to read its answer", async () => {
     await database.db.execute(sql`insert into lock_probe values (16, 5, 0)`)
     const waiter = new pg.Client({ connectionString: await testDatabaseUrl() })
     await waiter.connect()
@@ -148,16 +148,16 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
   it('runs statements sent together in order, and none after a failure', async () => {
     await database.db.execute(sql`insert into lock_probe values (17, 5, 0)`)
     const { result } = await transactionEndingWith(database.db, async (tx) => ({
-      result: await inOrder(
-        tx,
-        tx.execute(sql`update lock_probe set sold = 2 where id = 17`),
-        tx.execute(sql`select sold from lock_probe where id = 17`),
-      ),
+      result: await inOrder(tx, tx.execute(sql`update lock_probe set sold = 2 where id = 17`), tx.execute(sql`select sold from lock_probe where id = 17`)),
     }))
     expect(Number(result[1].rows[0]!.sold)).toBe(2)
     await expect(
       transactionEndingWith(database.db, async (tx) => ({
-        result: await inOrder(tx, tx.execute(sql`update lock_probe set sold = 1 / 0 where id = 17`), tx.execute(sql`update lock_probe set sold = 4 where id = 17`)),
+        result: await inOrder(
+          tx,
+          tx.execute(sql`update lock_probe set sold = 1 / 0 where id = 17`),
+          tx.execute(sql`update lock_probe set sold = 4 where id = 17`),
+        ),
       })),
     ).rejects.toThrow()
     expect(await soldOf(17)).toBe(2)
@@ -236,7 +236,11 @@ describe.skipIf(!usesPostgres())('prepared statements on PostgreSQL', () => {
     try {
       await own.db.execute(sql`select ${1}::int as n, 'probe-unnamed' as tag`)
       // Not even a statement the ORM prepares by name.
-      await own.db.select({ n: sql<number>`${sql.placeholder('n')}::int`, tag: sql`'probe-orm'` }).from(sql`(select 1) as one`).prepare('probe_orm').execute({ n: 2 })
+      await own.db
+        .select({ n: sql<number>`${sql.placeholder('n')}::int`, tag: sql`'probe-orm'` })
+        .from(sql`(select 1) as one`)
+        .prepare('probe_orm')
+        .execute({ n: 2 })
       expect((await preparedOn(own)).filter((row) => /probe-unnamed|probe-orm/.test(row.statement))).toEqual([])
     } finally {
       await own.close()

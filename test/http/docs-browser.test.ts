@@ -48,7 +48,10 @@ describe.skipIf(!available)('/docs in a real browser', () => {
     )
     expect(listed.sort()).toEqual(expected.sort())
     for (const prefix of new Set(expected.map((e) => e.split(' ')[1]!.split('/').slice(0, 3).join('/')))) {
-      expect(listed.some((l) => l.includes(prefix)), prefix).toBe(true)
+      expect(
+        listed.some((l) => l.includes(prefix)),
+        prefix,
+      ).toBe(true)
     }
     expect(errors).toEqual([])
     await page.screenshot({ path: 'docs-screenshot.png' }).catch(() => undefined)

@@ -10,10 +10,8 @@ import { decodeJwt } from '../support/jwt.js'
 // Generous limits: this file is about tokens, iam-rate-limits.test.ts about limits.
 const ctx = useTestApp({ env: { IAM_LOGIN_LIMIT_PER_IP: '1000', IAM_LOGIN_FAILURES_PER_ACCOUNT: '1000', IAM_REFRESH_LIMIT_PER_IP: '1000' } })
 
-const login = (username: string, password: string) =>
-  ctx.app.inject({ method: 'POST', url: '/iam/v1/auth/login', payload: { username, password } })
-const refresh = (refreshToken: string) =>
-  ctx.app.inject({ method: 'POST', url: '/iam/v1/auth/refresh', payload: { refresh_token: refreshToken } })
+const login = (username: string, password: string) => ctx.app.inject({ method: 'POST', url: '/iam/v1/auth/login', payload: { username, password } })
+const refresh = (refreshToken: string) => ctx.app.inject({ method: 'POST', url: '/iam/v1/auth/refresh', payload: { refresh_token: refreshToken } })
 const me = (accessToken: string, id: string) =>
   ctx.app.inject({ method: 'GET', url: `/iam/v1/users/${id}`, headers: { authorization: `Bearer ${accessToken}` } })
 

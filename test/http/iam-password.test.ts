@@ -35,10 +35,8 @@ beforeEach(() => {
 })
 
 const recover = (email: string) => app.inject({ method: 'POST', url: '/iam/v1/password/recover', payload: { email } })
-const reset = (token: string, password: string) =>
-  app.inject({ method: 'POST', url: '/iam/v1/password/reset', payload: { token, password } })
-const login = (username: string, password: string) =>
-  app.inject({ method: 'POST', url: '/iam/v1/auth/login', payload: { username, password } })
+const reset = (token: string, password: string) => app.inject({ method: 'POST', url: '/iam/v1/password/reset', payload: { token, password } })
+const login = (username: string, password: string) => app.inject({ method: 'POST', url: '/iam/v1/auth/login', payload: { username, password } })
 
 /** Delivers the outbox and answers the token of the one reset link mailed to `to`. */
 async function mailedToken(to: string): Promise<string> {
@@ -126,10 +124,7 @@ describe('POST /iam/v1/password/recover and /reset', () => {
     const staff = await createStaff(app)
     await recover(staff.user.email)
     const token = await mailedToken(staff.user.email)
-    await app.db
-      .update(staffPasswordResets)
-      .set({ expiresAt: sql`now() - interval '1 second'` })
-      .where(eq(staffPasswordResets.userId, staff.user.id))
+    await app.db.update(staffPasswordResets).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(staffPasswordResets.userId, staff.user.id))
     expect((await reset(token, 'too-late-password')).json().code).toBe('invalid_token')
     expect((await reset('never-issued-token', 'some-new-password')).json().code).toBe('invalid_token')
   })

@@ -64,7 +64,16 @@ describe('POST /iam/v1/permissions', () => {
   })
 
   it('validates the body', async () => {
-    for (const body of [{}, { name: '' }, { name: 'Has Spaces' }, { name: 'UPPER.case' }, { name: 'a..b' }, { name: 'x'.repeat(101) }, { name: 'ok.name', extra: 1 }, { name: 'ok.name', description: 'd'.repeat(501) }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'Has Spaces' },
+      { name: 'UPPER.case' },
+      { name: 'a..b' },
+      { name: 'x'.repeat(101) },
+      { name: 'ok.name', extra: 1 },
+      { name: 'ok.name', description: 'd'.repeat(501) },
+    ]) {
       const res = await create(body)
       expect(res.statusCode, JSON.stringify(body)).toBe(400)
       expect(res.json().code).toBe('validation_error')

@@ -27,8 +27,7 @@ const freshIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255
 const post = (app: FastifyInstance, url: string, payload: unknown, ip: string) =>
   app.inject({ method: 'POST', url, payload: payload as Record<string, unknown>, headers: { 'x-forwarded-for': ip } })
 
-const login = (app: FastifyInstance, username: string, password: string, ip = freshIp()) =>
-  post(app, '/iam/v1/auth/login', { username, password }, ip)
+const login = (app: FastifyInstance, username: string, password: string, ip = freshIp()) => post(app, '/iam/v1/auth/login', { username, password }, ip)
 
 function expectLimited(res: Awaited<ReturnType<typeof post>>, windowSeconds = 60) {
   expect(res.statusCode).toBe(429)
@@ -99,10 +98,7 @@ describe('rate limits (in process memory)', () => {
     expect((await login(app, staff.user.email, 'the-right-password', home)).statusCode).toBe(200)
     const [known] = await app.db.select().from(staffKnownAddresses).where(eq(staffKnownAddresses.userId, staff.user.id))
     expect(known!.addressHash).not.toContain(home)
-    await app.db
-      .update(staffKnownAddresses)
-      .set({ lastSignedInAt: sql`now() - interval '31 days'` })
-      .where(eq(staffKnownAddresses.userId, staff.user.id))
+    await app.db.update(staffKnownAddresses).set({ lastSignedInAt: sql`now() - interval '31 days'` }).where(eq(staffKnownAddresses.userId, staff.user.id))
     for (let i = 0; i < 3; i++) expect((await login(app, staff.user.email, 'wrong-password')).statusCode).toBe(401)
     expectLimited(await login(app, staff.user.email, 'the-right-password', home))
   })

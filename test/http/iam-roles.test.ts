@@ -120,7 +120,11 @@ describe('GET, PUT and DELETE /iam/v1/roles/{id}', () => {
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ id: role.id, name, description: 'Changed', permissions: ['adm.catalog.write'] })
     const [audit] = await auditOf('iam.role.updated', role.id)
-    expect(audit!.data).toMatchObject({ name: { from: role.name, to: name }, permissions_added: ['adm.catalog.write'], permissions_removed: ['adm.catalog.read'] })
+    expect(audit!.data).toMatchObject({
+      name: { from: role.name, to: name },
+      permissions_added: ['adm.catalog.write'],
+      permissions_removed: ['adm.catalog.read'],
+    })
     expect((await api('PUT', `/iam/v1/roles/${role.id}`, admin.auth, { name: 'admin' })).json().code).toBe('already_exists')
     expect((await api('PUT', `/iam/v1/roles/${role.id}`, admin.auth, {})).statusCode).toBe(400)
     expect((await api('PUT', `/iam/v1/roles/${role.id}`, admin.auth, { permissions: ['no.such'] })).statusCode).toBe(400)

@@ -18,11 +18,7 @@ const probeRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/boom', async () => {
     throw new Error('relation "secret_table" does not exist at select * from secret_table')
   })
-  app.get(
-    '/bad-response',
-    { schema: { response: { 200: z.object({ n: z.number() }) } } },
-    async () => ({ n: 'not a number' }) as unknown as { n: number },
-  )
+  app.get('/bad-response', { schema: { response: { 200: z.object({ n: z.number() }) } } }, async () => ({ n: 'not a number' }) as unknown as { n: number })
   app.get('/unreachable-db', async () => {
     const error = new Error('connect ECONNREFUSED 127.0.0.1:5432') as Error & { code: string }
     error.code = 'ECONNREFUSED'
@@ -61,12 +57,7 @@ describe('error envelope', () => {
     expect(res.statusCode).toBe(400)
     const body = res.json()
     expectEnvelope(body, 'validation_error', res.headers['x-trace-id'] as string)
-    expect(body.details).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ path: 'name' }),
-        expect.objectContaining({ path: 'items.0.quantity' }),
-      ]),
-    )
+    expect(body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'name' }), expect.objectContaining({ path: 'items.0.quantity' })]))
   })
 
   it('rejects unknown body fields', async () => {
@@ -182,7 +173,12 @@ describe('service routes', () => {
     const res = await app.inject({ method: 'GET', url: '/iam/v1/info' })
     expect(res.statusCode).toBe(200)
     const body = res.json()
-    expect(body).toEqual({ name: 'boxoffice', version: expect.stringMatching(/^\d+\.\d+\.\d+/), started_at: expect.any(String), uptime_seconds: expect.any(Number) })
+    expect(body).toEqual({
+      name: 'boxoffice',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      started_at: expect.any(String),
+      uptime_seconds: expect.any(Number),
+    })
     expect(Date.parse(body.started_at)).toBeLessThanOrEqual(Date.now())
   })
 })
@@ -227,10 +223,7 @@ describe('operations', () => {
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN')
     expect(res.headers['content-security-policy']).toContain("default-src 'self'")
     // Refusals carry them too.
-    for (const refused of [
-      await app.inject({ method: 'GET', url: '/no/such/route' }),
-      await app.inject({ method: 'GET', url: '/stf/v1/events' }),
-    ]) {
+    for (const refused of [await app.inject({ method: 'GET', url: '/no/such/route' }), await app.inject({ method: 'GET', url: '/stf/v1/events' })]) {
       expect(refused.statusCode).toBeGreaterThanOrEqual(400)
       expect(refused.headers['x-content-type-options']).toBe('nosniff')
       expect(refused.headers['content-security-policy']).toContain("default-src 'self'")
@@ -254,8 +247,7 @@ describe('CORS when configured', () => {
   })
   afterAll(() => corsApp.close())
 
-  const preflight = (url: string, origin: string) =>
-    corsApp.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': 'POST' } })
+  const preflight = (url: string, origin: string) => corsApp.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': 'POST' } })
 
   it('allows a listed origin on the staff groups', async () => {
     for (const url of ['/iam/v1/health', '/adm/v1/sellers']) {

@@ -41,7 +41,11 @@ describe('graceful shutdown of the server process', () => {
     server.child.kill('SIGTERM')
 
     // The listener closes: a new connection is soon refused or answered 503 (however busy the machine).
-    const late = () => fetch(`${server.baseUrl}/iam/v1/health`).then((r) => r.status, () => 'refused')
+    const late = () =>
+      fetch(`${server.baseUrl}/iam/v1/health`).then(
+        (r) => r.status,
+        () => 'refused',
+      )
     await eventually(async () => [503, 'refused'].includes(await late()), 20_000, 50)
 
     // The rest of the body, without half-closing the socket (as a real client waits for its answer).

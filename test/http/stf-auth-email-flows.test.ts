@@ -65,16 +65,22 @@ describe('email verification', () => {
     expect(login.json().customer).toMatchObject({ id: customer.id, email_verified: true })
 
     expectError(await post('verify-email', { token }), 401, 'invalid_token')
-    const audit = await app.db.select().from(auditLog).where(and(eq(auditLog.targetId, customer.id), eq(auditLog.action, 'stf.customer.email_verified')))
+    const audit = await app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, customer.id), eq(auditLog.action, 'stf.customer.email_verified')))
     expect(audit).toHaveLength(1)
   })
 
-  it("refuses a verification token at another seller and an unknown or expired one", async () => {
+  it('refuses a verification token at another seller and an unknown or expired one', async () => {
     const customer = await register('elsewhere@example.com')
     const token = linkToken(await deliveredTo('elsewhere@example.com', 'verify-email'), 'https://loja-a.example.com', 'verify-email')
     expectError(await post('verify-email', { token }, b), 401, 'invalid_token')
     expectError(await post('verify-email', { token: 'x'.repeat(43) }), 401, 'invalid_token')
-    await app.db.update(customerOneTimeTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(customerOneTimeTokens.customerId, customer.id))
+    await app.db
+      .update(customerOneTimeTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(customerOneTimeTokens.customerId, customer.id))
     expectError(await post('verify-email', { token }), 401, 'invalid_token')
     const [row] = await app.db.select().from(customers).where(eq(customers.id, customer.id))
     expect(row!.emailVerifiedAt).toBeNull()
@@ -99,7 +105,10 @@ describe('password reset', () => {
     expectError(await post('login', { email: 'rui@example.com', password: 'old password' }), 401, 'invalid_credentials')
     expectError(await post('refresh', { refresh_token: rui.refreshToken }), 401, 'invalid_token')
     expectError(await post('reset-password', { token, password: 'third password!' }), 401, 'invalid_token')
-    const audit = await app.db.select().from(auditLog).where(and(eq(auditLog.targetId, rui.customer.id), eq(auditLog.action, 'stf.customer.password_reset')))
+    const audit = await app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, rui.customer.id), eq(auditLog.action, 'stf.customer.password_reset')))
     expect(audit).toHaveLength(1)
   })
 
@@ -176,7 +185,10 @@ describe('password reset', () => {
     await post('forgot-password', { email: 'leo@example.com' })
     const token = linkToken(await deliveredTo('leo@example.com', 'reset-password'), 'https://loja-a.example.com', 'reset-password')
     expectError(await post('reset-password', { token, password: 'hijacked password' }, b), 401, 'invalid_token')
-    await app.db.update(customerOneTimeTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(customerOneTimeTokens.customerId, leo.customer.id))
+    await app.db
+      .update(customerOneTimeTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(customerOneTimeTokens.customerId, leo.customer.id))
     expectError(await post('reset-password', { token, password: 'late new password' }), 401, 'invalid_token')
     expect((await post('login', { email: 'leo@example.com', password: leo.password })).statusCode).toBe(200)
   })
@@ -224,7 +236,10 @@ describe('magic link', () => {
     const ze = await createTestCustomer(app, a, { email: 'ze@example.com' })
     await post('magic-link', { email: 'ze@example.com' })
     const token = linkToken(await deliveredTo('ze@example.com', 'magic-link'), 'https://loja-a.example.com', 'magic-link')
-    await app.db.update(customerOneTimeTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(customerOneTimeTokens.customerId, ze.customer.id))
+    await app.db
+      .update(customerOneTimeTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(customerOneTimeTokens.customerId, ze.customer.id))
     expectError(await post('magic-link/verify', { token }), 401, 'invalid_token')
   })
 })
@@ -248,7 +263,12 @@ describe('enumeration safety', () => {
       expect(sink.to(`known-${path}@example.com`).some((m) => m.includes(`/${path === 'magic-link' ? 'magic-link' : 'reset-password'}?token=`))).toBe(true)
       expect(sink.to(`unknown-${path}@example.com`)).toHaveLength(0)
       expect(sink.to(`other-${path}@example.com`).filter((m) => !m.includes('/verify-email?token='))).toHaveLength(0)
-      expect(await app.db.select().from(outboxEmails).where(eq(outboxEmails.to, `unknown-${path}@example.com`))).toHaveLength(0)
+      expect(
+        await app.db
+          .select()
+          .from(outboxEmails)
+          .where(eq(outboxEmails.to, `unknown-${path}@example.com`)),
+      ).toHaveLength(0)
     })
   }
 

@@ -223,7 +223,13 @@ describe('POST /stf/v1/auth/login', () => {
   })
 
   it('refuses invalid bodies with 400 validation_error before any password work', async () => {
-    for (const body of [{ email: 'a@example.com' }, { email: 'nope', password: 'whatever1' }, { email: 'a@example.com', password: '' }, { email: 'a@example.com', password: 'x'.repeat(129) }, { email: 'a@example.com', password: 'whatever1', remember: true }]) {
+    for (const body of [
+      { email: 'a@example.com' },
+      { email: 'nope', password: 'whatever1' },
+      { email: 'a@example.com', password: '' },
+      { email: 'a@example.com', password: 'x'.repeat(129) },
+      { email: 'a@example.com', password: 'whatever1', remember: true },
+    ]) {
       expectError(await postAuth(ctx.app, a, 'login', body), 400, 'validation_error')
     }
   })

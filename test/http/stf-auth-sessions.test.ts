@@ -21,7 +21,12 @@ const refresh = (token: string, seller: TestSeller = a) => postAuth(ctx.app, sel
 const logout = (userId: string, headers: Record<string, string> = a.auth) =>
   ctx.app.inject({ method: 'DELETE', url: `/stf/v1/auth/logout?user_id=${userId}`, headers })
 const rowOf = async (token: string) =>
-  (await ctx.app.db.select().from(customerRefreshTokens).where(eq(customerRefreshTokens.tokenHash, hashOpaqueToken(ctx.app.secrets.tokenHmac, token))))[0]
+  (
+    await ctx.app.db
+      .select()
+      .from(customerRefreshTokens)
+      .where(eq(customerRefreshTokens.tokenHash, hashOpaqueToken(ctx.app.secrets.tokenHmac, token)))
+  )[0]
 const liveTokens = (customerId: string) =>
   ctx.app.db
     .select()

@@ -30,7 +30,10 @@ async function soldOut(capacity = 2) {
   expect(holder.statusCode).toBe(201)
   const refused = await open(a.auth, inventory.id)
   expect(refused.statusCode).toBe(409)
-  expect(refused.json()).toMatchObject({ code: 'insufficient_inventory', details: [{ path: 'items.0.quantity', message: `0 left of inventory ${inventory.id}` }] })
+  expect(refused.json()).toMatchObject({
+    code: 'insufficient_inventory',
+    details: [{ path: 'items.0.quantity', message: `0 left of inventory ${inventory.id}` }],
+  })
   return { event, inventory, basketId: holder.json().id as string }
 }
 
@@ -84,7 +87,12 @@ describe('a rush on a sold-out inventory', () => {
 
     const bought = await soldOut()
     const alice = await createTestCustomer(ctx.app, a)
-    const order = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${bought.basketId}/checkout`, headers: alice.headers, payload: { payment_method: 'pix' } })
+    const order = await ctx.app.inject({
+      method: 'POST',
+      url: `/stf/v1/baskets/${bought.basketId}/checkout`,
+      headers: alice.headers,
+      payload: { payment_method: 'pix' },
+    })
     expect(order.statusCode).toBe(201)
     expect((await open(a.auth, bought.inventory.id)).statusCode).toBe(409)
     expect((await adm.post(`/orders/${order.json().id}/cancel`)).statusCode).toBe(200)
@@ -107,7 +115,7 @@ describe('a rush on a sold-out inventory', () => {
     expect(waited).toBeLessThan(5000)
   })
 
-  it("answers another seller as if nothing were remembered: 404 for an inventory that is not theirs", async () => {
+  it('answers another seller as if nothing were remembered: 404 for an inventory that is not theirs', async () => {
     const { inventory } = await soldOut()
     const res = await open(b.auth, inventory.id)
     expect(res.statusCode).toBe(404)
@@ -116,7 +124,12 @@ describe('a rush on a sold-out inventory', () => {
 
   it('never holds more than the capacity when baskets race while tickets are freed', async () => {
     const { inventory, basketId } = await soldOut(10)
-    const frees = ctx.app.inject({ method: 'PATCH', url: `/stf/v1/baskets/${basketId}/items`, headers: a.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 4 }] } })
+    const frees = ctx.app.inject({
+      method: 'PATCH',
+      url: `/stf/v1/baskets/${basketId}/items`,
+      headers: a.auth,
+      payload: { items: [{ inventory_id: inventory.id, quantity: 4 }] },
+    })
     const rush = await Promise.all([frees, ...Array.from({ length: 40 }, () => open(a.auth, inventory.id))])
     expect(rush[0]!.statusCode).toBe(200)
     const accepted = rush.slice(1).filter((res) => res.statusCode === 201).length
@@ -141,7 +154,8 @@ describe('with AVAILABILITY_MEMO_MS=0', () => {
   it('asks the database on every call', async () => {
     const event = await createTestEvent(off.app, a.seller.id)
     const inventory = await createTestInventory(off.app, event, { capacity: 1 })
-    const inject = () => off.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: a.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 1 }] } })
+    const inject = () =>
+      off.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: a.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 1 }] } })
     expect((await inject()).statusCode).toBe(201)
     expect((await inject()).statusCode).toBe(409)
     await quietly(sql`update inventories set capacity = 2 where id = ${inventory.id}`)

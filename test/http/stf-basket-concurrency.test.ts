@@ -55,8 +55,7 @@ type Answer = { statusCode: number; json: () => { code?: string; items?: Item[] 
 const create = (items: Item[]) => ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: seller.auth, payload: { items } })
 const checkout = (id: string) =>
   ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${id}/checkout`, headers: buyer.headers, payload: { payment_method: 'pix' } })
-const patch = (id: string, items: Item[]) =>
-  ctx.app.inject({ method: 'PATCH', url: `/stf/v1/baskets/${id}/items`, headers: seller.auth, payload: { items } })
+const patch = (id: string, items: Item[]) => ctx.app.inject({ method: 'PATCH', url: `/stf/v1/baskets/${id}/items`, headers: seller.auth, payload: { items } })
 
 /** Every answer is a success or a clean refusal: never a 5xx, never another error. */
 function expectOnlySuccessOrInsufficient(answers: Answer[], ok: number[]) {
@@ -217,7 +216,12 @@ describe('holds under concurrency', () => {
     await createTestCoupon(ctx.app, seller.seller.id, { code: 'MIXED' })
     const withCoupon = async () => {
       const basket = await create([{ inventory_id: inventory.id, quantity: 1 }])
-      const applied = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basket.json().id}/coupon`, headers: seller.auth, payload: { code: 'MIXED' } })
+      const applied = await ctx.app.inject({
+        method: 'POST',
+        url: `/stf/v1/baskets/${basket.json().id}/coupon`,
+        headers: seller.auth,
+        payload: { code: 'MIXED' },
+      })
       expect(applied.statusCode).toBe(200)
       return basket.json().id as string
     }
@@ -267,4 +271,3 @@ describe('holds under concurrency', () => {
     expect((await ledger(inventory.id)).sold).toBe(2)
   })
 })
-

@@ -26,9 +26,9 @@ const patch = (headers: Headers, id: string, items: Item[]) =>
   ctx.app.inject({ method: 'PATCH', url: `/stf/v1/baskets/${id}/items`, headers, payload: { items } })
 const availability = async (headers: Headers, eventId: string) =>
   Object.fromEntries(
-    (await ctx.app.inject({ method: 'GET', url: `/stf/v1/events/${eventId}/availability`, headers })).json().data.flatMap(
-      (d: { inventories: { id: string; available: number }[] }) => d.inventories.map((i) => [i.id, i.available]),
-    ),
+    (await ctx.app.inject({ method: 'GET', url: `/stf/v1/events/${eventId}/availability`, headers }))
+      .json()
+      .data.flatMap((d: { inventories: { id: string; available: number }[] }) => d.inventories.map((i) => [i.id, i.available])),
   )
 const expire = (id: string) => ctx.app.db.update(baskets).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(baskets.id, id))
 const basketCount = async () => Number((await ctx.app.db.select({ n: count() }).from(baskets))[0]!.n)
@@ -91,7 +91,12 @@ describe('POST /stf/v1/baskets', () => {
       { items: [{ inventory_id: inventory.id, quantity: 0 }] },
       { items: [{ inventory_id: inventory.id, quantity: 21 }] },
       { items: [{ inventory_id: inventory.id, quantity: 1.5 }] },
-      { items: [{ inventory_id: inventory.id, quantity: 1 }, { inventory_id: inventory.id, quantity: 2 }] },
+      {
+        items: [
+          { inventory_id: inventory.id, quantity: 1 },
+          { inventory_id: inventory.id, quantity: 2 },
+        ],
+      },
       { items: [{ inventory_id: inventory.id, quantity: 1, price: 1 }] },
       { items: [{ inventory_id: 'nope', quantity: 1 }] },
       { items: [], coupon: 'X' },
@@ -346,7 +351,12 @@ describe('POST /stf/v1/baskets/{id}/installments', () => {
   it('answers the plans for the basket total', async () => {
     const { inventory } = await stock(a, 10, { price: 5000 })
     const created = (await create(a.auth, [{ inventory_id: inventory.id, quantity: 2 }])).json()
-    const res = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${created.id}/installments`, headers: a.auth, payload: { payment_method: 'credit_card' } })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/stf/v1/baskets/${created.id}/installments`,
+      headers: a.auth,
+      payload: { payment_method: 'credit_card' },
+    })
     expect(res.statusCode).toBe(200)
     const body = res.json()
     expect(body).toMatchObject({ payment_method: 'credit_card', total: 10000 })
@@ -363,7 +373,12 @@ describe('POST /stf/v1/baskets/{id}/installments', () => {
     const seller = await createTestSeller(ctx.app, { settings: { max_installments: 3, interest_free_installments: 3, min_installment_amount: 100 } })
     const { inventory } = await stock(seller, 10, { price: 1000 })
     const created = (await create(seller.auth, [{ inventory_id: inventory.id, quantity: 1 }])).json()
-    const res = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${created.id}/installments`, headers: seller.auth, payload: { payment_method: 'credit_card' } })
+    const res = await ctx.app.inject({
+      method: 'POST',
+      url: `/stf/v1/baskets/${created.id}/installments`,
+      headers: seller.auth,
+      payload: { payment_method: 'credit_card' },
+    })
     expect(res.json().plans.map((p: { amount: number }) => p.amount)).toEqual([1000, 500, 334])
   })
 

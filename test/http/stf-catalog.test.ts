@@ -127,7 +127,11 @@ describe('GET /stf/v1/events', () => {
 
   it('answers the total on a page past the end, and counts only events in the date window', async () => {
     const seller = await createTestSeller(ctx.app)
-    for (const [title, date] of [['In 1', '2032-01-10'], ['In 2', '2032-01-20'], ['Out', '2032-05-01']] as const) {
+    for (const [title, date] of [
+      ['In 1', '2032-01-10'],
+      ['In 2', '2032-01-20'],
+      ['Out', '2032-05-01'],
+    ] as const) {
       await createTestInventory(ctx.app, await createTestEvent(ctx.app, seller.seller.id, { title }), { date })
     }
     const past = await get('/stf/v1/events?limit=2&page=9', seller.auth)

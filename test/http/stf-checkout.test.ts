@@ -115,7 +115,12 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     const tooMany = await checkout(basket.id, alice.headers, { payment_method: 'credit_card', installments: 13 })
     expect(tooMany.statusCode).toBe(400)
     expect(tooMany.json()).toMatchObject({ code: 'validation_error', details: [{ path: 'installments' }] })
-    for (const payload of [{ payment_method: 'pix', installments: 0 }, { payment_method: 'pix', tip: 1 }, {}, { payment_method: 'pix', payment_reference: 'r'.repeat(256) }]) {
+    for (const payload of [
+      { payment_method: 'pix', installments: 0 },
+      { payment_method: 'pix', tip: 1 },
+      {},
+      { payment_method: 'pix', payment_reference: 'r'.repeat(256) },
+    ]) {
       const res = await checkout(basket.id, alice.headers, payload)
       expect(res.statusCode, JSON.stringify(payload)).toBe(400)
       expect(res.json().code).toBe('validation_error')
@@ -144,7 +149,12 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     it('refuses with 409 insufficient_inventory and writes nothing when something else took them', async () => {
       const event = await createTestEvent(ctx.app, a.seller.id)
       const inventory = await createTestInventory(ctx.app, event, { capacity: 2, price: 1000 })
-      const res = await ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: a.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 2 }] } })
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/stf/v1/baskets',
+        headers: a.auth,
+        payload: { items: [{ inventory_id: inventory.id, quantity: 2 }] },
+      })
       // Say its hold lapsed for a moment and another sale took one ticket.
       await ctx.app.db.update(inventories).set({ sold: 1 }).where(eq(inventories.id, inventory.id))
       auditsBefore = await countPlacedAudits()
@@ -154,7 +164,12 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     it('refuses with 409 insufficient_inventory and writes nothing when the event stopped selling', async () => {
       const event = await createTestEvent(ctx.app, a.seller.id)
       const inventory = await createTestInventory(ctx.app, event, { capacity: 5, price: 1000 })
-      const res = await ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: a.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 1 }] } })
+      const res = await ctx.app.inject({
+        method: 'POST',
+        url: '/stf/v1/baskets',
+        headers: a.auth,
+        payload: { items: [{ inventory_id: inventory.id, quantity: 1 }] },
+      })
       await ctx.app.db.update(events).set({ status: 'cancelled' }).where(eq(events.id, event.id))
       auditsBefore = await countPlacedAudits()
       await refusedWithNothingWritten(res.json().id, inventory, 0)
@@ -171,7 +186,7 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
 })
 
 describe('max_uses_per_customer', () => {
-  it("refuses the coupon for a customer who used it up, at checkout and on a basket linked to that customer", async () => {
+  it('refuses the coupon for a customer who used it up, at checkout and on a basket linked to that customer', async () => {
     await createTestCoupon(ctx.app, a.seller.id, { code: 'ONEEACH', type: 'fixed', value: 500, maxUsesPerCustomer: 1 })
     const apply = (basketId: string) =>
       ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/coupon`, headers: a.auth, payload: { code: 'oneeach' } })
@@ -255,7 +270,9 @@ describe('GET /stf/v1/orders/{id}', () => {
       expect(res.json().code).toBe('not_found')
     }
     const affiliateOrder = await placed({ ...alice.headers, 'x-affiliate-code': 'SHOPAFF' })
-    expect((await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${affiliateOrder.id}`, headers: { ...a.auth, 'x-affiliate-code': 'shopaff' } })).statusCode).toBe(200)
+    expect(
+      (await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${affiliateOrder.id}`, headers: { ...a.auth, 'x-affiliate-code': 'shopaff' } })).statusCode,
+    ).toBe(200)
     expect((await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${affiliateOrder.id}`, headers: a.auth })).statusCode).toBe(200)
     expect((await ctx.app.inject({ method: 'GET', url: '/stf/v1/orders/not-a-uuid', headers: a.auth })).statusCode).toBe(400)
   })

@@ -39,7 +39,12 @@ describe('Idempotency-Key on POST /stf/v1/baskets', () => {
     expect(first.statusCode).toBe(201)
     expect(first.headers['idempotent-replayed']).toBeUndefined()
     // The basket changes afterwards; the replay is still the first answer.
-    await ctx.app.inject({ method: 'PATCH', url: `/stf/v1/baskets/${first.json().id}/items`, headers: seller.auth, payload: { items: [{ inventory_id: inventory.id, quantity: 5 }] } })
+    await ctx.app.inject({
+      method: 'PATCH',
+      url: `/stf/v1/baskets/${first.json().id}/items`,
+      headers: seller.auth,
+      payload: { items: [{ inventory_id: inventory.id, quantity: 5 }] },
+    })
     const again = await create(seller, 'order-123', items)
     expect(again.statusCode).toBe(201)
     expect(again.body).toBe(first.body)
@@ -87,10 +92,7 @@ describe('Idempotency-Key on POST /stf/v1/baskets', () => {
     const inventory = await inventoryOf(seller)
     const items = [{ inventory_id: inventory.id, quantity: 1 }]
     const first = await create(seller, 'old-key', items)
-    await ctx.app.db
-      .update(idempotencyKeys)
-      .set({ createdAt: sql`now() - interval '24 hours 1 second'` })
-      .where(eq(idempotencyKeys.sellerId, seller.seller.id))
+    await ctx.app.db.update(idempotencyKeys).set({ createdAt: sql`now() - interval '24 hours 1 second'` }).where(eq(idempotencyKeys.sellerId, seller.seller.id))
     const later = await create(seller, 'old-key', [{ inventory_id: inventory.id, quantity: 3 }])
     expect(later.statusCode).toBe(201)
     expect(later.json().id).not.toBe(first.json().id)

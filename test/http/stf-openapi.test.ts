@@ -32,7 +32,20 @@ describe('OpenAPI document of the commerce routes', () => {
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '401']))
     }
     expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(['SellerEventList', 'SellerEvent', 'EventDetail', 'EventImage', 'EventPrice', 'AvailabilityResponse', 'Basket', 'BasketItem', 'Installments', 'Order', 'RegisterTicketDownloadRequest', 'RegisterTicketDownloadResponse']),
+      expect.arrayContaining([
+        'SellerEventList',
+        'SellerEvent',
+        'EventDetail',
+        'EventImage',
+        'EventPrice',
+        'AvailabilityResponse',
+        'Basket',
+        'BasketItem',
+        'Installments',
+        'Order',
+        'RegisterTicketDownloadRequest',
+        'RegisterTicketDownloadResponse',
+      ]),
     )
     expect(doc.paths['/stf/v1/baskets/{id}/checkout'].post.security).toEqual([{ sellerBasic: [], customerToken: [] }])
     for (const [path, method] of [

@@ -89,7 +89,10 @@ describe('placeOrder', () => {
     expect((await heldQuantities(ctx.app.db, [x.id, y.id])).size).toBe(0)
     const [row] = await ctx.app.db.select().from(baskets).where(eq(baskets.id, open.id))
     expect(row).toMatchObject({ status: 'checked_out', customerId: customer })
-    const [audit] = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.targetId, order.id), eq(auditLog.action, 'stf.order.placed')))
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, order.id), eq(auditLog.action, 'stf.order.placed')))
     expect(audit).toBeDefined()
   })
 
@@ -170,7 +173,9 @@ describe('placeOrder', () => {
     const first = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     const second = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     for (const open of [first, second]) {
-      expect((await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'LASTONE' } })).statusCode).toBe(200)
+      expect(
+        (await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'LASTONE' } })).statusCode,
+      ).toBe(200)
     }
     await checkout(a, first.id, await buyer())
     await expect(checkout(a, second.id, await buyer())).rejects.toMatchObject({ code: 'coupon_exhausted', status: 422 })
@@ -185,7 +190,11 @@ describe('placeOrder', () => {
     const x = await stock(a)
     await createTestCoupon(ctx.app, a.seller.id, { code: 'PERCUST', maxUsesPerCustomer: 1 })
     const customer = await buyer()
-    const baskets3 = [await basket(a, [{ inventory_id: x.id, quantity: 1 }]), await basket(a, [{ inventory_id: x.id, quantity: 1 }]), await basket(a, [{ inventory_id: x.id, quantity: 1 }])]
+    const baskets3 = [
+      await basket(a, [{ inventory_id: x.id, quantity: 1 }]),
+      await basket(a, [{ inventory_id: x.id, quantity: 1 }]),
+      await basket(a, [{ inventory_id: x.id, quantity: 1 }]),
+    ]
     for (const open of baskets3) {
       await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${open.id}/coupon`, headers: a.auth, payload: { code: 'PERCUST' } })
     }
@@ -294,7 +303,9 @@ describe('registerTicketDownloads', () => {
     const { body: order } = await checkout(a, open.id, await buyer())
     const identifier = order.tickets[0]!.identifier
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers: [identifier] })),
+      Array.from({ length: 10 }, () =>
+        registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers: [identifier] }),
+      ),
     )
     expect(answers.filter((r) => r.first_access.length === 1)).toHaveLength(1)
   })
@@ -304,7 +315,9 @@ describe('registerTicketDownloads', () => {
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     const { body: order } = await checkout(a, open.id, await buyer())
     const identifiers = [order.tickets[0]!.identifier]
-    await expect(registerTicketDownloads(ctx.app.db, { sellerId: b.seller.id, affiliate: null, orderId: order.id, identifiers })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(registerTicketDownloads(ctx.app.db, { sellerId: b.seller.id, affiliate: null, orderId: order.id, identifiers })).rejects.toMatchObject({
+      code: 'not_found',
+    })
     await expect(
       registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers, userId: randomUUID() }),
     ).rejects.toMatchObject({ code: 'not_found' })

@@ -51,9 +51,7 @@ async function call(method: string, path: string, headers: Record<string, string
 
 /** Customers of the seller, signed in (inserted directly: no argon2 work for the crowd). */
 async function crowd(count: number) {
-  return Promise.all(
-    Array.from({ length: count }, () => insertSignedInCustomer(fx.app, seller)),
-  )
+  return Promise.all(Array.from({ length: count }, () => insertSignedInCustomer(fx.app, seller)))
 }
 
 const items = (...pairs: [string, number][]) => ({ items: pairs.map(([inventory_id, quantity]) => ({ inventory_id, quantity })) })
@@ -99,7 +97,12 @@ describe('one scarce inventory', () => {
         : call('POST', '/stf/v1/baskets', seller.auth, items([inventory.id, 1 + randomInt(3)])),
     )
     const statuses = countStatuses(answers)
-    expect(Object.keys(statuses).map(Number).every((s) => [200, 201, 409].includes(s)), JSON.stringify(statuses)).toBe(true)
+    expect(
+      Object.keys(statuses)
+        .map(Number)
+        .every((s) => [200, 201, 409].includes(s)),
+      JSON.stringify(statuses),
+    ).toBe(true)
     expect(statuses[201]).toBeGreaterThan(0)
     await expectConsistent()
   })
@@ -129,7 +132,8 @@ describe('one coupon with a usage limit', () => {
     const coupon = await createTestCoupon(fx.app, seller.seller.id, { maxUsesPerCustomer: 1 })
     const [buyer] = await crowd(1)
     const baskets = await all(10, () => call('POST', '/stf/v1/baskets', buyer!.headers, items([inventory.id, 1])))
-    for (const basket of baskets) expect((await call('POST', `/stf/v1/baskets/${basket.body.id}/coupon`, buyer!.headers, { code: coupon.code })).status).toBe(200)
+    for (const basket of baskets)
+      expect((await call('POST', `/stf/v1/baskets/${basket.body.id}/coupon`, buyer!.headers, { code: coupon.code })).status).toBe(200)
     const checkouts = await all(10, (n) => call('POST', `/stf/v1/baskets/${baskets[n]!.body.id}/checkout`, buyer!.headers, { payment_method: 'pix' }))
     expect(countStatuses(checkouts)).toEqual({ 201: 1, 422: 9 })
     await expectConsistent()
@@ -188,7 +192,9 @@ describe('one Idempotency-Key, sent many times at once', () => {
     expect(new Set(opened.map((a) => a.body.id)).size).toBe(1)
     expect(opened.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(19)
     const basketId = opened[0]!.body.id as string
-    const orders = await all(20, () => call('POST', `/stf/v1/baskets/${basketId}/checkout`, { ...buyer!.headers, 'idempotency-key': `${key}-pay` }, { payment_method: 'pix' }))
+    const orders = await all(20, () =>
+      call('POST', `/stf/v1/baskets/${basketId}/checkout`, { ...buyer!.headers, 'idempotency-key': `${key}-pay` }, { payment_method: 'pix' }),
+    )
     expect(countStatuses(orders)).toEqual({ 201: 20 })
     expect(new Set(orders.map((a) => JSON.stringify(a.body))).size).toBe(1)
     const [row] = await queryDatabase<{ sold: number; baskets: number }>(
@@ -221,7 +227,11 @@ describe('one email, registering many times at once', () => {
   it('as a member of staff: one user, the others 409 email_taken', async () => {
     const email = `staff-twice-${randomInt(1e9)}@example.test`
     const answers = await all(20, (n) =>
-      call('POST', '/iam/v1/users', admin.auth, { name: `Twice ${n}`, email: n % 2 ? email.toUpperCase() : email, password: `pass-${randomBytes(8).toString('hex')}` }),
+      call('POST', '/iam/v1/users', admin.auth, {
+        name: `Twice ${n}`,
+        email: n % 2 ? email.toUpperCase() : email,
+        password: `pass-${randomBytes(8).toString('hex')}`,
+      }),
     )
     expect(countStatuses(answers)).toEqual({ 201: 1, 409: 19 })
   })
@@ -230,10 +240,22 @@ describe('one email, registering many times at once', () => {
 describe('baskets locking the same inventories in opposite orders', () => {
   it('create, change, discount, check out and cancel all at once: no deadlock, no 5xx, nothing oversold', async () => {
     const event = await createTestEvent(fx.app, seller.seller.id)
-    const [x, y] = [await createTestInventory(fx.app, event, { capacity: 120, name: 'X' }), await createTestInventory(fx.app, event, { capacity: 120, name: 'Y' })]
+    const [x, y] = [
+      await createTestInventory(fx.app, event, { capacity: 120, name: 'X' }),
+      await createTestInventory(fx.app, event, { capacity: 120, name: 'Y' }),
+    ]
     const coupon = await createTestCoupon(fx.app, seller.seller.id, { maxUses: 15 })
     const buyers = await crowd(40)
-    const order = (n: number): [string, number][] => (n % 2 ? [[x.id, 1], [y.id, 1]] : [[y.id, 1], [x.id, 1]])
+    const order = (n: number): [string, number][] =>
+      n % 2
+        ? [
+            [x.id, 1],
+            [y.id, 1],
+          ]
+        : [
+            [y.id, 1],
+            [x.id, 1],
+          ]
     const created = await all(40, (n) => call('POST', '/stf/v1/baskets', buyers[n]!.headers, items(...order(n))))
     expect(countStatuses(created)).toEqual({ 201: 40 })
     const ids = created.map((a) => a.body.id as string)
@@ -257,7 +279,10 @@ describe('baskets locking the same inventories in opposite orders', () => {
       return call('PATCH', `/stf/v1/baskets/${ids[n - 60]}/items`, buyers[n - 60]!.headers, items(...order(n)))
     })
     // Cancellations of what was just sold, racing new checkouts of fresh baskets on the same inventories.
-    const placed = finale.slice(0, 40).filter((a) => a.status === 201).map((a) => a.body.id as string)
+    const placed = finale
+      .slice(0, 40)
+      .filter((a) => a.status === 201)
+      .map((a) => a.body.id as string)
     const fresh = await all(20, (n) => call('POST', '/stf/v1/baskets', buyers[n]!.headers, items(...order(n + 1))))
     const freshIds = fresh.map((a, n) => [a, n] as const).filter(([a]) => a.status === 201)
     const cancels = await all(placed.length + freshIds.length, (n) => {
@@ -267,7 +292,12 @@ describe('baskets locking the same inventories in opposite orders', () => {
     })
     const everything = [...created, ...statuses, ...finale, ...fresh, ...cancels]
     const counts = countStatuses(everything)
-    expect(Object.keys(counts).map(Number).every((s) => s > 0 && s < 500), JSON.stringify(counts)).toBe(true)
+    expect(
+      Object.keys(counts)
+        .map(Number)
+        .every((s) => s > 0 && s < 500),
+      JSON.stringify(counts),
+    ).toBe(true)
     expect(placed.length).toBeGreaterThan(0)
     expect(countStatuses(cancels.slice(0, placed.length))).toEqual({ 200: placed.length })
     await expectConsistent()

@@ -50,7 +50,15 @@ function argon2Params(hash: string) {
   const match = /^\$(argon2(?:id|i|d))\$v=(\d+)\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/.exec(hash)
   if (!match) throw new Error(`not an argon2 hash: ${hash.slice(0, 20)}...`)
   const [, type, version, m, t, p, salt, digest] = match
-  return { type, version: Number(version), m: Number(m), t: Number(t), p: Number(p), saltBytes: Buffer.from(salt!, 'base64').length, hashBytes: Buffer.from(digest!, 'base64').length }
+  return {
+    type,
+    version: Number(version),
+    m: Number(m),
+    t: Number(t),
+    p: Number(p),
+    saltBytes: Buffer.from(salt!, 'base64').length,
+    hashBytes: Buffer.from(digest!, 'base64').length,
+  }
 }
 
 function expectStrongHash(hash: string | null) {
@@ -65,7 +73,12 @@ function expectStrongHash(hash: string | null) {
 }
 
 const customerHash = async (email: string) =>
-  (await ctx.app.db.select().from(customers).where(and(eq(customers.sellerId, seller.seller.id), eq(customers.email, email))))[0]!.passwordHash
+  (
+    await ctx.app.db
+      .select()
+      .from(customers)
+      .where(and(eq(customers.sellerId, seller.seller.id), eq(customers.email, email)))
+  )[0]!.passwordHash
 const staffHash = async (id: string) => (await ctx.app.db.select().from(staffUsers).where(eq(staffUsers.id, id)))[0]!.passwordHash
 
 /** The token of the newest link in an email to `to`. */
@@ -158,7 +171,9 @@ describe('common passwords', () => {
     expect(ZPassword.safeParse('correct horse battery staple').success).toBe(true)
     expect(customerPassword.safeParse('correct horse battery staple').success).toBe(true)
     // ... and as the bootstrap admin's password.
-    expect(() => loadConfig({ JWT_SECRET: 'x'.repeat(32), ADMIN_EMAIL: 'root@example.test', ADMIN_PASSWORD: 'Password1' })).toThrowError(/ADMIN_PASSWORD .*common/)
+    expect(() => loadConfig({ JWT_SECRET: 'x'.repeat(32), ADMIN_EMAIL: 'root@example.test', ADMIN_PASSWORD: 'Password1' })).toThrowError(
+      /ADMIN_PASSWORD .*common/,
+    )
   })
 
   it('answers 400 validation_error naming the reason on every route that sets a password, and creates nothing', async () => {
@@ -168,10 +183,16 @@ describe('common passwords', () => {
     const sample = [...long.slice(0, 5), ...Array.from({ length: 10 }, () => long[randomInt(long.length)]!), 'PASSWORD1', 'Qwerty123', 'ILoveYou']
     const target = await createStaff(ctx.app)
     const routes: [string, (password: string) => Promise<LightMyRequestResponse>][] = [
-      ['POST /stf/v1/auth/register', (password) => post('/stf/v1/auth/register', { email: `c-${randomInt(1e9)}@example.com`, password, first_name: 'C', last_name: 'P' }, seller.auth)],
+      [
+        'POST /stf/v1/auth/register',
+        (password) => post('/stf/v1/auth/register', { email: `c-${randomInt(1e9)}@example.com`, password, first_name: 'C', last_name: 'P' }, seller.auth),
+      ],
       ['POST /stf/v1/auth/reset-password', (password) => post('/stf/v1/auth/reset-password', { token: 'x'.repeat(43), password }, seller.auth)],
       ['POST /iam/v1/users', (password) => post('/iam/v1/users', { name: 'C', email: `c-${randomInt(1e9)}@example.test`, password }, admin.auth)],
-      ['PUT /iam/v1/users/{id}', (password) => ctx.app.inject({ method: 'PUT', url: `/iam/v1/users/${target.user.id}`, headers: admin.auth, payload: { password } })],
+      [
+        'PUT /iam/v1/users/{id}',
+        (password) => ctx.app.inject({ method: 'PUT', url: `/iam/v1/users/${target.user.id}`, headers: admin.auth, payload: { password } }),
+      ],
       ['POST /iam/v1/password/reset', (password) => post('/iam/v1/password/reset', { token: 'x'.repeat(43), password })],
     ]
     const counts = async () => {
@@ -258,7 +279,13 @@ describe('rate limits on guessing', () => {
   let next = 0
   const ip = () => `198.51.${Math.floor(++next / 250)}.${(next % 250) + 1}`
   type Attempt = (app: FastifyInstance, account: string, from: { remoteAddress: string; forwardedFor?: string }) => Promise<LightMyRequestResponse>
-  const send = (app: FastifyInstance, url: string, payload: object, from: { remoteAddress: string; forwardedFor?: string }, headers: Record<string, string> = {}) =>
+  const send = (
+    app: FastifyInstance,
+    url: string,
+    payload: object,
+    from: { remoteAddress: string; forwardedFor?: string },
+    headers: Record<string, string> = {},
+  ) =>
     app.inject({
       method: 'POST',
       url,

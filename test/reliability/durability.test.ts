@@ -33,9 +33,7 @@ async function shop(databaseUrl: string, customers: number, capacity = 100_000) 
   const seller = await createTestSeller(app)
   const event = await createTestEvent(app, seller.seller.id)
   const inventory = await createTestInventory(app, event, { capacity })
-  const buyers = await Promise.all(
-    Array.from({ length: customers }, async () => (await insertSignedInCustomer(app, seller)).headers),
-  )
+  const buyers = await Promise.all(Array.from({ length: customers }, async () => (await insertSignedInCustomer(app, seller)).headers))
   await fixtures.close()
   fixtures = undefined
   return { seller, event, inventory, buyers }
@@ -50,7 +48,10 @@ function shoppers(baseUrl: () => string, inventoryId: string, buyers: Record<str
   const started = Date.now()
   const loop = async (headers: Record<string, string>) => {
     while (!stop()) {
-      const basket = await callServer(baseUrl(), 'POST', '/stf/v1/baskets', { headers, body: { items: [{ inventory_id: inventoryId, quantity: 1 + randomInt(3) }] } })
+      const basket = await callServer(baseUrl(), 'POST', '/stf/v1/baskets', {
+        headers,
+        body: { items: [{ inventory_id: inventoryId, quantity: 1 + randomInt(3) }] },
+      })
       answers.push({ ...basket, at: Date.now() - started, what: 'basket' })
       if (basket.status !== 201) {
         await sleep(50)
@@ -91,7 +92,12 @@ describe('kill -9 of the app', () => {
     const { seller, event, inventory, buyers } = await shop(databaseUrl, 24)
 
     let killed = false
-    const load = shoppers(() => servers[0]!.baseUrl, inventory.id, buyers, () => killed)
+    const load = shoppers(
+      () => servers[0]!.baseUrl,
+      inventory.id,
+      buyers,
+      () => killed,
+    )
     // Killed in the middle of the load, with checkouts in flight, right after some were answered.
     await new Promise<void>((resolve) => {
       const poll = setInterval(() => {
@@ -147,7 +153,12 @@ describe.skipIf(PgCluster.unavailable())('kill -9 of PostgreSQL (a cluster of it
     // long while), however long the machine takes to recover: events, not a fixed clock.
     let upAt = Number.POSITIVE_INFINITY
     const soldAfterRecovery = () => upAt !== Number.POSITIVE_INFINITY && load.answers.some((a) => a.what === 'checkout' && a.status === 201 && a.at > upAt)
-    const load = shoppers(() => servers[0]!.baseUrl, inventory.id, buyers, () => soldAfterRecovery() || Date.now() - started > 60_000)
+    const load = shoppers(
+      () => servers[0]!.baseUrl,
+      inventory.id,
+      buyers,
+      () => soldAfterRecovery() || Date.now() - started > 60_000,
+    )
     await eventually(async () => load.orders.size >= 5, 30_000, 20)
     const killedAt = Date.now() - started
     const ordersBeforeCrash = new Map(load.orders)

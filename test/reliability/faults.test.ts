@@ -40,9 +40,7 @@ async function shop(databaseUrl: string, customers: number) {
   const seller = await createTestSeller(app)
   const event = await createTestEvent(app, seller.seller.id)
   const inventory = await createTestInventory(app, event, { capacity: 100_000 })
-  const buyers = await Promise.all(
-    Array.from({ length: customers }, async () => (await insertSignedInCustomer(app, seller)).headers),
-  )
+  const buyers = await Promise.all(Array.from({ length: customers }, async () => (await insertSignedInCustomer(app, seller)).headers))
   return { seller, event, inventory, buyers }
 }
 
@@ -125,7 +123,10 @@ describe('PostgreSQL going away under checkout load', () => {
     // 16 storefronts, each opening a basket and checking it out, over and over, for 7 s.
     const shopper = async (headers: Record<string, string>) => {
       while (Date.now() - started < 7000) {
-        const basket = await callServer(server!.baseUrl, 'POST', '/stf/v1/baskets', { headers, body: { items: [{ inventory_id: inventory.id, quantity: 1 + randomInt(3) }] } })
+        const basket = await callServer(server!.baseUrl, 'POST', '/stf/v1/baskets', {
+          headers,
+          body: { items: [{ inventory_id: inventory.id, quantity: 1 + randomInt(3) }] },
+        })
         answers.push({ ...basket, at: Date.now() - started, what: 'basket' })
         if (basket.status !== 201) {
           await sleep(50)
@@ -148,7 +149,8 @@ describe('PostgreSQL going away under checkout load', () => {
     const statuses = countStatuses(answers)
     // Only successes and fast "unavailable": no 500, no hang, no dropped connection.
     expect(Object.keys(statuses).sort(), JSON.stringify(statuses)).toEqual(['201', '503'])
-    for (const failed of answers.filter((a) => a.status === 503)) expect(failed.body).toMatchObject({ code: 'service_unavailable', trace_id: expect.any(String) })
+    for (const failed of answers.filter((a) => a.status === 503))
+      expect(failed.body).toMatchObject({ code: 'service_unavailable', trace_id: expect.any(String) })
     expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(3000)
     const during = answers.filter((a) => a.at > downAt + 200 && a.at < upAt)
     expect(during.length).toBeGreaterThan(0)
@@ -182,7 +184,10 @@ describe('SMTP server down', () => {
     const emails = Array.from({ length: 20 }, (_, n) => `mail-${n}-${randomInt(1e9)}@example.com`)
     const password = () => `pass-${randomBytes(8).toString('hex')}`
     const registered = await all(20, (n) =>
-      callServer(server!.baseUrl, 'POST', '/stf/v1/auth/register', { headers: seller.auth, body: { email: emails[n], password: password(), first_name: 'M', last_name: String(n) } }),
+      callServer(server!.baseUrl, 'POST', '/stf/v1/auth/register', {
+        headers: seller.auth,
+        body: { email: emails[n], password: password(), first_name: 'M', last_name: String(n) },
+      }),
     )
     const asked = await all(10, (n) => callServer(server!.baseUrl, 'POST', '/stf/v1/auth/magic-link', { headers: seller.auth, body: { email: emails[n] } }))
     expect(countStatuses(registered)).toEqual({ 201: 20 })
@@ -190,10 +195,17 @@ describe('SMTP server down', () => {
     expect(Math.max(...[...registered, ...asked].map((a) => a.ms))).toBeLessThan(3000)
 
     // The worker has tried, failed and scheduled retries.
-    await eventually(async () => {
-      const rows = await queryDatabase<{ n: number }>(databaseUrl, `select count(*)::int as n from outbox_emails where status = 'pending' and attempts >= 1 and last_error is not null`)
-      return rows[0]!.n === 30
-    }, 10_000, 100)
+    await eventually(
+      async () => {
+        const rows = await queryDatabase<{ n: number }>(
+          databaseUrl,
+          `select count(*)::int as n from outbox_emails where status = 'pending' and attempts >= 1 and last_error is not null`,
+        )
+        return rows[0]!.n === 30
+      },
+      10_000,
+      100,
+    )
     expect(sink.received).toHaveLength(0)
 
     await sink.listen()
@@ -224,7 +236,11 @@ describe('SIGTERM while writes are in flight', () => {
         headers: seller.auth,
         body: { email: `drain-${n}-${randomInt(1e9)}@example.com`, password: `pass-${randomBytes(8).toString('hex')}`, first_name: 'D', last_name: String(n) },
       })
-    const count = (...parts: string[]) => server!.output().split('\n').filter((line) => parts.every((part) => line.includes(part))).length
+    const count = (...parts: string[]) =>
+      server!
+        .output()
+        .split('\n')
+        .filter((line) => parts.every((part) => line.includes(part))).length
     const arrived = () => count('"msg":"incoming request"', '/stf/v1/auth/register')
     const answered = () => count('"msg":"request completed"', '"statusCode":201')
     // Registrations are slow (argon2): once all have arrived, most are still being worked on.
@@ -264,7 +280,9 @@ describe('a handler that throws', () => {
     await queryDatabase(databaseUrl, 'alter table audit_log rename to audit_log_elsewhere')
     let failures: Answer[]
     try {
-      failures = await all(20, () => callServer(server!.baseUrl, 'POST', '/stf/v1/baskets', { headers: buyers[0]!, body: { items: [{ inventory_id: inventory.id, quantity: 1 }] } }))
+      failures = await all(20, () =>
+        callServer(server!.baseUrl, 'POST', '/stf/v1/baskets', { headers: buyers[0]!, body: { items: [{ inventory_id: inventory.id, quantity: 1 }] } }),
+      )
       const reads = await all(20, () => callServer(server!.baseUrl, 'GET', '/stf/v1/events', { headers: seller.auth }))
       expect(countStatuses(reads)).toEqual({ 200: 20 })
     } finally {
@@ -277,7 +295,10 @@ describe('a handler that throws', () => {
     }
     // The error is in the log, under the same trace id as the answer.
     expect(server.output()).toContain(failures[0]!.body.trace_id)
-    const again = await callServer(server.baseUrl, 'POST', '/stf/v1/baskets', { headers: buyers[0]!, body: { items: [{ inventory_id: inventory.id, quantity: 1 }] } })
+    const again = await callServer(server.baseUrl, 'POST', '/stf/v1/baskets', {
+      headers: buyers[0]!,
+      body: { items: [{ inventory_id: inventory.id, quantity: 1 }] },
+    })
     expect(again.status).toBe(201)
     expect(server.child.exitCode).toBeNull()
     expect(await commerceViolations(databaseUrl)).toEqual([])
@@ -306,7 +327,10 @@ describe('Redis going away', () => {
     })
     let client = 0
     const guess = (from: string) =>
-      callServer(server!.baseUrl, 'POST', '/iam/v1/auth/login', { headers: { 'x-forwarded-for': from }, body: { username: `nobody-${++client}@example.test`, password: 'wrong password' } })
+      callServer(server!.baseUrl, 'POST', '/iam/v1/auth/login', {
+        headers: { 'x-forwarded-for': from },
+        body: { username: `nobody-${++client}@example.test`, password: 'wrong password' },
+      })
     // Limits work through Redis.
     const first = await Promise.all(Array.from({ length: 6 }, () => guess('203.0.113.1')))
     expect(countStatuses(first)).toEqual({ 401: 5, 429: 1 })

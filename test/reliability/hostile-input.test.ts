@@ -61,7 +61,18 @@ let pools: IdPools
 
 const tally = { inputs: 0, byStatus: new Map<number, number>(), refusedUnchanged: 0 }
 
-type Fixture = { events: string[]; slugs: string[]; inventories: string[]; baskets: string[]; items: string[]; orders: string[]; coupons: string[]; affiliates: string[]; keys: string[]; customers: string[] }
+type Fixture = {
+  events: string[]
+  slugs: string[]
+  inventories: string[]
+  baskets: string[]
+  items: string[]
+  orders: string[]
+  coupons: string[]
+  affiliates: string[]
+  keys: string[]
+  customers: string[]
+}
 
 /** A seller with a bit of everything: events, inventories, a coupon, an affiliate, open baskets and orders. */
 async function furnish(target: TestSeller, buyer: TestCustomer, baskets: number, orders: number): Promise<Fixture> {
@@ -95,7 +106,12 @@ async function furnish(target: TestSeller, buyer: TestCustomer, baskets: number,
     expect(res.statusCode, res.body).toBe(201)
     const basket = res.json() as { id: string; items: { id: string }[] }
     if (n < orders) {
-      const order = await app.inject({ method: 'POST', url: `/stf/v1/baskets/${basket.id}/checkout`, headers: buyer.headers, payload: { payment_method: 'pix' } })
+      const order = await app.inject({
+        method: 'POST',
+        url: `/stf/v1/baskets/${basket.id}/checkout`,
+        headers: buyer.headers,
+        payload: { payment_method: 'pix' },
+      })
       expect(order.statusCode, order.body).toBe(201)
       fixture.orders.push(order.json().id)
     } else {
@@ -119,12 +135,22 @@ beforeAll(async () => {
   const theirs = await furnish(victim, victimBuyer, 1, 2)
   admin = await asAdmin(app)
   const others = await Promise.all([createStaff(app, { permissions: ['adm.orders.read'] }), createStaff(app)])
-  const role = await app.inject({ method: 'POST', url: '/iam/v1/roles', headers: admin.auth, payload: { name: 'fuzz-role', description: 'x', permissions: ['adm.orders.read'] } })
-  const permission = await app.inject({ method: 'POST', url: '/iam/v1/permissions', headers: admin.auth, payload: { name: 'fuzz.permission', description: 'x' } })
+  const role = await app.inject({
+    method: 'POST',
+    url: '/iam/v1/roles',
+    headers: admin.auth,
+    payload: { name: 'fuzz-role', description: 'x', permissions: ['adm.orders.read'] },
+  })
+  const permission = await app.inject({
+    method: 'POST',
+    url: '/iam/v1/permissions',
+    headers: admin.auth,
+    payload: { name: 'fuzz.permission', description: 'x' },
+  })
   expect([role.statusCode, permission.statusCode]).toEqual([201, 201])
-  const adminRole = ((await app.inject({ method: 'GET', url: '/iam/v1/roles?limit=100', headers: admin.auth })).json().data as { id: string; name: string }[]).find(
-    (r) => r.name === 'admin',
-  )!
+  const adminRole = (
+    (await app.inject({ method: 'GET', url: '/iam/v1/roles?limit=100', headers: admin.auth })).json().data as { id: string; name: string }[]
+  ).find((r) => r.name === 'admin')!
   const builtin = ((await app.inject({ method: 'GET', url: '/iam/v1/permissions?limit=100', headers: admin.auth })).json().data as { id: string }[])[0]!
 
   const byPrefix = (path: string) => (path.startsWith('/stf/') ? mine : theirs)
@@ -166,7 +192,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close()
-  const statuses = [...tally.byStatus].sort(([x], [y]) => x - y).map(([s, n]) => `${s}×${n}`).join(' ')
+  const statuses = [...tally.byStatus]
+    .sort(([x], [y]) => x - y)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ')
   console.info(
     `hostile input: ${tally.inputs} generated requests over ${operations.length} routes (${RUNS} runs each, seed ${SEED}); ` +
       `answers ${statuses}; ${tally.refusedUnchanged} refusals left the database unchanged`,
@@ -233,7 +262,8 @@ describe('LIKE wildcards in searches', () => {
       const q = encodeURIComponent(wildcard)
       expect(await total('GET', `/stf/v1/events?q=${q}`, seller.auth), wildcard).toBe(0)
       expect(await total('GET', `/adm/v1/sellers?q=${q}`, staff), wildcard).toBe(0)
-      for (const kind of ['users', 'roles', 'permissions']) expect(await total('POST', `/iam/v1/${kind}/search`, staff, { q: wildcard }), `${kind} ${wildcard}`).toBe(0)
+      for (const kind of ['users', 'roles', 'permissions'])
+        expect(await total('POST', `/iam/v1/${kind}/search`, staff, { q: wildcard }), `${kind} ${wildcard}`).toBe(0)
     }
     // ... while a plain search does find things, so the zeros above mean something.
     expect(await total('GET', '/adm/v1/sellers?q=Seller', staff)).toBeGreaterThan(0)
@@ -255,7 +285,11 @@ describe('every route, given hostile input', () => {
 
   it('takes its routes from the served document: every group, every route with a schema', () => {
     // Only /openapi.json, /docs and /metrics are left out of the document (and so of the runs above).
-    for (const prefix of ['/stf/v1/', '/iam/v1/', '/adm/v1/']) expect(operations.some((op) => op.path.startsWith(prefix)), prefix).toBe(true)
+    for (const prefix of ['/stf/v1/', '/iam/v1/', '/adm/v1/'])
+      expect(
+        operations.some((op) => op.path.startsWith(prefix)),
+        prefix,
+      ).toBe(true)
     expect(operations.length).toBeGreaterThanOrEqual(80)
   })
 })
@@ -288,7 +322,12 @@ describe('inputs the fuzzing found, kept as examples', () => {
       { method: 'GET' as const, url: '/stf/v1/events/ab%00cd', headers: seller.auth },
       { method: 'GET' as const, url: '/stf/v1/events', headers: { ...seller.auth, 'x-affiliate-code': 'A\u0000B' }, path: 'headers.x-affiliate-code' },
       { method: 'GET' as const, url: `/adm/v1/sellers?q=%00`, headers: { authorization: await staffToken() } },
-      { method: 'POST' as const, url: '/iam/v1/auth/login', headers: json, payload: JSON.stringify({ username: 'a\u0000@example.com', password: 'whatever-it-is' }) },
+      {
+        method: 'POST' as const,
+        url: '/iam/v1/auth/login',
+        headers: json,
+        payload: JSON.stringify({ username: 'a\u0000@example.com', password: 'whatever-it-is' }),
+      },
       {
         method: 'POST' as const,
         url: '/stf/v1/auth/register',
@@ -355,7 +394,12 @@ describe('inputs the fuzzing found, kept as examples', () => {
     })
     expect(basket.statusCode, basket.body).toBe(201)
     expect(basket.json().totals.total).toBe(50 * 20 * 100_000_000)
-    const plans = await app.inject({ method: 'POST', url: `/stf/v1/baskets/${basket.json().id}/installments`, headers: buyer.headers, payload: { payment_method: 'credit_card' } })
+    const plans = await app.inject({
+      method: 'POST',
+      url: `/stf/v1/baskets/${basket.json().id}/installments`,
+      headers: buyer.headers,
+      payload: { payment_method: 'credit_card' },
+    })
     const longest = (plans.json().plans as { installments: number; total: number }[]).at(-1)!
     const order = await app.inject({
       method: 'POST',

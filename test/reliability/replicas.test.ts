@@ -83,9 +83,7 @@ describe('one inventory sold by two replicas', () => {
     const opened = await all(400, (n) => retrying(() => call(n, 'POST', '/stf/v1/baskets', seller.auth, body), shed))
     expect(countStatuses(opened)).toEqual({ 201: 40, 409: 360 })
     const baskets = opened.filter((a) => a.status === 201).map((a) => a.body.id as string)
-    const buyers = await Promise.all(
-      baskets.map(async () => (await insertSignedInCustomer(fx.app, seller)).headers),
-    )
+    const buyers = await Promise.all(baskets.map(async () => (await insertSignedInCustomer(fx.app, seller)).headers))
     // Each basket checked out on both replicas at once.
     const checkouts = await all(80, (n) =>
       retrying(() => call(n, 'POST', `/stf/v1/baskets/${baskets[n % 40]}/checkout`, buyers[n % 40]!, { payment_method: 'pix' }), shed),
@@ -103,18 +101,26 @@ describe('rate limits shared through Redis', () => {
 
   it('per address: staff logins spread over both replicas count together', async () => {
     const from = client()
-    const guesses = await Promise.all(Array.from({ length: 6 }, (_, n) => call(n, 'POST', '/iam/v1/auth/login', from, { username: `nobody-${n}-${randomInt(1e9)}@example.test`, password: 'wrong password' })))
+    const guesses = await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        call(n, 'POST', '/iam/v1/auth/login', from, { username: `nobody-${n}-${randomInt(1e9)}@example.test`, password: 'wrong password' }),
+      ),
+    )
     expect(countStatuses(guesses)).toEqual({ 401: 6 })
-    for (const replica of [0, 1]) expectLimited(await call(replica, 'POST', '/iam/v1/auth/login', from, { username: 'another@example.test', password: 'wrong password' }))
+    for (const replica of [0, 1])
+      expectLimited(await call(replica, 'POST', '/iam/v1/auth/login', from, { username: 'another@example.test', password: 'wrong password' }))
   })
 
   it('per account: failed staff logins and customer logins from many addresses, on both replicas, count together', async () => {
     const staff = await createStaff(fx.app)
-    for (let n = 0; n < 4; n++) expect((await call(n, 'POST', '/iam/v1/auth/login', client(), { username: staff.user.email, password: 'wrong password' })).status).toBe(401)
-    for (const replica of [0, 1]) expectLimited(await call(replica, 'POST', '/iam/v1/auth/login', client(), { username: staff.user.email, password: staff.user.password }))
+    for (let n = 0; n < 4; n++)
+      expect((await call(n, 'POST', '/iam/v1/auth/login', client(), { username: staff.user.email, password: 'wrong password' })).status).toBe(401)
+    for (const replica of [0, 1])
+      expectLimited(await call(replica, 'POST', '/iam/v1/auth/login', client(), { username: staff.user.email, password: staff.user.password }))
 
     const customer = await createTestCustomer(fx.app, seller)
-    const login = (n: number, password: string) => call(n, 'POST', '/stf/v1/auth/login', { ...seller.auth, ...client() }, { email: customer.customer.email, password })
+    const login = (n: number, password: string) =>
+      call(n, 'POST', '/stf/v1/auth/login', { ...seller.auth, ...client() }, { email: customer.customer.email, password })
     for (let n = 0; n < 4; n++) expect((await login(n, 'wrong password')).status).toBe(401)
     for (const replica of [0, 1]) expectLimited(await login(replica, customer.password))
   })
@@ -208,7 +214,13 @@ describe('revocations seen by the other replica on its next request', () => {
   it('a customer signed out through one replica: its access token refused by the other on the very next request, round after round', async () => {
     const customer = await createTestCustomer(fx.app, seller)
     for (let round = 0; round < 10; round++) {
-      const login = await call(round, 'POST', '/stf/v1/auth/login', { ...seller.auth, ...client() }, { email: customer.customer.email, password: customer.password })
+      const login = await call(
+        round,
+        'POST',
+        '/stf/v1/auth/login',
+        { ...seller.auth, ...client() },
+        { email: customer.customer.email, password: customer.password },
+      )
       expect(login.status).toBe(200)
       const me = { ...seller.auth, 'x-customer-token': login.body.access_token as string }
       // Both replicas know the session live (and remember it).
@@ -224,7 +236,13 @@ describe('the email outbox with a worker in each replica', () => {
     const shop = await createTestSeller(fx.app)
     const emails = Array.from({ length: 20 }, (_, n) => `outbox-${n}-${randomInt(1e9)}@example.com`)
     const registered = await all(20, (n) =>
-      call(n, 'POST', '/stf/v1/auth/register', { ...shop.auth, ...client() }, { email: emails[n], password: `pass-${randomBytes(8).toString('hex')}`, first_name: 'O', last_name: String(n) }),
+      call(
+        n,
+        'POST',
+        '/stf/v1/auth/register',
+        { ...shop.auth, ...client() },
+        { email: emails[n], password: `pass-${randomBytes(8).toString('hex')}`, first_name: 'O', last_name: String(n) },
+      ),
     )
     expect(countStatuses(registered)).toEqual({ 201: 20 })
     const asked = await all(10, (n) => call(n + 1, 'POST', '/stf/v1/auth/forgot-password', { ...shop.auth, ...client() }, { email: emails[n] }))

@@ -44,7 +44,12 @@ let admin: TestStaff
 let tokensOfB: { reset: string; magic: string; verify: string; refresh: string }
 
 const call = (p: Probe) =>
-  ctx.app.inject({ method: p.method, url: p.url, ...(p.headers ? { headers: p.headers } : {}), ...(p.payload === undefined ? {} : { payload: p.payload as object }) })
+  ctx.app.inject({
+    method: p.method,
+    url: p.url,
+    ...(p.headers ? { headers: p.headers } : {}),
+    ...(p.payload === undefined ? {} : { payload: p.payload as object }),
+  })
 
 async function furnish(code: string): Promise<Side> {
   const seller = await createTestSeller(ctx.app)
@@ -55,7 +60,12 @@ async function furnish(code: string): Promise<Side> {
   const coupon = await createTestCoupon(ctx.app, seller.seller.id, { code: `SAVE${code}` })
   const affiliate = await createTestAffiliate(ctx.app, seller.seller.id, { code: `AFF${code}` })
   const open = async () => {
-    const res = await call({ method: 'POST', url: '/stf/v1/baskets', headers: buyer.headers, payload: { items: [{ inventory_id: inventory.id, quantity: 2 }] } })
+    const res = await call({
+      method: 'POST',
+      url: '/stf/v1/baskets',
+      headers: buyer.headers,
+      payload: { items: [{ inventory_id: inventory.id, quantity: 2 }] },
+    })
     expect(res.statusCode, res.body).toBe(201)
     return res.json() as { id: string; items: { id: string }[] }
   }
@@ -172,7 +182,11 @@ describe('storefront resources of seller B, with seller A credentials', () => {
   it('events: detail by id and by slug, availability and search answer as for no event', async () => {
     const h = a.buyer.headers
     const missingId = nobody()
-    await expectSameAsMissing({ method: 'GET', url: `/stf/v1/events/${b.eventId}`, headers: h }, { method: 'GET', url: `/stf/v1/events/${missingId}`, headers: h }, [b.eventId, missingId])
+    await expectSameAsMissing(
+      { method: 'GET', url: `/stf/v1/events/${b.eventId}`, headers: h },
+      { method: 'GET', url: `/stf/v1/events/${missingId}`, headers: h },
+      [b.eventId, missingId],
+    )
     await expectSameAsMissing(
       { method: 'GET', url: `/stf/v1/events/${b.eventSlug}`, headers: h },
       { method: 'GET', url: `/stf/v1/events/festival-nothing-${missingId.slice(0, 8)}`, headers: h },
@@ -200,7 +214,10 @@ describe('storefront resources of seller B, with seller A credentials', () => {
       expect(res.statusCode).toBe(404)
     }
     // ... and B's basket item, inside A's own basket.
-    for (const [method, payload] of [['POST', { code: a.couponCode }], ['DELETE', undefined]] as const) {
+    for (const [method, payload] of [
+      ['POST', { code: a.couponCode }],
+      ['DELETE', undefined],
+    ] as const) {
       await expectSameAsMissing(
         { method, url: `/stf/v1/baskets/${a.basketId}/coupon/${b.basketItemId}`, headers: a.buyer.headers, payload },
         { method, url: `/stf/v1/baskets/${a.basketId}/coupon/${missing}`, headers: a.buyer.headers, payload },
@@ -237,11 +254,10 @@ describe('storefront resources of seller B, with seller A credentials', () => {
   it("orders and tickets: B's order is not found, not listed, and its tickets are unknown and stay unaccessed", async () => {
     const missing = nobody()
     for (const headers of [a.seller.auth, a.buyer.headers]) {
-      await expectSameAsMissing(
-        { method: 'GET', url: `/stf/v1/orders/${b.orderId}`, headers },
-        { method: 'GET', url: `/stf/v1/orders/${missing}`, headers },
-        [b.orderId, missing],
-      )
+      await expectSameAsMissing({ method: 'GET', url: `/stf/v1/orders/${b.orderId}`, headers }, { method: 'GET', url: `/stf/v1/orders/${missing}`, headers }, [
+        b.orderId,
+        missing,
+      ])
     }
     const mine = (await call({ method: 'GET', url: '/stf/v1/orders?limit=100', headers: a.buyer.headers })).json()
     expect(mine.data.map((o: { id: string }) => o.id)).toEqual([a.orderId])
@@ -304,14 +320,23 @@ describe('storefront resources of seller B, with seller A credentials', () => {
       const token = payload.refresh_token ?? payload.token!
       const res = await expectSameAsMissing(
         { method: 'POST', url: `/stf/v1/auth/${path}`, headers: a.seller.auth, payload },
-        { method: 'POST', url: `/stf/v1/auth/${path}`, headers: a.seller.auth, payload: Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, v === token ? forged : v])) },
+        {
+          method: 'POST',
+          url: `/stf/v1/auth/${path}`,
+          headers: a.seller.auth,
+          payload: Object.fromEntries(Object.entries(payload).map(([k, v]) => [k, v === token ? forged : v])),
+        },
         [token, forged],
       )
       expect(res.json().code).toBe('invalid_token')
     }
     const [header, payload, signature] = b.buyer.accessToken.split('.')
     const tampered = `${header}.${payload}.${signature!.slice(0, -2)}xx`
-    for (const probe of [{ method: 'GET', url: '/stf/v1/me' }, { method: 'GET', url: '/stf/v1/orders' }, { method: 'POST', url: `/stf/v1/baskets/${a.basketId}/checkout`, payload: { payment_method: 'pix' } }] as Probe[]) {
+    for (const probe of [
+      { method: 'GET', url: '/stf/v1/me' },
+      { method: 'GET', url: '/stf/v1/orders' },
+      { method: 'POST', url: `/stf/v1/baskets/${a.basketId}/checkout`, payload: { payment_method: 'pix' } },
+    ] as Probe[]) {
       await expectSameAsMissing(
         { ...probe, headers: { ...a.seller.auth, 'x-customer-token': b.buyer.accessToken } },
         { ...probe, headers: { ...a.seller.auth, 'x-customer-token': tampered } },
@@ -354,7 +379,12 @@ describe('storefront resources of seller B, with seller A credentials', () => {
     // An Idempotency-Key is per seller: B's key replays nothing for A.
     const key = `key-${randomUUID()}`
     const open = (side: Side, inventory: string) =>
-      call({ method: 'POST', url: '/stf/v1/baskets', headers: { ...side.seller.auth, 'idempotency-key': key }, payload: { items: [{ inventory_id: inventory, quantity: 1 }] } })
+      call({
+        method: 'POST',
+        url: '/stf/v1/baskets',
+        headers: { ...side.seller.auth, 'idempotency-key': key },
+        payload: { items: [{ inventory_id: inventory, quantity: 1 }] },
+      })
     const ofB = await open(b, b.inventoryId)
     expect(ofB.statusCode).toBe(201)
     // Even with B's very body, A gets a 404 for B's inventory, not B's stored answer...
@@ -386,7 +416,12 @@ describe('storefront resources of seller B, with seller A credentials', () => {
       { method: 'POST', url: `/stf/v1/baskets/${a.basketId}/coupon`, headers: h, payload: { code: a.couponCode, value: 100 } },
       { method: 'POST', url: `/stf/v1/baskets/${a.basketId}/installments`, headers: h, payload: { payment_method: 'credit_card', monthly_rate: 0 } },
       { method: 'POST', url: `/stf/v1/baskets/${a.basketId}/checkout`, headers: h, payload: { payment_method: 'pix', total: 1 } },
-      { method: 'POST', url: `/stf/v1/baskets/${a.basketId}/checkout`, headers: h, payload: { payment_method: 'pix', status: 'cancelled', seller_id: b.seller.seller.id } },
+      {
+        method: 'POST',
+        url: `/stf/v1/baskets/${a.basketId}/checkout`,
+        headers: h,
+        payload: { payment_method: 'pix', status: 'cancelled', seller_id: b.seller.seller.id },
+      },
       {
         method: 'POST',
         url: '/stf/v1/auth/register',
@@ -399,7 +434,12 @@ describe('storefront resources of seller B, with seller A credentials', () => {
         headers: a.seller.auth,
         payload: { email: `m-${randomUUID()}@example.com`, password: 'a long passphrase', first_name: 'M', last_name: 'A', seller_id: b.seller.seller.id },
       },
-      { method: 'POST', url: '/stf/v1/tickets/downloads', headers: a.seller.auth, payload: { order_id: a.orderId, identifiers: [a.ticket], seller_id: b.seller.seller.id } },
+      {
+        method: 'POST',
+        url: '/stf/v1/tickets/downloads',
+        headers: a.seller.auth,
+        payload: { order_id: a.orderId, identifiers: [a.ticket], seller_id: b.seller.seller.id },
+      },
     ]
     const basketBefore = (await call({ method: 'GET', url: `/stf/v1/baskets/${a.basketId}`, headers: h })).json()
     const ordersBefore = (await call({ method: 'GET', url: '/stf/v1/orders', headers: h })).json().meta.total
@@ -424,7 +464,11 @@ describe("seller A's affiliate codes and customers within A", () => {
     const as = (code?: string) => ({ ...buyer.headers, ...(code ? { 'x-affiliate-code': code } : {}) })
     const missing = nobody()
 
-    await expectSameAsMissing({ method: 'GET', url: `/stf/v1/events/${hidden.id}`, headers: as('NARROW') }, { method: 'GET', url: `/stf/v1/events/${missing}`, headers: as('NARROW') }, [hidden.id, missing])
+    await expectSameAsMissing(
+      { method: 'GET', url: `/stf/v1/events/${hidden.id}`, headers: as('NARROW') },
+      { method: 'GET', url: `/stf/v1/events/${missing}`, headers: as('NARROW') },
+      [hidden.id, missing],
+    )
     const items = (id: string) => ({ items: [{ inventory_id: id, quantity: 1 }] })
     await expectSameAsMissing(
       { method: 'POST', url: '/stf/v1/baskets', headers: as('NARROW'), payload: items(inHidden.id) },
@@ -440,7 +484,11 @@ describe("seller A's affiliate codes and customers within A", () => {
       [viaNarrow, undefined],
       [viaNarrow, 'OTHER'],
     ] as const) {
-      await expectSameAsMissing({ method: 'GET', url: `/stf/v1/baskets/${basket}`, headers: as(wrongCode) }, { method: 'GET', url: `/stf/v1/baskets/${missing}`, headers: as(wrongCode) }, [basket, missing])
+      await expectSameAsMissing(
+        { method: 'GET', url: `/stf/v1/baskets/${basket}`, headers: as(wrongCode) },
+        { method: 'GET', url: `/stf/v1/baskets/${missing}`, headers: as(wrongCode) },
+        [basket, missing],
+      )
     }
     const order = await call({ method: 'POST', url: `/stf/v1/baskets/${viaNarrow}/checkout`, headers: as('NARROW'), payload: { payment_method: 'pix' } })
     expect(order.statusCode, order.body).toBe(201)
@@ -474,7 +522,10 @@ describe('back office: ids of one seller never act on another', () => {
     const adm = (method: Probe['method'], url: string, payload?: unknown): Probe => ({ method, url: `/adm/v1${url}`, headers: admin.auth, payload })
     const A = a.seller.seller.id
     const missing = nobody()
-    await expectSameAsMissing(adm('DELETE', `/sellers/${A}/api-keys/${b.seller.apiKeyId}`), adm('DELETE', `/sellers/${A}/api-keys/${missing}`), [b.seller.apiKeyId, missing])
+    await expectSameAsMissing(adm('DELETE', `/sellers/${A}/api-keys/${b.seller.apiKeyId}`), adm('DELETE', `/sellers/${A}/api-keys/${missing}`), [
+      b.seller.apiKeyId,
+      missing,
+    ])
     const code = () => `C${randomUUID().slice(0, 8).toUpperCase()}`
     for (const [field, id] of [
       ['event_ids', b.eventId],
@@ -487,15 +538,26 @@ describe('back office: ids of one seller never act on another', () => {
         [id, missing],
       )
       expect(res.statusCode).toBe(400)
-      await expectSameAsMissing(adm('PUT', `/coupons/${a.couponId}`, { [field]: [id] }), adm('PUT', `/coupons/${a.couponId}`, { [field]: [missing] }), [id, missing])
+      await expectSameAsMissing(adm('PUT', `/coupons/${a.couponId}`, { [field]: [id] }), adm('PUT', `/coupons/${a.couponId}`, { [field]: [missing] }), [
+        id,
+        missing,
+      ])
     }
     await expectSameAsMissing(
       adm('POST', `/sellers/${A}/affiliates`, { code: 'SCOPED', name: 'Scoped', event_ids: [b.eventId] }),
       adm('POST', `/sellers/${A}/affiliates`, { code: 'SCOPED', name: 'Scoped', event_ids: [missing] }),
       [b.eventId, missing],
     )
-    await expectSameAsMissing(adm('PUT', `/affiliates/${a.affiliateId}`, { event_ids: [b.eventId] }), adm('PUT', `/affiliates/${a.affiliateId}`, { event_ids: [missing] }), [b.eventId, missing])
-    const filtered = await expectSameAsMissing(adm('GET', `/sellers/${A}/orders?affiliate_code=${b.affiliateCode}`), adm('GET', `/sellers/${A}/orders?affiliate_code=AFFZ`), [b.affiliateCode, 'AFFZ'])
+    await expectSameAsMissing(
+      adm('PUT', `/affiliates/${a.affiliateId}`, { event_ids: [b.eventId] }),
+      adm('PUT', `/affiliates/${a.affiliateId}`, { event_ids: [missing] }),
+      [b.eventId, missing],
+    )
+    const filtered = await expectSameAsMissing(
+      adm('GET', `/sellers/${A}/orders?affiliate_code=${b.affiliateCode}`),
+      adm('GET', `/sellers/${A}/orders?affiliate_code=AFFZ`),
+      [b.affiliateCode, 'AFFZ'],
+    )
     expect(filtered.json().meta.total).toBe(0)
   })
 
@@ -519,9 +581,12 @@ describe('back office: ids of one seller never act on another', () => {
       expect(res.statusCode, `${method} ${url} ${JSON.stringify(payload)}`).toBe(400)
       expect(res.json().code).toBe('validation_error')
     }
-    const iam = (method: Probe['method'], url: string, headers: Record<string, string>, payload: unknown) => call({ method, url: `/iam/v1${url}`, headers, payload })
+    const iam = (method: Probe['method'], url: string, headers: Record<string, string>, payload: unknown) =>
+      call({ method, url: `/iam/v1${url}`, headers, payload })
     const email = () => `staff-${randomUUID()}@example.test`
-    expect((await iam('POST', '/users', admin.auth, { name: 'X', email: email(), password: 'a long passphrase', permissions: ['adm.orders.write'] })).statusCode).toBe(400)
+    expect(
+      (await iam('POST', '/users', admin.auth, { name: 'X', email: email(), password: 'a long passphrase', permissions: ['adm.orders.write'] })).statusCode,
+    ).toBe(400)
     expect((await iam('PUT', `/users/${admin.user.id}`, admin.auth, { id: randomUUID() })).statusCode).toBe(400)
     // Roles are a field of a user, but only within what the caller holds itself.
     const clerk = await createStaff(ctx.app, { permissions: ['iam.users.read', 'iam.users.write'] })

@@ -42,10 +42,16 @@ export async function commerceViolations(databaseUrl: string): Promise<string[]>
       `select o.id from orders o where o.subtotal <> (select coalesce(sum(unit_price * quantity), 0) from order_items where order_id = o.id)
                                    or o.total <> o.subtotal - o.discount + o.interest`,
     )
-    await check('confirmed order with voided tickets, or cancelled with live ones', `select o.id, o.status from orders o join tickets t on t.order_id = o.id
-        where (o.status = 'confirmed' and t.voided_at is not null) or (o.status = 'cancelled' and t.voided_at is null)`)
-    await check('basket checked out without an order, or ordered and still open', `select b.id, b.status from baskets b
-        where (b.status = 'checked_out') <> exists (select 1 from orders o where o.basket_id = b.id)`)
+    await check(
+      'confirmed order with voided tickets, or cancelled with live ones',
+      `select o.id, o.status from orders o join tickets t on t.order_id = o.id
+        where (o.status = 'confirmed' and t.voided_at is not null) or (o.status = 'cancelled' and t.voided_at is null)`,
+    )
+    await check(
+      'basket checked out without an order, or ordered and still open',
+      `select b.id, b.status from baskets b
+        where (b.status = 'checked_out') <> exists (select 1 from orders o where o.basket_id = b.id)`,
+    )
     await check(
       'coupon uses differ from its redemptions, or exceed its limit',
       `select c.id, c.uses, c.max_uses, (select count(*)::int from coupon_redemptions r where r.coupon_id = c.id) as redeemed from coupons c

@@ -18,10 +18,7 @@ export default function setup(project: TestProject) {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
     try {
-      const { rows } = await client.query<{ datname: string }>(
-        `select datname from pg_database where datname like $1`,
-        [`bo_test_${runId}_%`],
-      )
+      const { rows } = await client.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [`bo_test_${runId}_%`])
       for (const { datname } of rows) await client.query(`drop database if exists "${datname}" with (force)`)
     } finally {
       await client.end()

@@ -28,7 +28,9 @@ export function handMadeJwt(claims: Record<string, unknown>, options: { key?: st
   if (alg === 'none') return craftJwt(header, claims, null)
   if (alg === 'HS256') return craftJwt(header, claims, options.key ?? 'some-other-key')
   const unsigned = `${b64(header)}.${b64(claims)}`
-  return `${unsigned}.${createHmac('sha512', options.key ?? 'some-other-key').update(unsigned).digest('base64url')}`
+  return `${unsigned}.${createHmac('sha512', options.key ?? 'some-other-key')
+    .update(unsigned)
+    .digest('base64url')}`
 }
 
 /** The claims of a customer access token, valid now unless overridden. */

@@ -12,7 +12,9 @@ const run = promisify(execFile)
 function binDir(): string | undefined {
   const root = '/usr/lib/postgresql'
   if (!existsSync(root)) return undefined
-  const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'initdb'))).sort((x, y) => Number(y) - Number(x))
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((x, y) => Number(y) - Number(x))
   return versions[0] ? path.join(root, versions[0], 'bin') : undefined
 }
 
@@ -96,7 +98,13 @@ export class PgCluster {
     if (!existsSync(pidFile)) return []
     const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
     const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(postmaster)]).catch(() => ({ stdout: '' }))
-    return [postmaster, ...stdout.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0)]
+    return [
+      postmaster,
+      ...stdout
+        .split('\n')
+        .map((l) => Number(l.trim()))
+        .filter((n) => n > 0),
+    ]
   }
 
   /**

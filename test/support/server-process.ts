@@ -21,8 +21,7 @@ export type ServerProcess = {
  */
 export async function startServerProcess(env: Record<string, string> = {}, options: { databaseUrl?: string } = {}): Promise<ServerProcess> {
   const port = await freePort()
-  const databaseUrl =
-    options.databaseUrl ?? (process.env.TEST_DATABASE_URL ? await createScratchDatabase(process.env.TEST_DATABASE_URL) : undefined)
+  const databaseUrl = options.databaseUrl ?? (process.env.TEST_DATABASE_URL ? await createScratchDatabase(process.env.TEST_DATABASE_URL) : undefined)
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
@@ -45,10 +44,11 @@ export async function startServerProcess(env: Record<string, string> = {}, optio
   let gone = false
   void exited.then(() => (gone = true))
   // Listening shows in the log at level info; at quieter levels, an answer on the port tells.
-  const answers = () => fetch(`http://127.0.0.1:${port}/iam/v1/info`).then(
-    () => true,
-    () => false,
-  )
+  const answers = () =>
+    fetch(`http://127.0.0.1:${port}/iam/v1/info`).then(
+      () => true,
+      () => false,
+    )
   await eventually(async () => gone || output.includes('Server listening') || (await answers()), 60_000, 100)
   if (gone) throw new Error(`server exited during start:\n${output}`)
   return {

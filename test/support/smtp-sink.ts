@@ -77,9 +77,7 @@ export class SmtpSink {
 
   /** Raw mails to `address`, with quoted-printable soft breaks undone so links can be read. */
   to(address: string): string[] {
-    return this.received
-      .filter((m) => m.to.includes(address))
-      .map((m) => m.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))
+    return this.received.filter((m) => m.to.includes(address)).map((m) => m.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))
   }
 
   /** Stops the server (alias kept for suites that close their sink). */

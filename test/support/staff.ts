@@ -63,5 +63,4 @@ export async function createStaff(app: FastifyInstance, options: CreateStaffOpti
 }
 
 /** A signed-in member of staff with the built-in `admin` role. */
-export const asAdmin = (app: FastifyInstance, options: Omit<CreateStaffOptions, 'roles'> = {}) =>
-  createStaff(app, { ...options, roles: [ADMIN_ROLE.name] })
+export const asAdmin = (app: FastifyInstance, options: Omit<CreateStaffOptions, 'roles'> = {}) => createStaff(app, { ...options, roles: [ADMIN_ROLE.name] })

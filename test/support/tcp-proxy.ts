@@ -10,7 +10,10 @@ export class TcpProxy {
   private sockets = new Set<Socket>()
   port = 0
 
-  constructor(private readonly targetHost: string, private readonly targetPort: number) {}
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
 
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
     const proxy = new TcpProxy(targetHost, targetPort)

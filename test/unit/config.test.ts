@@ -57,9 +57,7 @@ describe('loadConfig', () => {
 
   it('requires JWT_SECRET with DATABASE_URL', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://localhost/x' })).toThrowError(/JWT_SECRET is required/)
-    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: 'x'.repeat(32) }).databaseUrl).toBe(
-      'postgres://localhost/x',
-    )
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/x', JWT_SECRET: 'x'.repeat(32) }).databaseUrl).toBe('postgres://localhost/x')
   })
 
   it('refuses a short JWT_SECRET without echoing it', () => {

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  describeLifetime,
-  magicLinkEmail,
-  passwordResetEmail,
-  storefrontLink,
-  verificationEmail,
-} from '../../src/domain/customers/customer-emails.js'
+import { describeLifetime, magicLinkEmail, passwordResetEmail, storefrontLink, verificationEmail } from '../../src/domain/customers/customer-emails.js'
 
 const seller = { name: 'Loja Azul', storefrontUrl: 'https://azul.example.com/loja' }
 const to = { email: 'ana@example.com', firstName: 'Ana' }

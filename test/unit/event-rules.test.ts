@@ -53,8 +53,15 @@ describe('withIds', () => {
     expect(() => withIds([{ id: '0d4f1c2e-1111-4a2b-8c3d-000000000009', name: 'x' }], existing, 'images')).toThrow(
       expect.objectContaining({ code: 'validation_error', details: [expect.objectContaining({ path: 'images.0.id' })] }),
     )
-    expect(() => withIds([{ id: existing[0], name: 'x' }, { id: existing[0], name: 'y' }], existing, 'images')).toThrow(
-      expect.objectContaining({ details: [expect.objectContaining({ path: 'images.1.id' })] }),
-    )
+    expect(() =>
+      withIds(
+        [
+          { id: existing[0], name: 'x' },
+          { id: existing[0], name: 'y' },
+        ],
+        existing,
+        'images',
+      ),
+    ).toThrow(expect.objectContaining({ details: [expect.objectContaining({ path: 'images.1.id' })] }))
   })
 })

@@ -80,7 +80,11 @@ describe('priceBasket', () => {
   })
 
   it('caps a fixed basket coupon at what it covers', () => {
-    const price = priceBasket({ now, coupon: coupon({ type: 'fixed', value: 5000, eventIds: [E2] }), lines: [line('a', 1, 9000), line('b', 1, 3000, { eventId: E2 })] })
+    const price = priceBasket({
+      now,
+      coupon: coupon({ type: 'fixed', value: 5000, eventIds: [E2] }),
+      lines: [line('a', 1, 9000), line('b', 1, 3000, { eventId: E2 })],
+    })
     expect(price).toMatchObject({ discount: 3000, total: 9000 })
   })
 

@@ -6,7 +6,14 @@ describe('settingsProblems', () => {
   it('accepts the defaults and the bounds themselves', () => {
     expect(settingsProblems(DEFAULT_SETTINGS)).toEqual([])
     expect(
-      settingsProblems({ ...DEFAULT_SETTINGS, basket_ttl_seconds: 60, max_installments: 24, interest_free_installments: 24, monthly_rate: 0, min_installment_amount: 1 }),
+      settingsProblems({
+        ...DEFAULT_SETTINGS,
+        basket_ttl_seconds: 60,
+        max_installments: 24,
+        interest_free_installments: 24,
+        monthly_rate: 0,
+        min_installment_amount: 1,
+      }),
     ).toEqual([])
     expect(settingsProblems({ ...DEFAULT_SETTINGS, basket_ttl_seconds: 86_400, monthly_rate: 1 })).toEqual([])
   })

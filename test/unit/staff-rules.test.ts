@@ -31,10 +31,7 @@ describe('staff rules', () => {
   it('finds the permissions a caller would confer without holding them', () => {
     const held = new Set(['iam.users.read', 'iam.users.write'])
     expect(notHeld(held, ['iam.users.read'])).toEqual([])
-    expect(notHeld(held, ['adm.orders.write', 'iam.users.read', 'adm.catalog.read', 'adm.orders.write'])).toEqual([
-      'adm.catalog.read',
-      'adm.orders.write',
-    ])
+    expect(notHeld(held, ['adm.orders.write', 'iam.users.read', 'adm.catalog.read', 'adm.orders.write'])).toEqual(['adm.catalog.read', 'adm.orders.write'])
   })
 
   it('computes what a sync adds and removes', () => {

@@ -43,11 +43,7 @@ export const applyCoupon = (db: Db, options: ApplyCouponOptions) =>
       throw new AppError('coupon_not_applicable', { message: 'This coupon is already applied elsewhere in this basket' })
     }
     const contents = await loadBasketContents(tx, basket, { lines, extra: coupon })
-    const price = priceContents(
-      basket,
-      contents,
-      itemId === undefined ? { basketCouponId: coupon.id } : { itemCoupons: new Map([[itemId, coupon.id]]) },
-    )
+    const price = priceContents(basket, contents, itemId === undefined ? { basketCouponId: coupon.id } : { itemCoupons: new Map([[itemId, coupon.id]]) })
     const problem = itemId === undefined ? price.couponProblem : price.lines[index]!.couponProblem
     if (problem) throw new AppError(problem)
 

@@ -13,8 +13,7 @@ export type DateWindow = { from?: string | undefined; to?: string | undefined }
 /** `%`, `_` and `\` match themselves in a LIKE pattern only when escaped. */
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-const scopeCondition = (scope: EventScope): SQL | undefined =>
-  scope === null ? undefined : scope.length === 0 ? sql`false` : inArray(events.id, [...scope])
+const scopeCondition = (scope: EventScope): SQL | undefined => (scope === null ? undefined : scope.length === 0 ? sql`false` : inArray(events.id, [...scope]))
 
 const inventoryDateConditions = (window: DateWindow) => [
   window.from ? gte(inventories.date, window.from) : undefined,

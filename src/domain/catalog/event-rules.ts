@@ -49,7 +49,11 @@ export function firstFreeSlug(base: string, taken: ReadonlySet<string>): string 
  * Gives each item of a list (event attributes, images) its id: a kept item names the id it
  * already has, a new one gets a fresh uuid. Naming an id the list does not hold is a 400.
  */
-export function withIds<T extends { id?: string | undefined }>(items: readonly T[], existingIds: readonly string[], field: string): (Omit<T, 'id'> & { id: string })[] {
+export function withIds<T extends { id?: string | undefined }>(
+  items: readonly T[],
+  existingIds: readonly string[],
+  field: string,
+): (Omit<T, 'id'> & { id: string })[] {
   const known = new Set(existingIds)
   const seen = new Set<string>()
   const details: { path: string; message: string }[] = []

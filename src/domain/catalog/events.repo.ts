@@ -15,7 +15,13 @@ export const findEventById = async (db: Db, id: string) => (await db.select().fr
 export const lockEventById = async (db: Db, id: string) => (await db.select().from(events).where(eq(events.id, id)).for('no key update'))[0]
 
 export const updateEventRow = async (db: Db, id: string, values: Partial<NewEventRow>) =>
-  (await db.update(events).set({ ...values, updatedAt: sql`now()` }).where(eq(events.id, id)).returning())[0]
+  (
+    await db
+      .update(events)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(eq(events.id, id))
+      .returning()
+  )[0]
 
 /** A seller's events, newest first. */
 export async function listEventRows(db: Db, sellerId: string, filter: { status?: EventStatus | undefined }, paging: Paging): Promise<Page<EventRow>> {
@@ -36,7 +42,13 @@ export async function slugsLike(db: Db, sellerId: string, base: string): Promise
 }
 
 export const isSlugTaken = async (db: Db, sellerId: string, slug: string) =>
-  (await db.select({ id: events.id }).from(events).where(and(eq(events.sellerId, sellerId), eq(events.slug, slug))).limit(1)).length > 0
+  (
+    await db
+      .select({ id: events.id })
+      .from(events)
+      .where(and(eq(events.sellerId, sellerId), eq(events.slug, slug)))
+      .limit(1)
+  ).length > 0
 
 /** Which of these ids are events of this seller. */
 export async function ownedEventIds(db: Db, sellerId: string, ids: readonly string[]): Promise<Set<string>> {

@@ -14,11 +14,16 @@ export const findInventoryById = async (db: Db, id: string) => (await db.select(
  * The inventory, its row locked until the transaction ends: what sells or holds its tickets
  * locks it too, so sold and held cannot move while a decision is made on them.
  */
-export const lockInventoryById = async (db: Db, id: string) =>
-  (await db.select().from(inventories).where(eq(inventories.id, id)).for('no key update'))[0]
+export const lockInventoryById = async (db: Db, id: string) => (await db.select().from(inventories).where(eq(inventories.id, id)).for('no key update'))[0]
 
 export const updateInventoryRow = async (db: Db, id: string, values: Partial<NewInventoryRow>) =>
-  (await db.update(inventories).set({ ...values, updatedAt: sql`now()` }).where(eq(inventories.id, id)).returning())[0]
+  (
+    await db
+      .update(inventories)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(eq(inventories.id, id))
+      .returning()
+  )[0]
 
 /** An event's inventories by date, then name. */
 export async function listInventoryRows(db: Db, eventId: string, paging: Paging): Promise<Page<InventoryRow>> {

@@ -17,37 +17,46 @@ export type UpdateEventOptions = Partial<EventFields> & { eventId: string; actor
  */
 export const updateEvent = (db: Db, options: UpdateEventOptions) =>
   freeingTickets(db, async (tx, stock): Promise<EventRow> => {
-      const current = await lockEventById(tx, options.eventId)
-      if (!current) throw new AppError('not_found')
-      const values: Partial<NewEventRow> = {}
-      if (options.title !== undefined && options.title !== current.title) values.title = options.title
-      if (options.description !== undefined && options.description !== current.description) values.description = options.description
-      if (options.status !== undefined && options.status !== current.status) values.status = options.status
-      if (options.source !== undefined && options.source !== current.source) values.source = options.source
-      if (options.integrationId !== undefined && options.integrationId !== current.integrationId) values.integrationId = options.integrationId
-      if (options.attributes !== undefined) {
-        values.attributes = withIds(options.attributes, current.attributes.map((a) => a.id), 'attributes')
-      }
-      if (options.images !== undefined) values.images = withIds(options.images, current.images.map((i) => i.id), 'images')
-      if (options.slug !== undefined && options.slug !== current.slug) {
-        // The same lock event creation takes to choose a derived slug.
-        await lockSellerById(tx, current.sellerId)
-        if (await isSlugTaken(tx, current.sellerId, options.slug)) throw slugTaken()
-        values.slug = options.slug
-      }
-      const fields = Object.keys(values).map((key) => (key === 'integrationId' ? 'integration_id' : key))
-      if (fields.length === 0) return current
-      const event = await updateEventRow(tx, current.id, values)
-      await recordAudit(tx, options.actor, {
-        action: 'adm.event.updated',
-        target: { type: 'event', id: current.id },
-        sellerId: current.sellerId,
-        data: { fields, ...(values.status ? { status: values.status } : {}) },
-      })
-      // Published again: its inventories may sell again.
-      if (values.status === 'published') stock.freed('*')
-      return event!
-    }).catch((error: unknown) => {
-      if (isUniqueViolation(error, 'events_seller_slug_key')) throw slugTaken()
-      throw error
+    const current = await lockEventById(tx, options.eventId)
+    if (!current) throw new AppError('not_found')
+    const values: Partial<NewEventRow> = {}
+    if (options.title !== undefined && options.title !== current.title) values.title = options.title
+    if (options.description !== undefined && options.description !== current.description) values.description = options.description
+    if (options.status !== undefined && options.status !== current.status) values.status = options.status
+    if (options.source !== undefined && options.source !== current.source) values.source = options.source
+    if (options.integrationId !== undefined && options.integrationId !== current.integrationId) values.integrationId = options.integrationId
+    if (options.attributes !== undefined) {
+      values.attributes = withIds(
+        options.attributes,
+        current.attributes.map((a) => a.id),
+        'attributes',
+      )
+    }
+    if (options.images !== undefined)
+      values.images = withIds(
+        options.images,
+        current.images.map((i) => i.id),
+        'images',
+      )
+    if (options.slug !== undefined && options.slug !== current.slug) {
+      // The same lock event creation takes to choose a derived slug.
+      await lockSellerById(tx, current.sellerId)
+      if (await isSlugTaken(tx, current.sellerId, options.slug)) throw slugTaken()
+      values.slug = options.slug
+    }
+    const fields = Object.keys(values).map((key) => (key === 'integrationId' ? 'integration_id' : key))
+    if (fields.length === 0) return current
+    const event = await updateEventRow(tx, current.id, values)
+    await recordAudit(tx, options.actor, {
+      action: 'adm.event.updated',
+      target: { type: 'event', id: current.id },
+      sellerId: current.sellerId,
+      data: { fields, ...(values.status ? { status: values.status } : {}) },
     })
+    // Published again: its inventories may sell again.
+    if (values.status === 'published') stock.freed('*')
+    return event!
+  }).catch((error: unknown) => {
+    if (isUniqueViolation(error, 'events_seller_slug_key')) throw slugTaken()
+    throw error
+  })

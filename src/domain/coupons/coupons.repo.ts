@@ -13,7 +13,13 @@ export const insertCoupon = async (db: Db, values: NewCouponRow) => (await db.in
 export const lockCouponById = async (db: Db, id: string) => (await db.select().from(coupons).where(eq(coupons.id, id)).for('no key update'))[0]
 
 export const updateCouponRow = async (db: Db, id: string, values: Partial<NewCouponRow>) =>
-  (await db.update(coupons).set({ ...values, updatedAt: sql`now()` }).where(eq(coupons.id, id)).returning())[0]
+  (
+    await db
+      .update(coupons)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(eq(coupons.id, id))
+      .returning()
+  )[0]
 
 /** A seller's coupons by code, optionally only active or inactive ones. */
 export async function listCouponRows(db: Db, sellerId: string, filter: { active?: boolean | undefined }, paging: Paging): Promise<Page<CouponRow>> {
@@ -31,11 +37,21 @@ export async function listCouponRows(db: Db, sellerId: string, filter: { active?
 
 /** Coupons by id (the ones a basket refers to). */
 export const findCouponsByIds = (db: Db, ids: readonly string[]) =>
-  ids.length === 0 ? Promise.resolve([] as CouponRow[]) : db.select().from(coupons).where(inArray(coupons.id, [...ids]))
+  ids.length === 0
+    ? Promise.resolve([] as CouponRow[])
+    : db
+        .select()
+        .from(coupons)
+        .where(inArray(coupons.id, [...ids]))
 
 /** A seller's coupon by code, case-insensitively. */
 export const findCouponByCode = async (db: Db, sellerId: string, code: string) =>
-  (await db.select().from(coupons).where(and(eq(coupons.sellerId, sellerId), sql`lower(${coupons.code}) = lower(${code})`)))[0]
+  (
+    await db
+      .select()
+      .from(coupons)
+      .where(and(eq(coupons.sellerId, sellerId), sql`lower(${coupons.code}) = lower(${code})`))
+  )[0]
 
 /** Locks coupon rows in id order (after the inventories, always). */
 export const lockCoupons = (db: Db, ids: readonly string[]) =>

@@ -61,5 +61,4 @@ export const updateCoupon = (db: Db, options: UpdateCouponOptions) =>
       throw error
     })
 
-const same = (a: unknown, b: unknown) =>
-  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : JSON.stringify(a) === JSON.stringify(b)
+const same = (a: unknown, b: unknown) => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : JSON.stringify(a) === JSON.stringify(b))

@@ -14,8 +14,7 @@ export function storefrontLink(storefrontUrl: string, page: StorefrontPage, toke
 
 /** "10 minutes", "1 hour", "48 hours": how long a link stays valid, in the email's words. */
 export function describeLifetime(seconds: number): string {
-  const [amount, unit] =
-    seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second']
+  const [amount, unit] = seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second']
   return `${amount} ${unit}${amount === 1 ? '' : 's'}`
 }
 

@@ -136,10 +136,4 @@ export const voidOneTimeTokens = (db: Db, customerId: string, purposes: OneTimeT
   db
     .update(customerOneTimeTokens)
     .set({ usedAt: sql`now()` })
-    .where(
-      and(
-        eq(customerOneTimeTokens.customerId, customerId),
-        inArray(customerOneTimeTokens.purpose, purposes),
-        isNull(customerOneTimeTokens.usedAt),
-      ),
-    )
+    .where(and(eq(customerOneTimeTokens.customerId, customerId), inArray(customerOneTimeTokens.purpose, purposes), isNull(customerOneTimeTokens.usedAt)))

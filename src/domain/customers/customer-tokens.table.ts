@@ -53,8 +53,5 @@ export const customerOneTimeTokens = pgTable(
     usedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex('customer_one_time_tokens_hash_key').on(t.tokenHash),
-    index('customer_one_time_tokens_customer_idx').on(t.customerId, t.purpose),
-  ],
+  (t) => [uniqueIndex('customer_one_time_tokens_hash_key').on(t.tokenHash), index('customer_one_time_tokens_customer_idx').on(t.customerId, t.purpose)],
 )

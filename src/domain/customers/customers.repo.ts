@@ -11,10 +11,20 @@ export const insertCustomer = async (db: Db, values: NewCustomerRow) => (await d
 
 /** The seller's customer with this email, whatever its case; the unique index serves the lookup. */
 export const findCustomerByEmail = async (db: Db, sellerId: string, email: string) =>
-  (await db.select().from(customers).where(and(eq(customers.sellerId, sellerId), sameEmail(email))))[0]
+  (
+    await db
+      .select()
+      .from(customers)
+      .where(and(eq(customers.sellerId, sellerId), sameEmail(email)))
+  )[0]
 
 export const findCustomerById = async (db: Db, sellerId: string, id: string) =>
-  (await db.select().from(customers).where(and(eq(customers.sellerId, sellerId), eq(customers.id, id))))[0]
+  (
+    await db
+      .select()
+      .from(customers)
+      .where(and(eq(customers.sellerId, sellerId), eq(customers.id, id)))
+  )[0]
 
 /**
  * Replaces a password hash, but only while it is still `expectedHash`: a rehash at login

@@ -27,8 +27,5 @@ export const customers = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex('customers_seller_email_key').on(t.sellerId, sql`lower(${t.email})`),
-    index('customers_seller_created_idx').on(t.sellerId, t.createdAt),
-  ],
+  (t) => [uniqueIndex('customers_seller_email_key').on(t.sellerId, sql`lower(${t.email})`), index('customers_seller_created_idx').on(t.sellerId, t.createdAt)],
 )

@@ -32,9 +32,7 @@ export async function loginCustomer(db: Db, options: LoginCustomerOptions): Prom
   const rehashed = passwordNeedsRehash(passwordHash) ? await hashPassword(options.password) : null
   return db.transaction(async (tx) => {
     // The password may have been reset while argon2 ran: the new session must not outlive that.
-    const unchanged = rehashed
-      ? await replacePasswordHash(tx, customer.id, passwordHash, rehashed)
-      : await lockPasswordHash(tx, customer.id, passwordHash)
+    const unchanged = rehashed ? await replacePasswordHash(tx, customer.id, passwordHash, rehashed) : await lockPasswordHash(tx, customer.id, passwordHash)
     if (!unchanged) throw new AppError('invalid_credentials')
     return startCustomerSession(tx, {
       customer,

@@ -46,12 +46,16 @@ export async function refreshCustomerSession(db: Db, options: RefreshCustomerSes
       const revoked = await revokeRefreshFamily(tx, known.familyId)
       if (revoked > 0) {
         await announce(sellerId)
-        await recordAudit(tx, { type: 'system', traceId: options.traceId ?? null }, {
-          action: 'stf.customer.refresh_token_reused',
-          target: { type: 'customer', id: known.customerId },
-          sellerId,
-          data: { family_id: known.familyId, revoked },
-        })
+        await recordAudit(
+          tx,
+          { type: 'system', traceId: options.traceId ?? null },
+          {
+            action: 'stf.customer.refresh_token_reused',
+            target: { type: 'customer', id: known.customerId },
+            sellerId,
+            data: { family_id: known.familyId, revoked },
+          },
+        )
       }
     }
     return null

@@ -3,14 +3,7 @@ import type { LastStatement } from '../../platform/db/transaction-ending-with.js
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import type { AvailabilityMemo } from './availability-memo.js'
 import { availableOf, inScope, type EventScope } from './availability.js'
-import {
-  readInventoriesWithHeld,
-  readTakenRows,
-  refusedRows,
-  takeTicketsQuery,
-  type HeldInventoryState,
-  type InventoryState,
-} from './inventory.repo.js'
+import { readInventoriesWithHeld, readTakenRows, refusedRows, takeTicketsQuery, type HeldInventoryState, type InventoryState } from './inventory.repo.js'
 
 export type HoldTicketsOptions = {
   sellerId: string
@@ -69,7 +62,11 @@ export function takeTickets(
     read: (rows) => {
       const taken = readTakenRows(rows)
       const field = options.sell ? 'sold' : 'held'
-      memo?.remember(sellerId, taken.map((row) => ({ ...row, [field]: row[field] + (options.wanted.get(row.id) ?? 0) })), startEpoch)
+      memo?.remember(
+        sellerId,
+        taken.map((row) => ({ ...row, [field]: row[field] + (options.wanted.get(row.id) ?? 0) })),
+        startEpoch,
+      )
       return new Map<string, InventoryState>(taken.map((row) => [row.id, row]))
     },
     explain: (error) => {

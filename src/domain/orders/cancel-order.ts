@@ -31,14 +31,20 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
     const quantities = new Map<string, number>()
     for (const item of items) quantities.set(item.inventoryId, (quantities.get(item.inventoryId) ?? 0) + item.quantity)
     await stock.release(order.sellerId, quantities)
-    await tx.update(tickets).set({ voidedAt: sql`now()` }).where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
+    await tx
+      .update(tickets)
+      .set({ voidedAt: sql`now()` })
+      .where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
 
     const redeemed = await tx.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
     const couponIds = [...new Set(redeemed.map((r) => r.couponId))]
     if (couponIds.length > 0) {
       await lockCoupons(tx, couponIds)
       for (const id of couponIds) {
-        await tx.update(coupons).set({ uses: sql`greatest(${coupons.uses} - 1, 0)` }).where(eq(coupons.id, id))
+        await tx
+          .update(coupons)
+          .set({ uses: sql`greatest(${coupons.uses} - 1, 0)` })
+          .where(eq(coupons.id, id))
       }
       await tx.delete(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
     }

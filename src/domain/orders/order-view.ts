@@ -21,9 +21,7 @@ export type OrderView = {
 export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): OrderView {
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
-  const sortedTickets = [...ticketRows].sort(
-    (x, y) => itemOrder.get(x.orderItemId)! - itemOrder.get(y.orderItemId)! || (x.identifier < y.identifier ? -1 : 1),
-  )
+  const sortedTickets = [...ticketRows].sort((x, y) => itemOrder.get(x.orderItemId)! - itemOrder.get(y.orderItemId)! || (x.identifier < y.identifier ? -1 : 1))
   return {
     id: order.id,
     status: order.status,

@@ -29,11 +29,7 @@ export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloads
   db.transaction(async (tx): Promise<TicketDownloadsView> => {
     const order = await findOrder(
       tx,
-      and(
-        eq(orders.id, options.orderId),
-        eq(orders.sellerId, options.sellerId),
-        options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
-      ),
+      and(eq(orders.id, options.orderId), eq(orders.sellerId, options.sellerId), options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined),
     )
     if (!order || (options.userId !== undefined && options.userId.toLowerCase() !== order.customerId)) throw new AppError('not_found')
 

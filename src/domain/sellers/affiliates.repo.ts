@@ -25,11 +25,16 @@ export type ScopedAffiliate = AffiliateRow & { eventIds: string[] | null }
 export const insertAffiliate = async (db: Db, values: typeof affiliates.$inferInsert) => (await db.insert(affiliates).values(values).returning())[0]!
 
 /** The affiliate, its row locked until the transaction ends. */
-export const lockAffiliateById = async (db: Db, id: string) =>
-  (await db.select().from(affiliates).where(eq(affiliates.id, id)).for('no key update'))[0]
+export const lockAffiliateById = async (db: Db, id: string) => (await db.select().from(affiliates).where(eq(affiliates.id, id)).for('no key update'))[0]
 
 export const updateAffiliateRow = async (db: Db, id: string, values: Partial<typeof affiliates.$inferInsert>) =>
-  (await db.update(affiliates).set({ ...values, updatedAt: sql`now()` }).where(eq(affiliates.id, id)).returning())[0]
+  (
+    await db
+      .update(affiliates)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(eq(affiliates.id, id))
+      .returning()
+  )[0]
 
 export async function insertAffiliateEvents(db: Db, affiliateId: string, eventIds: readonly string[]): Promise<void> {
   if (eventIds.length) await db.insert(affiliateEvents).values(eventIds.map((eventId) => ({ affiliateId, eventId })))
@@ -37,7 +42,10 @@ export async function insertAffiliateEvents(db: Db, affiliateId: string, eventId
 
 /** Replaces the events an affiliate may sell: null for all of them. */
 export async function replaceAffiliateEvents(db: Db, affiliateId: string, eventIds: readonly string[] | null): Promise<void> {
-  await db.update(affiliates).set({ allEvents: eventIds === null }).where(eq(affiliates.id, affiliateId))
+  await db
+    .update(affiliates)
+    .set({ allEvents: eventIds === null })
+    .where(eq(affiliates.id, affiliateId))
   await db.delete(affiliateEvents).where(eq(affiliateEvents.affiliateId, affiliateId))
   await insertAffiliateEvents(db, affiliateId, eventIds ?? [])
 }
@@ -46,11 +54,7 @@ export async function replaceAffiliateEvents(db: Db, affiliateId: string, eventI
 export async function withEventScopes(db: Db, rows: readonly AffiliateRow[]): Promise<ScopedAffiliate[]> {
   const limited = rows.filter((row) => !row.allEvents).map((row) => row.id)
   const links = limited.length
-    ? await db
-        .select()
-        .from(affiliateEvents)
-        .where(inArray(affiliateEvents.affiliateId, limited))
-        .orderBy(asc(affiliateEvents.eventId))
+    ? await db.select().from(affiliateEvents).where(inArray(affiliateEvents.affiliateId, limited)).orderBy(asc(affiliateEvents.eventId))
     : []
   return rows.map((row) => ({
     ...row,

@@ -22,21 +22,20 @@ export const affiliateCodeTaken = () => new AppError('already_exists', { message
 /** Creates an active affiliate of a seller. */
 export const createAffiliate = (db: Db, { sellerId, code, name, eventIds, actor }: CreateAffiliateOptions) =>
   changeSellers(db, async (tx, announce): Promise<ScopedAffiliate> => {
-      if (!(await lockSellerById(tx, sellerId))) throw new AppError('not_found')
-      const scope = eventIds ? (await checkSellerRefs(tx, sellerId, { eventIds })).eventIds! : null
-      const affiliate = await insertAffiliate(tx, { sellerId, code, name, allEvents: scope === null })
-      if (scope) await insertAffiliateEvents(tx, affiliate.id, scope)
-      await recordAudit(tx, actor, {
-        action: 'adm.affiliate.created',
-        target: { type: 'affiliate', id: affiliate.id },
-        sellerId,
-        data: { code, event_ids: scope },
-      })
-      // Unknown codes are cached by every process: this one must stop being unknown at once.
-      await announce(sellerId)
-      return (await withEventScopes(tx, [affiliate]))[0]!
+    if (!(await lockSellerById(tx, sellerId))) throw new AppError('not_found')
+    const scope = eventIds ? (await checkSellerRefs(tx, sellerId, { eventIds })).eventIds! : null
+    const affiliate = await insertAffiliate(tx, { sellerId, code, name, allEvents: scope === null })
+    if (scope) await insertAffiliateEvents(tx, affiliate.id, scope)
+    await recordAudit(tx, actor, {
+      action: 'adm.affiliate.created',
+      target: { type: 'affiliate', id: affiliate.id },
+      sellerId,
+      data: { code, event_ids: scope },
     })
-    .catch((error: unknown) => {
-      if (isUniqueViolation(error, 'affiliates_seller_code_key')) throw affiliateCodeTaken()
-      throw error
-    })
+    // Unknown codes are cached by every process: this one must stop being unknown at once.
+    await announce(sellerId)
+    return (await withEventScopes(tx, [affiliate]))[0]!
+  }).catch((error: unknown) => {
+    if (isUniqueViolation(error, 'affiliates_seller_code_key')) throw affiliateCodeTaken()
+    throw error
+  })

@@ -10,12 +10,21 @@ export const findPermissionById = async (db: Db, id: string): Promise<Permission
   (await db.select().from(staffPermissions).where(eq(staffPermissions.id, id)).limit(1))[0]
 
 export const findPermissionsByNames = (db: Db, names: readonly string[]): Promise<PermissionRow[]> =>
-  names.length === 0 ? Promise.resolve([]) : db.select().from(staffPermissions).where(inArray(staffPermissions.name, [...names]))
+  names.length === 0
+    ? Promise.resolve([])
+    : db
+        .select()
+        .from(staffPermissions)
+        .where(inArray(staffPermissions.name, [...names]))
 
 export const findPermissionsByIds = (db: Db, ids: readonly string[]): Promise<PermissionRow[]> =>
   ids.length === 0
     ? Promise.resolve([])
-    : db.select().from(staffPermissions).where(inArray(staffPermissions.id, [...ids])).orderBy(staffPermissions.name)
+    : db
+        .select()
+        .from(staffPermissions)
+        .where(inArray(staffPermissions.id, [...ids]))
+        .orderBy(staffPermissions.name)
 
 export const isPermissionNameTaken = async (db: Db, name: string, exceptId?: string): Promise<boolean> =>
   (
@@ -50,9 +59,7 @@ export async function deletePermissionRow(db: Db, id: string): Promise<boolean> 
 }
 
 export async function searchPermissionRows(db: Db, options: SearchOptions): Promise<Page<PermissionRow>> {
-  const where = options.q
-    ? or(ilike(staffPermissions.name, likePattern(options.q)), ilike(staffPermissions.description, likePattern(options.q)))
-    : undefined
+  const where = options.q ? or(ilike(staffPermissions.name, likePattern(options.q)), ilike(staffPermissions.description, likePattern(options.q))) : undefined
   const rows = await db
     .select()
     .from(staffPermissions)

@@ -20,7 +20,12 @@ export const lockRoleByName = async (db: Db, name: string): Promise<RoleRow | un
   (await db.select().from(staffRoles).where(eq(staffRoles.name, name)).for('update'))[0]
 
 export const findRolesByNames = (db: Db, names: readonly string[]): Promise<RoleRow[]> =>
-  names.length === 0 ? Promise.resolve([]) : db.select().from(staffRoles).where(inArray(staffRoles.name, [...names]))
+  names.length === 0
+    ? Promise.resolve([])
+    : db
+        .select()
+        .from(staffRoles)
+        .where(inArray(staffRoles.name, [...names]))
 
 export const isRoleNameTaken = async (db: Db, name: string, exceptId?: string): Promise<boolean> =>
   (
@@ -36,11 +41,7 @@ export async function insertRole(db: Db, values: { name: string; description: st
   return row!
 }
 
-export async function updateRoleRow(
-  db: Db,
-  id: string,
-  patch: { name?: string | undefined; description?: string | undefined },
-): Promise<RoleRow | undefined> {
+export async function updateRoleRow(db: Db, id: string, patch: { name?: string | undefined; description?: string | undefined }): Promise<RoleRow | undefined> {
   const [row] = await db
     .update(staffRoles)
     .set({ ...patch, updatedAt: sql`now()` })
@@ -57,9 +58,7 @@ export async function deleteRoleRow(db: Db, id: string): Promise<boolean> {
 }
 
 export async function searchRoleRows(db: Db, options: SearchOptions): Promise<Page<RoleRow>> {
-  const where = options.q
-    ? or(ilike(staffRoles.name, likePattern(options.q)), ilike(staffRoles.description, likePattern(options.q)))
-    : undefined
+  const where = options.q ? or(ilike(staffRoles.name, likePattern(options.q)), ilike(staffRoles.description, likePattern(options.q))) : undefined
   const rows = await db
     .select()
     .from(staffRoles)

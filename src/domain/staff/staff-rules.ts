@@ -19,9 +19,7 @@ export function unknownNames(wanted: readonly string[], known: Iterable<string>)
 /** Validation details naming each unknown entry of a body list, e.g. `roles.1`. */
 export function unknownNameDetails(field: string, wanted: readonly string[], unknown: readonly string[], kind: string): ErrorDetail[] {
   const missing = new Set(unknown)
-  return wanted.flatMap((name, index) =>
-    missing.has(name) ? [{ path: `${field}.${index}`, message: `no ${kind} is named "${name}"` }] : [],
-  )
+  return wanted.flatMap((name, index) => (missing.has(name) ? [{ path: `${field}.${index}`, message: `no ${kind} is named "${name}"` }] : []))
 }
 
 /**

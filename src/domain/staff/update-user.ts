@@ -9,16 +9,7 @@ import { assertAdminRemains, assertMayConfer, assertMayManageUser, resolveRoles 
 import { permissionNamesOfRoles } from './roles.repo.js'
 import { revokeUserSessions } from './sessions.repo.js'
 import { added, removed } from './staff-rules.js'
-import {
-  addUserRoles,
-  findUserById,
-  isEmailTaken,
-  removeUserRoles,
-  rolesOfUser,
-  updateUserRow,
-  withRoles,
-  type StaffUser,
-} from './users.repo.js'
+import { addUserRoles, findUserById, isEmailTaken, removeUserRoles, rolesOfUser, updateUserRow, withRoles, type StaffUser } from './users.repo.js'
 
 export type UpdateUserOptions = {
   name?: string | undefined

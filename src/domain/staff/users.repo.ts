@@ -25,7 +25,13 @@ export const findUserById = async (db: Db, id: string): Promise<UserRow | undefi
   (await db.select().from(staffUsers).where(eq(staffUsers.id, id)).limit(1))[0]
 
 export const findUserByEmail = async (db: Db, email: string): Promise<UserRow | undefined> =>
-  (await db.select().from(staffUsers).where(sql`lower(${staffUsers.email}) = ${normalizeEmail(email)}`).limit(1))[0]
+  (
+    await db
+      .select()
+      .from(staffUsers)
+      .where(sql`lower(${staffUsers.email}) = ${normalizeEmail(email)}`)
+      .limit(1)
+  )[0]
 
 export const isEmailTaken = async (db: Db, email: string, exceptId?: string): Promise<boolean> =>
   (
@@ -36,8 +42,7 @@ export const isEmailTaken = async (db: Db, email: string, exceptId?: string): Pr
       .limit(1)
   ).length > 0
 
-export const hasAnyUser = async (db: Db): Promise<boolean> =>
-  (await db.select({ id: staffUsers.id }).from(staffUsers).limit(1)).length > 0
+export const hasAnyUser = async (db: Db): Promise<boolean> => (await db.select({ id: staffUsers.id }).from(staffUsers).limit(1)).length > 0
 
 export async function insertUser(db: Db, values: { name: string; email: string; passwordHash: string }): Promise<UserRow> {
   const [row] = await db.insert(staffUsers).values(values).returning()
@@ -153,10 +158,7 @@ export async function countRoleHoldersExcept(db: Db, roleId: string, exceptUserI
 }
 
 export async function directPermissionIdsOfUser(db: Db, userId: string): Promise<string[]> {
-  const rows = await db
-    .select({ id: staffUserPermissions.permissionId })
-    .from(staffUserPermissions)
-    .where(eq(staffUserPermissions.userId, userId))
+  const rows = await db.select({ id: staffUserPermissions.permissionId }).from(staffUserPermissions).where(eq(staffUserPermissions.userId, userId))
   return rows.map((r) => r.id)
 }
 

@@ -304,8 +304,6 @@ export async function listenersOf(db: Db): Promise<string[]> {
 
 /** Tables of the application schema, for tests and tools that reset a database. */
 export async function listTables(db: Db): Promise<string[]> {
-  const result = await db.execute<{ tablename: string }>(
-    sql`select tablename from pg_tables where schemaname = 'public' order by tablename`,
-  )
+  const result = await db.execute<{ tablename: string }>(sql`select tablename from pg_tables where schemaname = 'public' order by tablename`)
   return result.rows.map((row) => row.tablename)
 }

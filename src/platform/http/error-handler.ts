@@ -110,7 +110,5 @@ export function registerErrorHandling(app: FastifyInstance) {
     return sendError(request, reply, appError)
   })
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('not_found', { message: 'No such route' })),
-  )
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('not_found', { message: 'No such route' })))
 }

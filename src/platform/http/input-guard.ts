@@ -50,8 +50,7 @@ const refuse = (path: string[]): AppError => {
  */
 export function registerInputGuard(app: FastifyInstance) {
   app.addHook('onRequest', async (request) => {
-    const found =
-      foundIn('params', request.params) ?? foundIn('querystring', request.query) ?? foundIn('headers', request.headers)
+    const found = foundIn('params', request.params) ?? foundIn('querystring', request.query) ?? foundIn('headers', request.headers)
     if (found) throw refuse(found)
   })
   app.addHook('preValidation', async (request) => {

@@ -22,12 +22,14 @@ export const ZPageQuery = z.object({
 })
 export type TPageQuery = z.infer<typeof ZPageQuery>
 
-export const ZPageMeta = z.object({
-  count: z.number().int(),
-  limit: z.number().int(),
-  page: z.number().int(),
-  total: z.number().int(),
-}).meta({ id: 'PaginationMeta' })
+export const ZPageMeta = z
+  .object({
+    count: z.number().int(),
+    limit: z.number().int(),
+    page: z.number().int(),
+    total: z.number().int(),
+  })
+  .meta({ id: 'PaginationMeta' })
 
 export const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: ZPageMeta })
 
