@@ -4,11 +4,11 @@ import { createAffiliate } from '../domain/sellers/create-affiliate.js'
 import { deactivateAffiliate } from '../domain/sellers/deactivate-affiliate.js'
 import { listAffiliates } from '../domain/sellers/list-affiliates.js'
 import { updateAffiliate } from '../domain/sellers/update-affiliate.js'
-import { pageMeta, pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta, pageOf, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
 import { toAffiliate, ZAffiliate, ZCreateAffiliate, ZUpdateAffiliate } from './affiliates.schemas.js'
-import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 
 /** Affiliates: partners selling a seller's events under their own code. */
 export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { ScopedAffiliate } from '../domain/sellers/affiliates.repo.js'
-import { AT_LEAST_ONE, atLeastOneField, iso, ZCode, ZInstant, ZName } from './common.schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, ZCode, ZInstant, ZName } from './common.schemas.js'
+import { iso } from '../platform/http/schemas.js'
 
 const ZEventScope = z
   .array(z.uuid())

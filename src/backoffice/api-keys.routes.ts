@@ -3,11 +3,11 @@ import { z } from 'zod'
 import { createApiKey } from '../domain/sellers/create-api-key.js'
 import { listApiKeys } from '../domain/sellers/list-api-keys.js'
 import { revokeApiKey } from '../domain/sellers/revoke-api-key.js'
-import { pageMeta, pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta, pageOf, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
 import { ZApiKey, ZApiKeyCreated, ZCreateApiKey, ZSellerKeyParams, toApiKey } from './api-keys.schemas.js'
-import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 
 /** A seller's API keys. Every key route needs `adm.sellers.write`, reading the list too. */
 export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { ApiKeyRow } from '../domain/sellers/api-keys.repo.js'
-import { iso, isoOrNull, ZInstant } from './common.schemas.js'
+import { isoOrNull, ZInstant } from './common.schemas.js'
+import { iso } from '../platform/http/schemas.js'
 
 export const ZSellerKeyParams = z.object({ id: z.uuid(), key_id: z.uuid() })
 

@@ -1,19 +1,11 @@
 import { z } from 'zod'
-import { ZErrorEnvelope } from '../platform/http/schemas.js'
 
 export const TAGS = ['backoffice']
 /** Every back-office route: `Authorization: Bearer <access_token>` of a member of staff. */
 export const STAFF_SECURITY = [{ staffBearer: [] }]
 
-/** The error envelope for each listed status, for the OpenAPI document. */
-export const errorResponses = <S extends number>(...statuses: S[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ZErrorEnvelope])) as Record<S, typeof ZErrorEnvelope>
-
-export const ZIdParams = z.object({ id: z.uuid() })
-
 /** An instant in a response. */
 export const ZInstant = z.iso.datetime()
-export const iso = (date: Date) => date.toISOString()
 export const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null)
 
 /** An instant in a request: ISO 8601 with `Z` or an offset. */

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { createCoupon } from '../domain/coupons/create-coupon.js'
 import { listCoupons } from '../domain/coupons/list-coupons.js'
 import { updateCoupon } from '../domain/coupons/update-coupon.js'
-import { pageMeta, pageOf } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta, pageOf, ZIdParams } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
-import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { fromCouponBody, toCoupon, ZCoupon, ZCouponListQuery, ZCreateCoupon, ZUpdateCoupon } from './coupons.schemas.js'
 
 /** A seller's discount coupons. */

@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { MAX_FIXED_VALUE } from '../domain/coupons/coupon-rules.js'
 import type { CouponRow } from '../domain/coupons/coupons.repo.js'
 import { COUPON_TYPES } from '../domain/coupons/coupons.table.js'
-import { ZPageQuery } from '../platform/http/schemas.js'
-import { AT_LEAST_ONE, atLeastOneField, dateOrNull, iso, isoOrNull, ZCode, ZInstant, ZInstantInput } from './common.schemas.js'
+import { iso, ZPageQuery } from '../platform/http/schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, dateOrNull, isoOrNull, ZCode, ZInstant, ZInstantInput } from './common.schemas.js'
 
 const limit = (description: string) => z.number().int().min(1).max(1_000_000_000).nullable().describe(description)
 

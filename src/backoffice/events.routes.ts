@@ -3,10 +3,10 @@ import { createEvent } from '../domain/catalog/create-event.js'
 import { getEvent } from '../domain/catalog/get-event.js'
 import { listEvents } from '../domain/catalog/list-events.js'
 import { updateEvent } from '../domain/catalog/update-event.js'
-import { pageMeta, pageOf } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta, pageOf, ZIdParams } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
-import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { fromEventBody, toEvent, ZCreateEvent, ZEvent, ZEventListQuery, ZUpdateEvent } from './events.schemas.js'
 
 /** A seller's events, of every status. */

@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { isUuidShaped, SLUG_MAX_LENGTH, SLUG_PATTERN } from '../domain/catalog/event-rules.js'
 import type { EventRow } from '../domain/catalog/events.repo.js'
 import { EVENT_STATUSES } from '../domain/catalog/events.table.js'
-import { ZPageQuery } from '../platform/http/schemas.js'
-import { AT_LEAST_ONE, atLeastOneField, iso, ZHttpUrl, ZInstant } from './common.schemas.js'
+import { iso, ZPageQuery } from '../platform/http/schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, ZHttpUrl, ZInstant } from './common.schemas.js'
 
 const ZStatus = z.enum(EVENT_STATUSES)
 

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { createInventory } from '../domain/catalog/create-inventory.js'
 import { listInventories } from '../domain/catalog/list-inventories.js'
 import { updateInventory } from '../domain/catalog/update-inventory.js'
-import { pageMeta, pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta, pageOf, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
-import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { toInventory, ZCreateInventory, ZInventory, ZUpdateInventory } from './inventories.schemas.js'
 
 /** Inventories: one kind of ticket on one date of an event. */

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { CountedInventory } from '../domain/inventory/held.js'
-import { AT_LEAST_ONE, atLeastOneField, iso, ZInstant, ZName } from './common.schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, ZInstant, ZName } from './common.schemas.js'
+import { iso } from '../platform/http/schemas.js'
 
 const ZVariant = z.strictObject({
   name: ZName,

@@ -6,12 +6,11 @@ import { findSellerById } from '../domain/sellers/sellers.repo.js'
 import { auditActorOf } from '../domain/staff/actor.js'
 import { requirePermission, staffActorOf } from '../platform/auth/staff-auth.js'
 import { AppError } from '../platform/errors.js'
-import { pageMeta, ZErrorEnvelope } from '../platform/http/schemas.js'
-import { ZAdmOrder, ZAdmOrderList, ZAdmOrderListQuery, ZIdParams } from './orders.schemas.js'
+import { errorResponses, pageMeta, ZIdParams } from '../platform/http/schemas.js'
+import { ZAdmOrder, ZAdmOrderList, ZAdmOrderListQuery } from './orders.schemas.js'
 
 const tags = ['backoffice']
 const security = [{ staffBearer: [] }]
-const e = ZErrorEnvelope
 
 /** `/adm/v1` orders: read with `adm.orders.read`, cancel with `adm.orders.write`. */
 export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -29,7 +28,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         security,
         params: ZIdParams,
         querystring: ZAdmOrderListQuery,
-        response: { 200: ZAdmOrderList, 400: e, 401: e, 403: e, 404: e },
+        response: { 200: ZAdmOrderList, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -55,7 +54,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         description: 'Needs `adm.orders.read`.',
         security,
         params: ZIdParams,
-        response: { 200: ZAdmOrder, 400: e, 401: e, 403: e, 404: e },
+        response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => getOrder(app.db, { sellerId: null, affiliate: null, customerId: null, orderId: request.params.id }),
@@ -73,7 +72,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'Cancelling a cancelled order changes nothing and answers it again (200).',
         security,
         params: ZIdParams,
-        response: { 200: ZAdmOrder, 400: e, 401: e, 403: e, 404: e },
+        response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => (await cancelOrder(app.db, { orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,

@@ -12,5 +12,3 @@ export const ZAdmOrderListQuery = ZPageQuery.extend({
   affiliate_code: z.string().min(1).max(64).optional().describe('Only orders placed under this affiliate code (case-insensitive)'),
   status: z.enum(ORDER_STATUSES).optional(),
 })
-
-export const ZIdParams = z.object({ id: z.uuid() })

@@ -3,10 +3,10 @@ import { createSeller } from '../domain/sellers/create-seller.js'
 import { getSeller } from '../domain/sellers/get-seller.js'
 import { listSellers } from '../domain/sellers/list-sellers.js'
 import { updateSeller } from '../domain/sellers/update-seller.js'
-import { pageMeta, pageOf } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta, pageOf, ZIdParams } from '../platform/http/schemas.js'
 import { requirePermission } from '../platform/auth/staff-auth.js'
 import { actorOf } from './staff-actor.js'
-import { errorResponses, STAFF_SECURITY, TAGS, ZIdParams } from './common.schemas.js'
+import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { toSeller, ZCreateSeller, ZSeller, ZSellerCreated, ZSellerListQuery, ZUpdateSeller } from './sellers.schemas.js'
 
 /** Sellers: the partners whose storefronts call `/stf/v1`. */

@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
 import type { SellerRow } from '../domain/sellers/sellers.repo.js'
 import { SELLER_STATUSES } from '../domain/sellers/sellers.table.js'
-import { ZPageQuery } from '../platform/http/schemas.js'
-import { AT_LEAST_ONE, atLeastOneField, iso, ZHttpUrl, ZInstant, ZName } from './common.schemas.js'
+import { iso, ZPageQuery } from '../platform/http/schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, ZHttpUrl, ZInstant, ZName } from './common.schemas.js'
 
 const b = SETTINGS_BOUNDS
 const intSetting = (bounds: { min: number; max: number }, description: string) => z.number().int().min(bounds.min).max(bounds.max).describe(description)

@@ -7,8 +7,9 @@ import { logoutStaff } from '../domain/staff/logout-staff.js'
 import { refreshStaffSession } from '../domain/staff/refresh-staff-session.js'
 import { authenticateStaff, signStaffAccessToken, staffOf } from '../platform/auth/staff-auth.js'
 import { ZLoginRequest, ZLoginResponse, ZRefreshTokenRequest, ZRefreshTokenResponse, presentUserInfo } from './auth.schemas.js'
-import { STAFF_SECURITY, TAGS, errorResponses } from './common.schemas.js'
+import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { iamRateLimits } from './rate-limits.js'
+import { errorResponses } from '../platform/http/schemas.js'
 
 function tokenPair(app: FastifyInstance, grant: StaffSessionGrant) {
   const access = signStaffAccessToken(app, { userId: grant.user.id, sessionId: grant.sessionId })

@@ -1,14 +1,9 @@
 import { z } from 'zod'
 import { SORTS } from '../domain/staff/search.js'
-import { ZErrorEnvelope } from '../platform/http/schemas.js'
 
 export const TAGS = ['iam']
 /** Routes that need `Authorization: Bearer <access_token>`. */
 export const STAFF_SECURITY = [{ staffBearer: [] }]
-
-/** The error envelope for each listed status, for the OpenAPI document. */
-export const errorResponses = <S extends number>(...statuses: S[]) =>
-  Object.fromEntries(statuses.map((status) => [status, ZErrorEnvelope])) as Record<S, typeof ZErrorEnvelope>
 
 /** Role and permission names: lower-case words joined by `.`, `_`, `:` or `-`, e.g. `adm.sellers.read`. */
 export const ZAccessName = z
@@ -19,7 +14,6 @@ export const ZAccessName = z
 
 export const ZDescription = z.string().max(500)
 
-export const ZIdParams = z.object({ id: z.uuid() })
 export const ZIdPermissionParams = z.object({ id: z.uuid(), permission_id: z.uuid() })
 
 export const ZSearchRequest = z
@@ -32,8 +26,6 @@ export const ZSearchRequest = z
   .meta({ id: 'SearchRequest' })
 
 export const ZMessage = z.object({ message: z.string() })
-
-export const iso = (date: Date) => date.toISOString()
 
 /** At least one field: an empty update is a mistake, not a no-op. */
 export const atLeastOneField = (value: Record<string, unknown>) => Object.values(value).some((v) => v !== undefined)

@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { requestPasswordReset } from '../domain/staff/request-password-reset.js'
 import { resetPassword } from '../domain/staff/reset-password.js'
 import { ACCOUNT_LOOKUP_FLOOR_MS, notBefore } from '../platform/http/answer-floor.js'
-import { TAGS, ZMessage, errorResponses } from './common.schemas.js'
+import { TAGS, ZMessage } from './common.schemas.js'
 import { RECOVER_MESSAGE, RESET_MESSAGE, ZPasswordRecoverRequest, ZPasswordResetRequest } from './password.schemas.js'
 import { iamRateLimits } from './rate-limits.js'
+import { errorResponses } from '../platform/http/schemas.js'
 
 /** `/password`: recovery by email and reset with the emailed token. No token needed. */
 export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {

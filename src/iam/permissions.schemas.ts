@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { PermissionRow } from '../domain/staff/permissions.repo.js'
-import { pageOf } from '../platform/http/schemas.js'
-import { ZAccessName, ZDescription, atLeastOneField, iso } from './common.schemas.js'
+import { iso, pageOf } from '../platform/http/schemas.js'
+import { ZAccessName, ZDescription, atLeastOneField } from './common.schemas.js'
 
 export const ZPermission = z
   .object({

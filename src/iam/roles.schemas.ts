@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { RoleWithPermissions } from '../domain/staff/roles.repo.js'
-import { pageOf } from '../platform/http/schemas.js'
-import { ZAccessName, ZDescription, atLeastOneField, iso } from './common.schemas.js'
+import { iso, pageOf } from '../platform/http/schemas.js'
+import { ZAccessName, ZDescription, atLeastOneField } from './common.schemas.js'
 
 const ZPermissionNames = z.array(ZAccessName).max(500).describe('Permission names; an unknown name is a 400 naming it')
 

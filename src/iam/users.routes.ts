@@ -12,8 +12,8 @@ import { searchUsers } from '../domain/staff/search-users.js'
 import { syncUserPermissions } from '../domain/staff/sync-user-permissions.js'
 import { updateUser } from '../domain/staff/update-user.js'
 import { requirePermission, staffActorOf, type StaffPrincipal } from '../platform/auth/staff-auth.js'
-import { ZPageQuery, pageMeta } from '../platform/http/schemas.js'
-import { STAFF_SECURITY, TAGS, ZIdParams, ZIdPermissionParams, errorResponses } from './common.schemas.js'
+import { errorResponses, pageMeta, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
+import { STAFF_SECURITY, TAGS, ZIdPermissionParams } from './common.schemas.js'
 import { ZRoles, presentRole } from './roles.schemas.js'
 import {
   ZCreateUserRequest,

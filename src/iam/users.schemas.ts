@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { EffectivePermission, StaffUser } from '../domain/staff/users.repo.js'
-import { pageOf } from '../platform/http/schemas.js'
-import { ZAccessName, ZSearchRequest, atLeastOneField, iso } from './common.schemas.js'
+import { iso, pageOf } from '../platform/http/schemas.js'
+import { ZAccessName, ZSearchRequest, atLeastOneField } from './common.schemas.js'
 import { ZPassword } from './password.schemas.js'
 
 const ZName = z.string().trim().min(1).max(200)

@@ -14,7 +14,7 @@ import { signInWithMagicLink } from '../domain/customers/sign-in-with-magic-link
 import { verifyCustomerEmail } from '../domain/customers/verify-customer-email.js'
 import { AppError } from '../platform/errors.js'
 import { ACCOUNT_LOOKUP_FLOOR_MS, notBefore } from '../platform/http/answer-floor.js'
-import { ZErrorEnvelope } from '../platform/http/schemas.js'
+import { errorResponses } from '../platform/http/schemas.js'
 import {
   ZEmailRequest,
   ZLoginRequest,
@@ -33,7 +33,6 @@ import { customerRateLimits } from './customer-rate-limits.js'
 
 const TAGS = ['storefront']
 const SELLER = [{ sellerBasic: [] }]
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, ZErrorEnvelope]))
 
 const LIMITED =
   'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits) and per email, ' +
@@ -91,7 +90,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           LIMITED_PER_ADDRESS,
         security: SELLER,
         body: ZRegisterRequest,
-        response: { 201: ZRegisterResponse, ...errors(400, 401, 409, 429) },
+        response: { 201: ZRegisterResponse, ...errorResponses(400, 401, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -125,7 +124,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           `email's limit before the password is checked; a successful one is forgiven. ${LIMITED}`,
         security: SELLER,
         body: ZLoginRequest,
-        response: { 200: ZTokenPair, ...errors(400, 401, 403, 429) },
+        response: { 200: ZTokenPair, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -160,7 +159,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           'with no session left also answers 204.',
         security: [{ sellerBasic: [], customerToken: [] }, { sellerBasic: [] }],
         querystring: ZLogoutQuery,
-        response: { 204: z.undefined().describe('Signed out'), ...errors(400, 401, 403, 404) },
+        response: { 204: z.undefined().describe('Signed out'), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -193,7 +192,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           LIMITED_PER_ADDRESS,
         security: SELLER,
         body: ZRefreshRequest,
-        response: { 200: ZTokenPair, ...errors(400, 401, 429) },
+        response: { 200: ZTokenPair, ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
@@ -222,7 +221,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           `body and time, whether or not the account exists. ${LIMITED}`,
         security: SELLER,
         body: ZEmailRequest,
-        response: { 200: ZMessage, ...errors(400, 401, 429) },
+        response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) =>
@@ -251,7 +250,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           `token: 401 \`invalid_token\`. ${LIMITED_PER_ADDRESS}`,
         security: SELLER,
         body: ZResetPasswordRequest,
-        response: { 200: ZMessage, ...errors(400, 401, 429) },
+        response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {
@@ -280,7 +279,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           `body and time, whether or not the account exists. ${LIMITED}`,
         security: SELLER,
         body: ZEmailRequest,
-        response: { 200: ZMessage, ...errors(400, 401, 429) },
+        response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) =>
@@ -308,7 +307,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           `used, expired or another seller's token: 401 \`invalid_token\`. ${LIMITED_PER_ADDRESS}`,
         security: SELLER,
         body: ZTokenRequest,
-        response: { 200: ZTokenPair, ...errors(400, 401, 429) },
+        response: { 200: ZTokenPair, ...errorResponses(400, 401, 429) },
       },
     },
     async (request, reply) => {
@@ -336,7 +335,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           `expired or another seller's token: 401 \`invalid_token\`. ${LIMITED_PER_ADDRESS}`,
         security: SELLER,
         body: ZTokenRequest,
-        response: { 200: ZMessage, ...errors(400, 401, 429) },
+        response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {
@@ -359,7 +358,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           `status, body and time, whether or not such an account exists. ${LIMITED}`,
         security: SELLER,
         body: ZEmailRequest,
-        response: { 200: ZMessage, ...errors(400, 401, 429) },
+        response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
       },
     },
     async (request) =>

@@ -6,7 +6,7 @@ import { createBasket } from '../domain/baskets/create-basket.js'
 import { getBasket } from '../domain/baskets/get-basket.js'
 import { quoteInstallments } from '../domain/baskets/quote-installments.js'
 import { removeCoupon } from '../domain/baskets/remove-coupon.js'
-import { ZErrorEnvelope } from '../platform/http/schemas.js'
+import { errorResponses } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
 import { optionalCustomer } from './customer-auth.js'
 import {
@@ -23,8 +23,7 @@ import {
 
 const tags = ['storefront']
 const security = [{ sellerBasic: [] }]
-const e = ZErrorEnvelope
-const couponErrors = { 400: e, 401: e, 404: e, 409: e, 410: e, 422: e }
+const couponErrors = errorResponses(400, 401, 404, 409, 410, 422)
 
 /** What every call on one basket passes: tenant, affiliate scope, basket and actor. */
 const onBasket = (request: Pick<FastifyRequest, 'seller' | 'affiliate' | 'customer' | 'id'> & { params: { id: string } }) => ({
@@ -52,7 +51,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         security: [{ sellerBasic: [] }, { sellerBasic: [], customerToken: [] }],
         headers: ZIdempotencyHeaders,
         body: ZCreateBasketBody,
-        response: { 201: ZBasket, 400: e, 401: e, 404: e, 409: e },
+        response: { 201: ZBasket, ...errorResponses(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -74,7 +73,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/baskets/:id',
     {
-      schema: { tags, summary: 'Read a basket', security, params: ZBasketParams, response: { 200: ZBasket, 400: e, 401: e, 404: e } },
+      schema: { tags, summary: 'Read a basket', security, params: ZBasketParams, response: { 200: ZBasket, ...errorResponses(400, 401, 404) } },
     },
     async (request) => getBasket(app.db, onBasket(request)),
   )
@@ -90,7 +89,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         security,
         params: ZBasketParams,
         body: ZChangeBasketItemsBody,
-        response: { 200: ZBasket, 400: e, 401: e, 404: e, 409: e, 410: e },
+        response: { 200: ZBasket, ...errorResponses(400, 401, 404, 409, 410) },
       },
     },
     async (request) =>
@@ -125,7 +124,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/baskets/:id/coupon',
     {
-      schema: { tags, summary: 'Remove the basket coupon', security, params: ZBasketParams, response: { 200: ZBasket, 400: e, 401: e, 404: e, 410: e } },
+      schema: { tags, summary: 'Remove the basket coupon', security, params: ZBasketParams, response: { 200: ZBasket, ...errorResponses(400, 401, 404, 410) } },
     },
     async (request) => removeCoupon(app.db, onBasket(request)),
   )
@@ -160,7 +159,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Remove an item coupon',
         security,
         params: ZBasketItemParams,
-        response: { 200: ZBasket, 400: e, 401: e, 404: e, 410: e },
+        response: { 200: ZBasket, ...errorResponses(400, 401, 404, 410) },
       },
     },
     async (request) => removeCoupon(app.db, { ...onBasket(request), itemId: request.params.item_id }),
@@ -178,7 +177,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         security,
         params: ZBasketParams,
         body: ZInstallmentsBody,
-        response: { 200: ZInstallments, 400: e, 401: e, 404: e, 410: e, 422: e },
+        response: { 200: ZInstallments, ...errorResponses(400, 401, 404, 410, 422) },
       },
     },
     async (request) =>

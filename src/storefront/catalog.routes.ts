@@ -3,7 +3,7 @@ import { getEventAvailability } from '../domain/catalog/get-event-availability.j
 import { getStorefrontEvent } from '../domain/catalog/get-storefront-event.js'
 import { listStorefrontEvents } from '../domain/catalog/list-storefront-events.js'
 import { AppError } from '../platform/errors.js'
-import { pageMeta, ZErrorEnvelope, ZUuid } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta, ZUuid } from '../platform/http/schemas.js'
 import {
   MAX_AVAILABILITY_DAYS,
   ZAvailabilityQuery,
@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000
 const isoDate = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const dateMs = (date: string) => Date.parse(`${date}T00:00:00Z`)
 
-const errors = { 400: ZErrorEnvelope, 401: ZErrorEnvelope, 404: ZErrorEnvelope }
+const errors = errorResponses(400, 401, 404)
 const security = [{ sellerBasic: [] }]
 
 /** `/stf/v1/events`: the seller's catalogue, narrowed to the affiliate's events under `X-Affiliate-Code`. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { getCustomer } from '../domain/customers/get-customer.js'
-import { ZErrorEnvelope } from '../platform/http/schemas.js'
+import { errorResponses } from '../platform/http/schemas.js'
 import { ZCustomer, presentCustomer } from './auth.schemas.js'
 import { customerOf, requireCustomer } from './customer-auth.js'
 
@@ -17,7 +17,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
           'Needs `X-Customer-Token` with the Basic credentials of the seller that issued it: missing, 401 `unauthorized`; ' +
           "invalid, expired or another seller's, 401 `invalid_token`.",
         security: [{ sellerBasic: [], customerToken: [] }],
-        response: { 200: ZCustomer, 400: ZErrorEnvelope, 401: ZErrorEnvelope },
+        response: { 200: ZCustomer, ...errorResponses(400, 401) },
       },
     },
     async (request) => {

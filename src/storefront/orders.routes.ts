@@ -3,7 +3,7 @@ import { getOrder } from '../domain/orders/get-order.js'
 import { listOrders } from '../domain/orders/list-orders.js'
 import { placeOrder } from '../domain/orders/place-order.js'
 import { registerTicketDownloads } from '../domain/orders/register-ticket-downloads.js'
-import { pageMeta, ZErrorEnvelope } from '../platform/http/schemas.js'
+import { errorResponses, pageMeta } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
 import { ZBasketParams, ZIdempotencyHeaders } from './baskets.schemas.js'
 import { optionalCustomer, requireCustomer } from './customer-auth.js'
@@ -18,7 +18,6 @@ import {
 } from './orders.schemas.js'
 
 const tags = ['storefront']
-const e = ZErrorEnvelope
 const sellerOnly = [{ sellerBasic: [] }]
 const withCustomer = [{ sellerBasic: [], customerToken: [] }]
 
@@ -40,7 +39,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         headers: ZIdempotencyHeaders,
         params: ZBasketParams,
         body: ZCheckoutBody,
-        response: { 201: ZOrder, 400: e, 401: e, 404: e, 409: e, 410: e, 422: e },
+        response: { 201: ZOrder, ...errorResponses(400, 401, 404, 409, 410, 422) },
       },
     },
     async (request, reply) => {
@@ -71,7 +70,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         description: 'Needs `X-Customer-Token`. Newest first; under `X-Affiliate-Code` only the orders placed under that code.',
         security: withCustomer,
         querystring: ZOrderListQuery,
-        response: { 200: ZOrderList, 400: e, 401: e },
+        response: { 200: ZOrderList, ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -96,7 +95,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         description: 'An order of this seller; under `X-Affiliate-Code` only one placed under that code; with `X-Customer-Token` only one of that customer.',
         security: sellerOnly,
         params: ZOrderParams,
-        response: { 200: ZOrder, 400: e, 401: e, 404: e },
+        response: { 200: ZOrder, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) =>
@@ -119,7 +118,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           '`unknown`: those not in the order. Another seller’s order, or a `user_id` other than the order’s customer: 404. Every call is kept for audit.',
         security: sellerOnly,
         body: ZRegisterTicketDownloadRequest,
-        response: { 200: ZRegisterTicketDownloadResponse, 400: e, 401: e, 404: e },
+        response: { 200: ZRegisterTicketDownloadResponse, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) =>

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ZErrorEnvelope } from '../platform/http/schemas.js'
+import { errorResponses } from '../platform/http/schemas.js'
 
 const ZSellerProfile = z
   .object({
@@ -27,7 +27,7 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['storefront'],
         summary: 'The seller (and affiliate) these credentials act for',
         security: [{ sellerBasic: [] }],
-        response: { 200: ZSellerProfile, 400: ZErrorEnvelope, 401: ZErrorEnvelope },
+        response: { 200: ZSellerProfile, ...errorResponses(400, 401) },
       },
     },
     async (request) => ({

@@ -13,7 +13,17 @@ export const ZErrorEnvelope = z
   })
   .meta({ id: 'Error' })
 
+/** The error envelope for each listed status, for the OpenAPI document: `response: { 200: ZThing, ...errorResponses(400, 401) }`. */
+export const errorResponses = <S extends number>(...statuses: S[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ZErrorEnvelope])) as Record<S, typeof ZErrorEnvelope>
+
 export const ZUuid = z.uuid()
+
+/** `/{id}` of a resource. */
+export const ZIdParams = z.object({ id: z.uuid() })
+
+/** An instant as the API answers it: ISO 8601, UTC. */
+export const iso = (date: Date) => date.toISOString()
 
 /** `page` (1-based) and `limit` (1..100, default 20), as every list takes them. */
 export const ZPageQuery = z.object({
