@@ -4,7 +4,7 @@ import { defineConfig } from 'drizzle-kit'
 // embedded PGlite. `npm run db:generate` writes a new migration after a table changes.
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/platform/db/schema.ts',
+  schema: './src/domain/schema.ts',
   out: './migrations',
   casing: 'snake_case',
 })

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { authenticateStaff } from '../platform/auth/staff-auth.js'
+import { authenticateStaff } from '../iam/staff-auth.js'
 import { affiliateRoutes } from './affiliates.routes.js'
 import { apiKeyRoutes } from './api-keys.routes.js'
 import { couponRoutes } from './coupons.routes.js'

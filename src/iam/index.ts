@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { authenticateStaff } from '../platform/auth/staff-auth.js'
+import { authenticateStaff } from './staff-auth.js'
 import { authRoutes } from './auth.routes.js'
 import { passwordRoutes } from './password.routes.js'
 import { permissionRoutes } from './permissions.routes.js'

@@ -5,7 +5,7 @@ import { resolvePermissions, resolveRoles } from '../../src/domain/staff/grants.
 import { startStaffSession } from '../../src/domain/staff/start-staff-session.js'
 import { addUserPermissions, addUserRoles, insertUser } from '../../src/domain/staff/users.repo.js'
 import { hashPassword } from '../../src/platform/auth/passwords.js'
-import { signStaffAccessToken } from '../../src/platform/auth/staff-auth.js'
+import { signStaffAccessToken } from '../../src/iam/staff-auth.js'
 
 export type CreateStaffOptions = {
   /** Permission names granted directly; each must exist (the built-ins always do). */

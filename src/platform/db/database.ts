@@ -10,9 +10,6 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
 import { PreparingClient, UnpreparedClient } from './preparing-client.js'
-import * as schema from './schema.js'
-
-export type Schema = typeof schema
 
 /** Both drivers answer raw queries with `{ rows }`. */
 type RowsOf<T> = { rows: (T extends Record<string, unknown> ? T : Record<string, unknown>)[] }
@@ -21,7 +18,7 @@ export interface RowsResultHKT extends PgQueryResultHKT {
 }
 
 /** A database handle or a transaction: repositories accept either. */
-export type Db = PgDatabase<RowsResultHKT, Schema>
+export type Db = PgDatabase<RowsResultHKT>
 
 export type PoolStats = { total: number; idle: number; waiting: number }
 
@@ -71,8 +68,8 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../migrations', im
 // Any constant works: it only has to be the same for every process of this application.
 const MIGRATION_LOCK_ID = 7_344_021
 
-/** How every drizzle handle of this application is built: the schema, and column names in snake_case. */
-export const DRIZZLE_OPTIONS = { schema, casing: 'snake_case' as const }
+/** How every drizzle handle of this application is built: column names in snake_case. */
+export const DRIZZLE_OPTIONS = { casing: 'snake_case' as const }
 const { casing } = DRIZZLE_OPTIONS
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {

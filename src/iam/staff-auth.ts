@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto'
 import fastifyJwt, { type JWT } from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { StaffActor } from '../../domain/staff/actor.js'
-import { findStaffPrincipal } from '../../domain/staff/sessions.repo.js'
-import { AppError } from '../errors.js'
+import type { StaffActor } from '../domain/staff/actor.js'
+import { findStaffPrincipal } from '../domain/staff/sessions.repo.js'
+import { AppError } from '../platform/errors.js'
 
 /**
  * Staff authentication, shared by `/iam/v1` and `/adm/v1`.

@@ -1,0 +1,21 @@
+// The one schema both drivers share. Each aggregate keeps its tables beside its code; this
+// barrel is what drizzle-kit reads to write migrations (drizzle.config.ts). The application
+// queries through the table objects themselves, so the database layer needs no schema.
+export * from '../platform/mail/outbox.table.js'
+export * from './audit/audit-log.table.js'
+export * from './sellers/sellers.table.js'
+export * from './sellers/api-keys.table.js'
+export * from './sellers/affiliates.table.js'
+export * from './catalog/events.table.js'
+export * from './catalog/inventories.table.js'
+export * from './coupons/coupons.table.js'
+export * from './baskets/baskets.table.js'
+export * from './staff/permissions.table.js'
+export * from './staff/roles.table.js'
+export * from './staff/users.table.js'
+export * from './staff/sessions.table.js'
+export * from './staff/password-resets.table.js'
+export * from './customers/customers.table.js'
+export * from './customers/customer-tokens.table.js'
+export * from './idempotency/idempotency-keys.table.js'
+export * from './orders/orders.table.js'

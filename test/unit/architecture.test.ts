@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const SRC = path.resolve(import.meta.dirname, '../../src')
+
+/** Every module a file of `folder` (under src/) imports, with the file. */
+function importsOf(folder: string): { file: string; target: string }[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]))
+  return walk(path.join(SRC, folder)).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/from '([^']+)'/g)].map((m) => {
+      const spec = m[1]!
+      return { file: path.relative(SRC, file), target: spec.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(file), spec)) : spec }
+    }),
+  )
+}
+
+describe('the house: who may import whom', () => {
+  it('the platform imports nothing of the domain or of the route groups', () => {
+    const upward = importsOf('platform').filter(({ target }) => /^(domain|storefront|iam|backoffice)\//.test(target))
+    expect(upward).toEqual([])
+  })
+
+  it('the domain never touches Fastify nor the route groups', () => {
+    const http = importsOf('domain').filter(({ target }) => /^(fastify|@fastify\/)/.test(target) || /^(storefront|iam|backoffice)\//.test(target))
+    expect(http).toEqual([])
+  })
+
+  it('ticket availability has one owner: only the inventory module writes sold or counts held tickets', () => {
+    const owners = importsOf('domain').filter(
+      ({ file, target }) => !file.startsWith('domain/inventory/') && /^domain\/inventory\/inventory\.repo\.js$/.test(target),
+    )
+    expect(owners.map(({ file }) => file).filter((file) => !/^domain\/(baskets|orders)\//.test(file))).toEqual([])
+    const soldWriters = readdirSync(path.join(SRC, 'domain'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.startsWith('inventory'))
+      .filter((file) => /sold:\s*sql|set sold|sold = inv\.sold/.test(readFileSync(path.join(SRC, 'domain', file), 'utf8')))
+    expect(soldWriters).toEqual([])
+  })
+})
