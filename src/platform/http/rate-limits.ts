@@ -40,8 +40,13 @@ export const rateLimited = (retryAfterSeconds: number) =>
 export const addressKey = (ip: string) => normalizeIP(ip)
 
 export function createLimits(options: { redis?: Redis | undefined; keyPrefix: string }): Limits {
+  // One counter per name, however many route files define it: two in-memory counters under one
+  // name would each let the full limit through.
+  const defined = new Map<string, Limit>()
   return {
     define(name, max, windowSeconds) {
+      const known = defined.get(name)
+      if (known) return known
       const keyPrefix = `${options.keyPrefix}rl:${name}`
       const memory = new RateLimiterMemory({ keyPrefix, points: max, duration: windowSeconds })
       const limiter: RateLimiterAbstract = options.redis
@@ -66,7 +71,7 @@ export function createLimits(options: { redis?: Redis | undefined; keyPrefix: st
           return { allowed: true, retryAfterSeconds: 0 }
         }
       }
-      return {
+      const limit: Limit = {
         count,
         async hit(key) {
           const verdict = await count(key)
@@ -75,6 +80,8 @@ export function createLimits(options: { redis?: Redis | undefined; keyPrefix: st
         forgive: (key) => limiter.reward(key, 1).then(swallow, swallow),
         clear: (key) => limiter.delete(key).then(swallow, swallow),
       }
+      defined.set(name, limit)
+      return limit
     },
   }
 }
