@@ -47,7 +47,13 @@ export function registerEndUserAddress(app: FastifyInstance) {
       headers: headers instanceof z.ZodObject ? headers.extend(ZEndUserIpHeader) : z.object(ZEndUserIpHeader),
     }
   })
-  app.addHook('onRequest', async (request) => {
-    request.endUserIp = readEndUserIp(request)
+  // Synchronous: it runs on every storefront call, and most carry no such header.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      request.endUserIp = readEndUserIp(request)
+      done()
+    } catch (error) {
+      done(error as Error)
+    }
   })
 }

@@ -5,6 +5,7 @@ import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { expectError } from '../support/customer-auth.js'
 
 const ctx = useTestApp()
 let a: TestSeller
@@ -40,11 +41,6 @@ const applyToBasket = (basketId: string, code: string, headers = a.auth) =>
   ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/coupon`, headers, payload: { code } })
 const applyToItem = (basketId: string, itemId: string, code: string, headers = a.auth) =>
   ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/coupon/${itemId}`, headers, payload: { code } })
-
-const expectError = (res: { statusCode: number; json: () => { code: string } }, status: number, code: string) => {
-  expect(res.statusCode).toBe(status)
-  expect(res.json().code).toBe(code)
-}
 
 describe('POST /stf/v1/baskets/{id}/coupon', () => {
   it('discounts the basket, percent rounded down to the centavo, and shows the coupon', async () => {

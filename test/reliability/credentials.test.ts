@@ -15,23 +15,13 @@ import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestCustomer } from '../factories/customers.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { asAdmin, createStaff, type TestStaff } from '../support/staff.js'
+import { NO_RATE_LIMITS } from '../support/limits.js'
 
 /**
  * Credentials: how passwords are stored and chosen, how guessing is slowed down, and that a
  * login tells an unknown account from a wrong password neither by its answer nor by its time.
  */
-const UNLIMITED = {
-  IAM_LOGIN_LIMIT_PER_IP: '100000',
-  IAM_LOGIN_FAILURES_PER_ACCOUNT: '100000',
-  IAM_PASSWORD_LIMIT_PER_IP: '100000',
-  IAM_RECOVER_LIMIT_PER_ACCOUNT: '100000',
-  STF_LOGIN_LIMIT_PER_IP: '100000',
-  STF_LOGIN_LIMIT_PER_EMAIL: '100000',
-  STF_EMAIL_LIMIT_PER_IP: '100000',
-  STF_EMAIL_LIMIT_PER_EMAIL: '100000',
-  STF_TOKEN_LIMIT_PER_IP: '100000',
-}
-const ctx = useTestApp({ env: UNLIMITED })
+const ctx = useTestApp({ env: NO_RATE_LIMITS })
 
 let seller: TestSeller
 let admin: TestStaff

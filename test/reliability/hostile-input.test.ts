@@ -16,6 +16,7 @@ import { fingerprint } from '../support/db-fingerprint.js'
 import { expectError } from '../support/customer-auth.js'
 import { hostileRequest, operationsOf, type GeneratedRequest, type IdPools, type OpenApiDocument, type Operation } from '../support/openapi-inputs.js'
 import { asAdmin, createStaff, type TestStaff } from '../support/staff.js'
+import { NO_RATE_LIMITS } from '../support/limits.js'
 
 /**
  * Every route of /openapi.json, given hostile input generated from its own schemas (one
@@ -25,22 +26,6 @@ import { asAdmin, createStaff, type TestStaff } from '../support/staff.js'
  */
 const RUNS = Number(process.env.RELIABILITY_RUNS ?? 40)
 const SEED = Number(process.env.RELIABILITY_SEED ?? Date.now() % 2 ** 31)
-
-const UNLIMITED = Object.fromEntries(
-  [
-    'IAM_LOGIN_LIMIT_PER_IP',
-    'IAM_LOGIN_FAILURES_PER_ACCOUNT',
-    'IAM_REFRESH_LIMIT_PER_IP',
-    'IAM_PASSWORD_LIMIT_PER_IP',
-    'IAM_RECOVER_LIMIT_PER_ACCOUNT',
-    'STF_LOGIN_LIMIT_PER_IP',
-    'STF_LOGIN_LIMIT_PER_EMAIL',
-    'STF_EMAIL_LIMIT_PER_IP',
-    'STF_EMAIL_LIMIT_PER_EMAIL',
-    'STF_REFRESH_LIMIT_PER_IP',
-    'STF_TOKEN_LIMIT_PER_IP',
-  ].map((name) => [name, '1000000']),
-)
 
 // The document is read from an app of its own, so that the routes are known when tests are declared.
 const doc = await (async () => {
@@ -124,7 +109,7 @@ async function furnish(target: TestSeller, buyer: TestCustomer, baskets: number,
 
 beforeAll(async () => {
   await resetDatabase(await testDatabase())
-  app = await buildTestApp({ env: UNLIMITED })
+  app = await buildTestApp({ env: NO_RATE_LIMITS })
   seller = await createTestSeller(app)
   customer = await createTestCustomer(app, seller)
   const mine = await furnish(seller, customer, 6, 2)

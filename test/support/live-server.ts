@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.js'
 import { openDatabase } from '../../src/platform/db/database.js'
 import { testConfig } from '../build-app.js'
 import { createScratchDatabase } from './database.js'
+import { NO_RATE_LIMITS } from './limits.js'
 import { startServerProcess, type ServerProcess } from './server-process.js'
 
 /**
@@ -30,23 +31,6 @@ export async function openFixtures(databaseUrl: string, env: Record<string, stri
 
 /** A fresh database on the `TEST_DATABASE_URL` server. */
 export const freshDatabase = () => createScratchDatabase(process.env.TEST_DATABASE_URL!)
-
-/** Limits high enough that a test's own bursts are never rate limited (unless it says so). */
-export const NO_RATE_LIMITS: Record<string, string> = Object.fromEntries(
-  [
-    'IAM_LOGIN_LIMIT_PER_IP',
-    'IAM_LOGIN_FAILURES_PER_ACCOUNT',
-    'IAM_REFRESH_LIMIT_PER_IP',
-    'IAM_PASSWORD_LIMIT_PER_IP',
-    'IAM_RECOVER_LIMIT_PER_ACCOUNT',
-    'STF_LOGIN_LIMIT_PER_IP',
-    'STF_LOGIN_LIMIT_PER_EMAIL',
-    'STF_EMAIL_LIMIT_PER_IP',
-    'STF_EMAIL_LIMIT_PER_EMAIL',
-    'STF_REFRESH_LIMIT_PER_IP',
-    'STF_TOKEN_LIMIT_PER_IP',
-  ].map((name) => [name, '1000000']),
-)
 
 /** Starts a server process over `databaseUrl` (quiet logs, no rate limits unless `env` sets them). */
 export const startServer = (databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> =>
