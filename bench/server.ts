@@ -1,19 +1,12 @@
 import closeWithGrace from 'close-with-grace'
-import { ConfigError, loadConfig, type Config } from '../src/platform/config.js'
+import { loadConfigOrExit } from '../src/platform/config.js'
 import { buildBenchApp } from './server/app.js'
 
 /**
  * The server `npm run bench` measures: `src/server.ts` without the demo data, with the
  * benchmark's own routes (bench/server/app.ts). Compiled like the image's dist/ (bench/lib/server.ts).
  */
-let config: Config
-try {
-  config = loadConfig()
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error
-  process.stderr.write(`${error.message}\n`)
-  process.exit(1)
-}
+const config = loadConfigOrExit()
 
 const app = await buildBenchApp({ config })
 

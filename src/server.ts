@@ -3,18 +3,11 @@ import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { seedDemo, type DemoData } from './domain/demo/seed-demo.js'
-import { ConfigError, loadConfig, type Config } from './platform/config.js'
+import { loadConfigOrExit } from './platform/config.js'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
 
-let config: Config
-try {
-  config = loadConfig()
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error
-  process.stderr.write(`${error.message}\n`)
-  process.exit(1)
-}
+const config = loadConfigOrExit()
 
 const app = await buildApp({ config })
 

@@ -241,6 +241,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   })
 }
 
+/** A server's first step: the configuration of this process, or exit 1 with what is wrong on stderr. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`${error.message}\n`)
+    process.exit(1)
+  }
+}
+
 /** The names of every variable the process reads; the compose test checks against it. */
 export const KNOWN_ENV = Object.freeze(Object.keys(ZEnv.shape))
 
