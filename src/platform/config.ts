@@ -103,72 +103,84 @@ export const ZEnv = z
 
 export type Env = z.input<typeof ZEnv>
 
-export type Config = Readonly<{
-  port: number
-  host: string
-  /** Unset: the embedded PGlite database in `dataDir`. */
-  databaseUrl: string | undefined
-  dataDir: string
-  db: Readonly<{ poolMax: number; connectTimeoutMs: number; statementTimeoutMs: number; preparedStatements: boolean }>
-  smtpUrl: string | undefined
-  mailFrom: string
-  /** Unset with the embedded database: generated and kept in `dataDir`. */
-  jwtSecret: string | undefined
-  admin: Readonly<{ email: string; password: string }> | undefined
-  iamResetUrl: string
-  logLevel: z.infer<typeof ZEnv>['LOG_LEVEL']
-  redisUrl: string | undefined
-  redisKeyPrefix: string
-  corsOrigins: readonly string[]
-  trustProxy: readonly string[] | undefined
-  seedDemo: boolean
-  outboxPollMs: number
-  /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
-  availabilityMemoMs: number
-  ttl: Readonly<{
-    stfAccess: number
-    stfRefresh: number
-    stfReset: number
-    stfMagicLink: number
-    stfVerifyEmail: number
-    iamAccess: number
-    iamRefresh: number
-    iamReset: number
-  }>
-  /**
-   * Staff authentication limits. Per IP over `ipWindowSeconds`; per account (the email
-   * named in the body) over `accountWindowSeconds`. Only failed logins count per account.
-   */
-  iamRateLimits: Readonly<{
-    ipWindowSeconds: number
-    accountWindowSeconds: number
-    loginPerIp: number
-    loginFailuresPerAccount: number
-    refreshPerIp: number
-    passwordPerIp: number
-    recoverPerAccount: number
-  }>
-  /**
-   * Customer authentication limits, each counted per seller over `windowSeconds`: per client
-   * IP, and per email (as named in the body). `email*` covers the calls that send an email
-   * (register, forgot-password, magic-link); `token*` those that consume an emailed token.
-   */
-  stfRateLimits: Readonly<{
-    windowSeconds: number
-    loginPerIp: number
-    loginPerEmail: number
-    emailPerIp: number
-    emailPerEmail: number
-    refreshPerIp: number
-    tokenPerIp: number
-    limitFactorWithoutEndUserIp: number
-  }>
-  /** Where GET /metrics is served; neither set: nowhere. */
-  metrics: Readonly<{ token: string | undefined; port: number | undefined }>
-}>
+/** The configuration as the code reads it: derived from the parsed environment, frozen. */
+export type Config = ReturnType<typeof toConfig>
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
+}
+
+/** Each variable's place in the configuration: the one mapping from variables to fields. */
+function toConfig(e: z.output<typeof ZEnv>) {
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    /** Unset: the embedded PGlite database in `dataDir`. */
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    db: Object.freeze({
+      poolMax: e.DB_POOL_MAX,
+      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+      preparedStatements: e.DB_PREPARED_STATEMENTS,
+    }),
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    /** Unset with the embedded database: generated and kept in `dataDir`. */
+    jwtSecret: e.JWT_SECRET,
+    admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? Object.freeze({ email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD }) : undefined,
+    iamResetUrl: e.IAM_RESET_URL,
+    logLevel: e.LOG_LEVEL,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    corsOrigins: Object.freeze(e.CORS_ORIGINS ?? []),
+    trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
+    seedDemo: e.SEED_DEMO,
+    outboxPollMs: e.OUTBOX_POLL_MS,
+    /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
+    availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
+    ttl: Object.freeze({
+      stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,
+      stfRefresh: e.STF_REFRESH_TOKEN_TTL_SECONDS,
+      stfReset: e.STF_RESET_TOKEN_TTL_SECONDS,
+      stfMagicLink: e.STF_MAGIC_LINK_TTL_SECONDS,
+      stfVerifyEmail: e.STF_VERIFY_EMAIL_TTL_SECONDS,
+      iamAccess: e.IAM_ACCESS_TOKEN_TTL_SECONDS,
+      iamRefresh: e.IAM_REFRESH_TOKEN_TTL_SECONDS,
+      iamReset: e.IAM_RESET_TOKEN_TTL_SECONDS,
+    }),
+    /**
+     * Staff authentication limits. Per IP over `ipWindowSeconds`; per account (the email named in
+     * the body) over `accountWindowSeconds`: login attempts (forgiven when right) and recovery emails.
+     */
+    iamRateLimits: Object.freeze({
+      ipWindowSeconds: e.IAM_RATE_LIMIT_WINDOW_SECONDS,
+      accountWindowSeconds: e.IAM_ACCOUNT_RATE_LIMIT_WINDOW_SECONDS,
+      loginPerIp: e.IAM_LOGIN_LIMIT_PER_IP,
+      loginFailuresPerAccount: e.IAM_LOGIN_FAILURES_PER_ACCOUNT,
+      refreshPerIp: e.IAM_REFRESH_LIMIT_PER_IP,
+      passwordPerIp: e.IAM_PASSWORD_LIMIT_PER_IP,
+      recoverPerAccount: e.IAM_RECOVER_LIMIT_PER_ACCOUNT,
+    }),
+    /**
+     * Customer authentication limits, each counted per seller over `windowSeconds`: per client
+     * address (X-End-User-IP, else the connection's at `limitFactorWithoutEndUserIp` times the
+     * limit), and per email (as named in the body). `email*` covers the calls that send an email;
+     * `token*` those that consume an emailed token.
+     */
+    stfRateLimits: Object.freeze({
+      windowSeconds: e.STF_RATE_LIMIT_WINDOW_SECONDS,
+      loginPerIp: e.STF_LOGIN_LIMIT_PER_IP,
+      loginPerEmail: e.STF_LOGIN_LIMIT_PER_EMAIL,
+      emailPerIp: e.STF_EMAIL_LIMIT_PER_IP,
+      emailPerEmail: e.STF_EMAIL_LIMIT_PER_EMAIL,
+      refreshPerIp: e.STF_REFRESH_LIMIT_PER_IP,
+      tokenPerIp: e.STF_TOKEN_LIMIT_PER_IP,
+      limitFactorWithoutEndUserIp: e.STF_LIMIT_FACTOR_WITHOUT_END_USER_IP,
+    }),
+    /** Where GET /metrics is served; neither set: nowhere. */
+    metrics: Object.freeze({ token: e.METRICS_TOKEN, port: e.METRICS_PORT }),
+  })
 }
 
 /** Parses the environment or throws one ConfigError whose message names each bad variable. */
@@ -183,62 +195,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     })
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
   }
-  const e = parsed.data
-  return Object.freeze({
-    port: e.PORT,
-    host: e.HOST,
-    databaseUrl: e.DATABASE_URL,
-    dataDir: e.DATA_DIR,
-    db: Object.freeze({
-      poolMax: e.DB_POOL_MAX,
-      connectTimeoutMs: e.DB_CONNECT_TIMEOUT_MS,
-      statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
-      preparedStatements: e.DB_PREPARED_STATEMENTS,
-    }),
-    smtpUrl: e.SMTP_URL,
-    mailFrom: e.MAIL_FROM,
-    jwtSecret: e.JWT_SECRET,
-    admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? Object.freeze({ email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD }) : undefined,
-    iamResetUrl: e.IAM_RESET_URL,
-    logLevel: e.LOG_LEVEL,
-    redisUrl: e.REDIS_URL,
-    redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    corsOrigins: Object.freeze(e.CORS_ORIGINS ?? []),
-    trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
-    seedDemo: e.SEED_DEMO,
-    outboxPollMs: e.OUTBOX_POLL_MS,
-    availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
-    ttl: Object.freeze({
-      stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,
-      stfRefresh: e.STF_REFRESH_TOKEN_TTL_SECONDS,
-      stfReset: e.STF_RESET_TOKEN_TTL_SECONDS,
-      stfMagicLink: e.STF_MAGIC_LINK_TTL_SECONDS,
-      stfVerifyEmail: e.STF_VERIFY_EMAIL_TTL_SECONDS,
-      iamAccess: e.IAM_ACCESS_TOKEN_TTL_SECONDS,
-      iamRefresh: e.IAM_REFRESH_TOKEN_TTL_SECONDS,
-      iamReset: e.IAM_RESET_TOKEN_TTL_SECONDS,
-    }),
-    iamRateLimits: Object.freeze({
-      ipWindowSeconds: e.IAM_RATE_LIMIT_WINDOW_SECONDS,
-      accountWindowSeconds: e.IAM_ACCOUNT_RATE_LIMIT_WINDOW_SECONDS,
-      loginPerIp: e.IAM_LOGIN_LIMIT_PER_IP,
-      loginFailuresPerAccount: e.IAM_LOGIN_FAILURES_PER_ACCOUNT,
-      refreshPerIp: e.IAM_REFRESH_LIMIT_PER_IP,
-      passwordPerIp: e.IAM_PASSWORD_LIMIT_PER_IP,
-      recoverPerAccount: e.IAM_RECOVER_LIMIT_PER_ACCOUNT,
-    }),
-    stfRateLimits: Object.freeze({
-      windowSeconds: e.STF_RATE_LIMIT_WINDOW_SECONDS,
-      loginPerIp: e.STF_LOGIN_LIMIT_PER_IP,
-      loginPerEmail: e.STF_LOGIN_LIMIT_PER_EMAIL,
-      emailPerIp: e.STF_EMAIL_LIMIT_PER_IP,
-      emailPerEmail: e.STF_EMAIL_LIMIT_PER_EMAIL,
-      refreshPerIp: e.STF_REFRESH_LIMIT_PER_IP,
-      tokenPerIp: e.STF_TOKEN_LIMIT_PER_IP,
-      limitFactorWithoutEndUserIp: e.STF_LIMIT_FACTOR_WITHOUT_END_USER_IP,
-    }),
-    metrics: Object.freeze({ token: e.METRICS_TOKEN, port: e.METRICS_PORT }),
-  })
+  return toConfig(parsed.data)
 }
 
 /** A server's first step: the configuration of this process, or exit 1 with what is wrong on stderr. */
