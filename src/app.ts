@@ -2,34 +2,30 @@ import { readFileSync } from 'node:fs'
 import cors from '@fastify/cors'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
-import { Redis } from 'ioredis'
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
-import { bootstrapAdmin } from './domain/staff/bootstrap-admin.js'
-import { ensureBuiltins } from './domain/staff/ensure-builtins.js'
 import { iam } from './iam/index.js'
+import { referenceData } from './iam/reference-data.js'
 import { staffAuth } from './iam/staff-auth.js'
 import type { Config } from './platform/config.js'
-import { openDatabase, type Database } from './platform/db/database.js'
-import { isDatabaseUnavailable } from './platform/db/errors.js'
+import type { Database } from './platform/db/database.js'
+import { databasePlugin } from './platform/db/plugin.js'
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js'
-import { registerGracefulClose } from './platform/http/graceful-close.js'
+import { drainFirst, registerGracefulClose } from './platform/http/graceful-close.js'
 import { registerInputGuard } from './platform/http/input-guard.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
+import { limitsPlugin } from './platform/http/rate-limits.js'
 import { RequestLogController } from './platform/http/request-logging.js'
-import { createLimits } from './platform/http/rate-limits.js'
 import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
-import { createMailer } from './platform/mail/mailer.js'
-import { createOutboxWorker } from './platform/mail/outbox-worker.js'
 import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
+import { outboxPlugin } from './platform/mail/plugin.js'
 import { resolveSecrets } from './platform/secrets.js'
 import './platform/types.js'
-import { createAvailabilityMemo } from './domain/inventory/availability-memo.js'
-import { createSellerAuthenticator } from './domain/sellers/seller-authenticator.js'
 import { customerAuth } from './storefront/customer-auth.js'
 import { storefront } from './storefront/index.js'
+import { availabilityMemo, sellerAuthenticator } from './storefront/memories.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
 
@@ -46,7 +42,11 @@ export type BuildAppOptions = {
   startWorkers?: boolean
 }
 
-/** Builds the application without listening: platform first, then the three route groups. */
+/**
+ * Builds the application without listening: platform first, then each resource as a plugin that
+ * opens and closes itself (database, reference data, the storefront's memories, outbox, limits),
+ * then the three route groups.
+ */
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = options
   const logger = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization'] })
@@ -74,79 +74,27 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerInputGuard(app)
   const drain = registerGracefulClose(app)
 
-  const ownsDatabase = !options.database
-  const database =
-    options.database ??
-    (await openDatabase({
-      url: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolMax: config.db.poolMax,
-      connectTimeoutMs: config.db.connectTimeoutMs,
-      statementTimeoutMs: config.db.statementTimeoutMs,
-      preparedStatements: config.db.preparedStatements,
-      onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost'),
-    }))
-  if (ownsDatabase) await database.migrate()
-  // Reference data (built-in permissions, the admin role) is restored on every start.
-  // Reference data and the bootstrap admin. A database that is unreachable right now does not
-  // stop the start (health answers 503 meanwhile): the step is retried until it succeeds.
-  const seedReferenceData = async () => {
-    await ensureBuiltins(database.db)
-    if (await bootstrapAdmin(database.db, config.admin)) app.log.info('bootstrap admin user created')
-  }
-  let startupRetry: NodeJS.Timeout | undefined
-  const retryStartup = () => {
-    startupRetry = setTimeout(() => {
-      seedReferenceData().catch((error) => {
-        if (!isDatabaseUnavailable(error)) return app.log.error({ err: error }, 'start-up data step failed')
-        retryStartup()
-      })
-    }, 2000)
-    startupRetry.unref()
-  }
-  try {
-    await seedReferenceData()
-  } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error
-    app.log.warn({ err: error }, 'database unreachable at start; retrying the start-up data step in the background')
-    retryStartup()
-  }
+  await app.register(databasePlugin, { config, database: options.database })
+  await app.register(referenceData, { config })
 
   const secrets = await resolveSecrets(config)
   app.decorate('config', config)
-  app.decorate('database', database)
-  app.decorate('db', database.db)
   app.decorate('secrets', secrets)
   app.decorate('info', { name: pkg.name, version: pkg.version, startedAt: new Date() })
 
-  const sellerAuth = createSellerAuthenticator({
-    database,
-    tokenHmac: secrets.tokenHmac,
-    onError: (error) => app.log.warn({ err: error }, 'could not record API key use'),
-  })
-  await sellerAuth.start()
-  app.decorate('sellerAuth', sellerAuth)
-
-  const availability = createAvailabilityMemo({ database, maxAgeMs: config.availabilityMemoMs })
-  await availability.start()
-  app.decorate('availability', availability)
-
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger: app.log as Logger })
-  const outbox = createOutboxWorker({ db: database.db, mailer, logger: app.log as Logger, pollMs: config.outboxPollMs })
-  app.decorate('outbox', outbox)
-
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 }) : undefined
-  redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
+  await app.register(sellerAuthenticator, { secrets })
+  await app.register(availabilityMemo, { config })
+  await app.register(outboxPlugin, { config, startWorker: options.startWorkers })
+  await app.register(limitsPlugin, { config })
 
   registerSecurityHeaders(app)
-  app.decorate('limits', createLimits({ redis, keyPrefix: config.redisKeyPrefix }))
   await registerOpenApi(app, pkg.version)
   await app.register(staffAuth)
   await app.register(customerAuth)
   registerMetrics(app, {
     ...config.metrics,
-    poolStats: database.poolStats,
-    outboxBacklog: () => countEmailsByStatus(database.db),
+    poolStats: app.database.poolStats,
+    outboxBacklog: () => countEmailsByStatus(app.db),
   })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.
@@ -171,20 +119,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     { prefix: '/adm/v1' },
   )
 
-  app.addHook('onReady', async () => {
-    if (options.startWorkers !== false) outbox.start()
-  })
-  app.addHook('onClose', async () => {
-    clearTimeout(startupRetry)
-    // Requests still in flight finish on an open database; the server closes within the grace period.
-    const abandoned = await drain(DRAIN_TIMEOUT_MS)
-    if (abandoned > 0) app.log.warn({ abandoned }, 'closing with requests still in flight')
-    await outbox.stop()
-    await sellerAuth.stop()
-    await availability.stop()
-    mailer.close()
-    if (redis) await redis.quit().catch(() => undefined)
-    if (ownsDatabase) await database.close()
-  })
+  // Closing runs in the reverse order of registration: requests in flight finish first.
+  await app.register(drainFirst, { drain, timeoutMs: DRAIN_TIMEOUT_MS })
   return app
 }

@@ -1,16 +1,9 @@
 import basicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AvailabilityMemo } from '../domain/inventory/availability-memo.js'
-import type { AffiliateContext, KeyEntry, SellerAuthenticator, SellerContext } from '../domain/sellers/seller-authenticator.js'
+import type { AffiliateContext, KeyEntry, SellerContext } from '../domain/sellers/seller-authenticator.js'
 import { AppError } from '../platform/errors.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    /** Verifies storefront credentials, with a cache every process keeps coherent. */
-    sellerAuth: SellerAuthenticator
-    /** Earlier readings of availability that refuse a rush without a round trip each, kept coherent like sellerAuth. */
-    availability: AvailabilityMemo
-  }
   interface FastifyRequest {
     /** The seller of the Basic credentials: the only source of a storefront call's tenant. */
     seller: SellerContext

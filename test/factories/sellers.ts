@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { beforeAll } from 'vitest'
 import { affiliateEvents, affiliates } from '../../src/domain/sellers/affiliates.table.js'
 import { createSeller } from '../../src/domain/sellers/create-seller.js'
 import type { SellerSettings } from '../../src/domain/sellers/seller-settings.js'
@@ -52,4 +53,21 @@ export async function createTestAffiliate(
     await app.db.insert(affiliateEvents).values(overrides.eventIds.map((eventId) => ({ affiliateId: affiliate!.id, eventId })))
   }
   return affiliate!
+}
+
+type SellerOverrides = Parameters<typeof createTestSeller>[1]
+
+/**
+ * Seller a and seller b of a test file, created once the file's app is up: every tenant-isolation
+ * check needs a second seller whose data must stay out of reach. Declare it right after
+ * `useTestApp()`: `const [a, b] = useTwoSellers(ctx)`.
+ */
+export function useTwoSellers(ctx: { app: FastifyInstance }, overrides: { a?: SellerOverrides; b?: SellerOverrides } = {}): [TestSeller, TestSeller] {
+  const a = {} as TestSeller
+  const b = {} as TestSeller
+  beforeAll(async () => {
+    Object.assign(a, await createTestSeller(ctx.app, overrides.a))
+    Object.assign(b, await createTestSeller(ctx.app, overrides.b))
+  })
+  return [a, b]
 }

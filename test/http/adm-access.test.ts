@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, createTestInventory } from '../factories/adm-catalog.js'
+import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestAffiliate, createTestSeller } from '../factories/sellers.js'
 import { createStaff } from '../support/staff.js'
 
@@ -14,7 +14,7 @@ let routes: Route[]
 beforeAll(async () => {
   const { seller } = await createTestSeller(ctx.app)
   const event = await createTestEvent(ctx.app, seller.id)
-  const inventory = await createTestInventory(ctx.app, event.id)
+  const inventory = await createTestInventory(ctx.app, event)
   const affiliate = await createTestAffiliate(ctx.app, seller.id)
   const s = `/sellers/${seller.id}`
   // Bodies that pass validation, so that only the permission decides.

@@ -4,22 +4,19 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import type { EventRow } from '../../src/domain/catalog/events.repo.js'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent } from '../factories/adm-catalog.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestEvent } from '../factories/catalog.js'
+import { createTestSeller, type TestSeller, useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
 
 const ctx = useTestApp()
+const [a, b] = useTwoSellers(ctx)
 let adm: AdmClient
-let a: TestSeller
-let b: TestSeller
 let eventsOfA: EventRow[]
 let eventOfB: EventRow
 
 beforeAll(async () => {
   adm = admClient(ctx.app, (await createStaff(ctx.app, { permissions: ['adm.sellers.read', 'adm.sellers.write'] })).auth)
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
   eventsOfA = [await createTestEvent(ctx.app, a.seller.id), await createTestEvent(ctx.app, a.seller.id), await createTestEvent(ctx.app, a.seller.id)]
   eventOfB = await createTestEvent(ctx.app, b.seller.id)
 })

@@ -3,31 +3,28 @@ import { and, eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import type { EventRow } from '../../src/domain/catalog/events.repo.js'
-import type { CountedInventory } from '../../src/domain/inventory/held.js'
+import type { InventoryRow } from '../../src/domain/catalog/inventories.repo.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, createTestInventory } from '../factories/adm-catalog.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { createTestSeller, useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
 
 const ctx = useTestApp()
+const [a, b] = useTwoSellers(ctx)
 let adm: AdmClient
-let a: TestSeller
-let b: TestSeller
 let eventOfA: EventRow
-let inventoryOfA: CountedInventory
+let inventoryOfA: InventoryRow
 let eventOfB: EventRow
-let inventoryOfB: CountedInventory
+let inventoryOfB: InventoryRow
 
 beforeAll(async () => {
   adm = admClient(ctx.app, (await createStaff(ctx.app, { permissions: ['adm.catalog.read', 'adm.catalog.write'] })).auth)
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
   eventOfA = await createTestEvent(ctx.app, a.seller.id)
-  inventoryOfA = await createTestInventory(ctx.app, eventOfA.id)
+  inventoryOfA = await createTestInventory(ctx.app, eventOfA)
   eventOfB = await createTestEvent(ctx.app, b.seller.id)
-  inventoryOfB = await createTestInventory(ctx.app, eventOfB.id)
+  inventoryOfB = await createTestInventory(ctx.app, eventOfB)
 })
 
 const code = () => `CP${randomUUID().slice(0, 8).toUpperCase()}`

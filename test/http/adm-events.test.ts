@@ -3,20 +3,17 @@ import { and, eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, createTestInventory, holdTickets, sellTickets } from '../factories/adm-catalog.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestEvent, createTestInventory, holdTickets, sellTickets } from '../factories/catalog.js'
+import { createTestSeller, useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
 
 const ctx = useTestApp()
+const [a, b] = useTwoSellers(ctx)
 let adm: AdmClient
-let a: TestSeller
-let b: TestSeller
 
 beforeAll(async () => {
   adm = admClient(ctx.app, (await createStaff(ctx.app, { permissions: ['adm.catalog.read', 'adm.catalog.write'] })).auth)
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
 })
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -276,8 +273,8 @@ describe('inventories', () => {
 
   it("lists an event's inventories by date with sold, held by unexpired open baskets, and available", async () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
-    const later = await createTestInventory(ctx.app, event.id, { date: '2030-07-02', capacity: 10 })
-    const sooner = await createTestInventory(ctx.app, event.id, { date: '2030-07-01', capacity: 10 })
+    const later = await createTestInventory(ctx.app, event, { date: '2030-07-02', capacity: 10 })
+    const sooner = await createTestInventory(ctx.app, event, { date: '2030-07-01', capacity: 10 })
     await sellTickets(ctx.app, sooner.id, 3)
     await holdTickets(ctx.app, a.seller.id, sooner.id, 4)
     await holdTickets(ctx.app, a.seller.id, sooner.id, 5, -60_000)
@@ -294,7 +291,7 @@ describe('inventories', () => {
 
   it('changes the fields given', async () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
-    const inventory = await createTestInventory(ctx.app, event.id)
+    const inventory = await createTestInventory(ctx.app, event)
     const res = await adm.put(`/inventories/${inventory.id}`, { name: 'Camarote', price: 30_000, date: '2031-01-01', variants: [{ name: 'VIP' }] })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
@@ -313,7 +310,7 @@ describe('inventories', () => {
 
   it('answers 409 insufficient_inventory for a capacity below sold + held, and takes exactly sold + held', async () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
-    const inventory = await createTestInventory(ctx.app, event.id, { capacity: 20 })
+    const inventory = await createTestInventory(ctx.app, event, { capacity: 20 })
     await sellTickets(ctx.app, inventory.id, 5)
     await holdTickets(ctx.app, a.seller.id, inventory.id, 6)
     await holdTickets(ctx.app, a.seller.id, inventory.id, 7, -1000)
@@ -321,7 +318,7 @@ describe('inventories', () => {
     expect(refused.statusCode).toBe(409)
     expect(refused.json().code).toBe('insufficient_inventory')
     const unchanged = (await adm.get(`/events/${event.id}/inventories`)).json().data[0]
-    expect(unchanged).toMatchObject({ capacity: 20, name: 'Inteira' })
+    expect(unchanged).toMatchObject({ capacity: 20, name: 'General' })
     const res = await adm.put(`/inventories/${inventory.id}`, { capacity: 11 })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({ capacity: 11, sold: 5, held: 6, available: 0 })
@@ -329,7 +326,7 @@ describe('inventories', () => {
 
   it('answers 409 to every capacity cut below sold + held made while others race', async () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
-    const inventory = await createTestInventory(ctx.app, event.id, { capacity: 50 })
+    const inventory = await createTestInventory(ctx.app, event, { capacity: 50 })
     await holdTickets(ctx.app, a.seller.id, inventory.id, 15)
     const results = await Promise.all([40, 30, 20, 10, 5, 14, 16].map((capacity) => adm.put(`/inventories/${inventory.id}`, { capacity })))
     expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200, 409, 409, 409, 200])
@@ -340,7 +337,7 @@ describe('inventories', () => {
   it('cannot move an inventory to another event or seller; 404 for an unknown inventory', async () => {
     const eventOfA = await createTestEvent(ctx.app, a.seller.id)
     const eventOfB = await createTestEvent(ctx.app, b.seller.id)
-    const inventoryOfB = await createTestInventory(ctx.app, eventOfB.id)
+    const inventoryOfB = await createTestInventory(ctx.app, eventOfB)
     expect400(await adm.put(`/inventories/${inventoryOfB.id}`, { event_id: eventOfA.id }))
     expect400(await adm.put(`/inventories/${inventoryOfB.id}`, { seller_id: a.seller.id }))
     const listed = (await adm.get(`/events/${eventOfB.id}/inventories`)).json().data

@@ -10,7 +10,7 @@ import { listInventories } from '../../src/domain/catalog/list-inventories.js'
 import { updateInventory } from '../../src/domain/catalog/update-inventory.js'
 import { updateSeller } from '../../src/domain/sellers/update-seller.js'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, createTestInventory } from '../factories/adm-catalog.js'
+import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 
 const ctx = useTestApp()
@@ -49,7 +49,7 @@ describe('event slugs', () => {
 describe('inventory capacity', () => {
   it('never drops below sold + held while baskets hold tickets concurrently', async () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
-    const inventory = await createTestInventory(ctx.app, event.id, { capacity: 40 })
+    const inventory = await createTestInventory(ctx.app, event, { capacity: 40 })
     // A basket as the basket services make one: its items written, then held by the one hold there is.
     const hold = (quantity: number) =>
       ctx.app.db

@@ -97,7 +97,7 @@ describe('npm start with a new embedded database', () => {
     let apiKey: string
     try {
       // The banner is printed once the server listens, a moment after it starts answering.
-      await eventually(() => /curl -u /.test(first.output()), 30_000)
+      await eventually(() => /curl -u /.test(first.output()), 90_000)
       const output = first.output()
       sellerId = /seller id:\s+([0-9a-f-]{36})/.exec(output)![1]!
       apiKey = /API key:\s+(sk_[A-Za-z0-9_-]+)/.exec(output)![1]!

@@ -37,7 +37,7 @@ describe('graceful shutdown of the server process', () => {
       `POST /iam/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
     )
     // SIGTERM only once the server has the request (its log line says so).
-    await eventually(() => server.output().includes('"url":"/iam/v1/auth/login"'), 10_000)
+    await eventually(() => server.output().includes('"url":"/iam/v1/auth/login"'), 30_000)
     server.child.kill('SIGTERM')
 
     // The listener closes: a new connection is soon refused or answered 503 (however busy the machine).

@@ -2,18 +2,15 @@ import { createHmac, randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { type TestSeller, useTwoSellers } from '../factories/sellers.js'
 import { expectError, getMe, postAuth } from '../support/customer-auth.js'
 import { customerClaims, handMadeJwt } from '../support/jwt.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
+const [a, b] = useTwoSellers(ctx)
 let ana: TestCustomer
 
 beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
   ana = await createTestCustomer(ctx.app, a)
 })
 

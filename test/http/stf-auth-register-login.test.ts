@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { customerOneTimeTokens } from '../../src/domain/customers/customer-tokens.table.js'
 import { customers } from '../../src/domain/customers/customers.table.js'
@@ -7,17 +7,11 @@ import { outboxEmails } from '../../src/platform/mail/outbox.table.js'
 import argon2 from 'argon2'
 import { useTestApp } from '../build-app.js'
 import { createTestCustomer } from '../factories/customers.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { type TestSeller, useTwoSellers } from '../factories/sellers.js'
 import { errorBody, expectError, getMe, postAuth } from '../support/customer-auth.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app, { name: 'Seller A' })
-  b = await createTestSeller(ctx.app, { name: 'Seller B' })
-})
+const [a, b] = useTwoSellers(ctx, { a: { name: 'Seller A' }, b: { name: 'Seller B' } })
 
 const register = (seller: TestSeller, body: Record<string, unknown>) => postAuth(ctx.app, seller, 'register', body)
 const newcomer = (email: string, overrides: Record<string, unknown> = {}) => ({

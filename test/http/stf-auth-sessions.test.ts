@@ -1,21 +1,15 @@
 import { and, eq, isNull } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { customerRefreshTokens } from '../../src/domain/customers/customer-tokens.table.js'
 import { hashOpaqueToken } from '../../src/platform/auth/opaque-token.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCustomer } from '../factories/customers.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { type TestSeller, useTwoSellers } from '../factories/sellers.js'
 import { expectError, getMe, postAuth } from '../support/customer-auth.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
-})
+const [a, b] = useTwoSellers(ctx)
 
 const refresh = (token: string, seller: TestSeller = a) => postAuth(ctx.app, seller, 'refresh', { refresh_token: token })
 const logout = (userId: string, headers: Record<string, string> = a.auth) =>

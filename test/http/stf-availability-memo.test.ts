@@ -3,19 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer } from '../factories/customers.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
 
 // A reading is trusted for a minute at most here: whatever frees tickets sooner has to say so.
 const ctx = useTestApp({ env: { AVAILABILITY_MEMO_MS: '60000' } })
-let a: TestSeller
-let b: TestSeller
+const [a, b] = useTwoSellers(ctx)
 let adm: AdmClient
 
 beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
   adm = admClient(ctx.app, (await createStaff(ctx.app, { permissions: ['adm.catalog.write', 'adm.orders.write'] })).auth)
 })
 

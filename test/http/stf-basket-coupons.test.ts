@@ -1,20 +1,14 @@
 import { eq, sql } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { useTwoSellers } from '../factories/sellers.js'
 import { expectError } from '../support/customer-auth.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
-})
+const [a, b] = useTwoSellers(ctx)
 
 type Item = { inventory_id: string; quantity: number }
 

@@ -1,20 +1,14 @@
 import { count, eq, sql } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
-import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestAffiliate, createTestSeller, type TestSeller, useTwoSellers } from '../factories/sellers.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app, { settings: { basket_ttl_seconds: 600 } })
-  b = await createTestSeller(ctx.app)
-})
+const [a, b] = useTwoSellers(ctx, { a: { settings: { basket_ttl_seconds: 600 } } })
 
 type Headers = Record<string, string>
 type Item = { inventory_id: string; quantity: number }

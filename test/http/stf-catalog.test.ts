@@ -1,18 +1,12 @@
 import { eq, sql } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
-import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestAffiliate, createTestSeller, useTwoSellers } from '../factories/sellers.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
-})
+const [a, b] = useTwoSellers(ctx)
 
 const get = (url: string, headers: Record<string, string>) => ctx.app.inject({ method: 'GET', url, headers })
 const titles = (body: { data: { title: string }[] }) => body.data.map((e) => e.title)

@@ -7,19 +7,16 @@ import { orders, ticketDownloads } from '../../src/domain/orders/orders.table.js
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
-import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestAffiliate, useTwoSellers } from '../factories/sellers.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
+const [a, b] = useTwoSellers(ctx)
 let alice: TestCustomer
 let bob: TestCustomer
 let carol: TestCustomer // a customer of seller b
 let inventoryId: string
 
 beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
   ;[alice, bob, carol] = await Promise.all([createTestCustomer(ctx.app, a), createTestCustomer(ctx.app, a), createTestCustomer(ctx.app, b)])
   const event = await createTestEvent(ctx.app, a.seller.id)
   inventoryId = (await createTestInventory(ctx.app, event, { capacity: 500, price: 5000 })).id

@@ -1,19 +1,13 @@
 import { count, eq, sql } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { idempotencyKeys } from '../../src/domain/idempotency/idempotency-keys.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
-import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestAffiliate, createTestSeller, type TestSeller, useTwoSellers } from '../factories/sellers.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
-})
+const [a, b] = useTwoSellers(ctx)
 
 const create = (seller: TestSeller, key: string | undefined, items: { inventory_id: string; quantity: number }[], extra: Record<string, string> = {}) =>
   ctx.app.inject({

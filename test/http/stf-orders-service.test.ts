@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { and, count, eq, sql } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { heldQuantities } from '../../src/domain/inventory/held.js'
@@ -14,16 +14,10 @@ import { settingsOf } from '../../src/domain/sellers/seller-settings.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertTestCustomer } from '../factories/orders.js'
-import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestAffiliate, type TestSeller, useTwoSellers } from '../factories/sellers.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app)
-  b = await createTestSeller(ctx.app)
-})
+const [a, b] = useTwoSellers(ctx)
 
 type Item = { inventory_id: string; quantity: number }
 

@@ -11,19 +11,13 @@ import { changeSellers } from '../../src/domain/sellers/seller-changes.js'
 import { LISTENER_NAME, listenersOf } from '../../src/platform/db/database.js'
 import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
-import { basicAuth, createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { basicAuth, createTestAffiliate, createTestSeller, useTwoSellers } from '../factories/sellers.js'
 import { testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { buildSecondApp } from '../support/second-app.js'
 import { eventually } from '../support/smtp-sink.js'
 
 const ctx = useTestApp()
-let a: TestSeller
-let b: TestSeller
-
-beforeAll(async () => {
-  a = await createTestSeller(ctx.app, { name: 'Seller A' })
-  b = await createTestSeller(ctx.app, { name: 'Seller B' })
-})
+const [a, b] = useTwoSellers(ctx, { a: { name: 'Seller A' }, b: { name: 'Seller B' } })
 
 const whoami = (headers: Record<string, string>, app: FastifyInstance = ctx.app) => app.inject({ method: 'GET', url: '/stf/v1/seller', headers })
 

@@ -1,24 +1,22 @@
-import { EventEmitter } from 'node:events'
-import type { Database } from '../../platform/db/database.js'
+import type { Database, Db } from '../../platform/db/database.js'
+import { localNotices } from '../../platform/db/local-notices.js'
 import type { HeldInventoryReading, HeldInventoryState } from './inventory.repo.js'
 
 /** The database channel of migration 0011: an inventory id, when more of its tickets may be available. */
 export const TICKETS_FREED_CHANNEL = 'tickets_freed'
 
 /**
- * Tickets freed by this process, announced right after the commit: the database's notice
- * reaches even this process only a few milliseconds later, and a buyer who just removed an item
- * must find it available on the very next call.
+ * After the commit of a change that may have made tickets of these inventories available
+ * (`freeingTickets` calls it): the memories on this database handle forget them at once, since
+ * the database's notice reaches even this process only a few milliseconds later, and a buyer who
+ * just removed an item must find it available on the very next call.
  */
-export const localTicketsFreed = new EventEmitter<{ freed: [inventoryIds: readonly string[] | '*'] }>()
-
-/** After the commit of a change that may have made tickets of these inventories available (`freeingTickets` calls it). */
-export const announceTicketsFreedHere = (inventoryIds: readonly string[] | '*') => {
-  localTicketsFreed.emit('freed', inventoryIds)
+export const announceTicketsFreedHere = (db: Db, inventoryIds: readonly string[] | '*') => {
+  localNotices(db).emit(TICKETS_FREED_CHANNEL, inventoryIds)
 }
 
 export type AvailabilityMemoOptions = {
-  database: Pick<Database, 'subscribe' | 'listening'>
+  database: Pick<Database, 'db' | 'subscribe' | 'listening'>
   /** How long a reading is trusted at most, even with no hold running out (default 2 s; 0: never kept). */
   maxAgeMs?: number
   maxEntries?: number
@@ -60,15 +58,16 @@ export function createAvailabilityMemo(options: AvailabilityMemoOptions) {
     else for (const id of inventoryIds) entries.delete(id)
   }
   const forgetAll = () => forget('*')
+  const forgetFreedHere = (inventoryIds: unknown) => forget(inventoryIds as readonly string[] | '*')
 
   return {
     async start() {
-      localTicketsFreed.on('freed', forget)
+      localNotices(database.db).on(TICKETS_FREED_CHANNEL, forgetFreedHere)
       unsubscribe = await database.subscribe(TICKETS_FREED_CHANNEL, { message: (inventoryId) => forget([inventoryId]), reset: forgetAll })
     },
 
     async stop() {
-      localTicketsFreed.off('freed', forget)
+      localNotices(database.db).off(TICKETS_FREED_CHANNEL, forgetFreedHere)
       await unsubscribe?.()
       forgetAll()
     },

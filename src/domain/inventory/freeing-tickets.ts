@@ -38,7 +38,7 @@ export async function freeingTickets<T>(db: Db, work: (tx: Db, tickets: TicketsF
       freed: note,
     }),
   )
-  if (all) announceTicketsFreedHere('*')
-  else if (freed.size > 0) announceTicketsFreedHere([...freed])
+  if (all) announceTicketsFreedHere(db, '*')
+  else if (freed.size > 0) announceTicketsFreedHere(db, [...freed])
   return result
 }

@@ -4,7 +4,7 @@ import type { Database } from '../../platform/db/database.js'
 import { isSessionLive } from '../customers/customer-tokens.repo.js'
 import { findActiveAffiliateByCode } from './affiliates.repo.js'
 import { findActiveKeyByHash, touchApiKey } from './api-keys.repo.js'
-import { listenForSellerChanges, localSellerChanges } from './seller-changes.js'
+import { listenForSellerChanges } from './seller-changes.js'
 import { settingsOf, type SellerSettings } from './seller-settings.js'
 
 /** The seller a storefront call acts for, from its Basic credentials. */
@@ -127,19 +127,18 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
 
   const authenticator = {
     async start() {
-      localSellerChanges.on('change', onLocalChange)
       unsubscribe = await listenForSellerChanges(database, {
         changed: (sellerId) => {
           pending.delete(sellerId)
           forgetSeller(sellerId)
         },
         reset: forgetAll,
+        changing: onLocalChange,
         ...(options.onError ? { onError: options.onError } : {}),
       })
     },
 
     async stop() {
-      localSellerChanges.off('change', onLocalChange)
       await unsubscribe?.()
       forgetAll()
     },

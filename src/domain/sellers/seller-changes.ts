@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { EventEmitter } from 'node:events'
 import { sql } from 'drizzle-orm'
 import { listenersOf, type Database, type Db } from '../../platform/db/database.js'
 
@@ -8,41 +7,50 @@ export const SELLER_CHANGES_CHANNEL = 'seller_changes'
 /** The channel on which each process confirms it has acted on a change: `<change id> <listener id>`. */
 export const SELLER_CHANGES_HEARD_CHANNEL = 'seller_changes_heard'
 
-/**
- * Changes announced by this process. The database's notice reaches even this process a few
- * milliseconds after commit, so caches here stop trusting the seller at once, until it arrives.
- */
-export const localSellerChanges = new EventEmitter<{ change: [sellerId: string] }>()
-
 /** How long a change waits for every process to confirm it before it answers anyway. */
 const CONFIRM_WITHIN_MS = 1000
 
-/** Changes of this process waiting for confirmations, by change id: the listeners not heard from yet. */
-const waiting = new Map<string, { from: Set<string>; done: () => void }>()
-/** Whether each subscriber of this process can hear confirmations right now. */
-const hearing = new Set<() => boolean>()
+/**
+ * What one database handle of this process knows about seller changes: the changes it announced
+ * that wait for confirmations (by change id: the listeners not heard from yet), and the caches
+ * listening through it. Kept per handle, so two apps in one process share nothing.
+ */
+type Hub = {
+  waiting: Map<string, { from: Set<string>; done: () => void }>
+  listeners: Set<{ listener: SellerChangeListener; live: () => boolean }>
+}
+const hubs = new WeakMap<Db, Hub>()
 
-function confirmed(payload: string) {
+function hubOf(db: Db): Hub {
+  let hub = hubs.get(db)
+  if (!hub) {
+    hub = { waiting: new Map(), listeners: new Set() }
+    hubs.set(db, hub)
+  }
+  return hub
+}
+
+function confirmed(hub: Hub, payload: string) {
   const [changeId = '', listenerId = ''] = payload.split(' ')
-  const waiter = waiting.get(changeId)
+  const waiter = hub.waiting.get(changeId)
   if (!waiter) return
   waiter.from.delete(listenerId)
   if (waiter.from.size === 0) waiter.done()
 }
 
 /** Resolves once every listener in `from` has confirmed the change, or at the deadline. */
-function awaitConfirmations(changeId: string, from: readonly string[]): { confirmed: Promise<void>; cancel: () => void } {
+function awaitConfirmations(hub: Hub, changeId: string, from: readonly string[]): { confirmed: Promise<void>; cancel: () => void } {
   let done = () => {}
   const confirmed = new Promise<void>((resolve) => {
-    if (from.length === 0 || ![...hearing].some((live) => live())) return resolve()
+    if (from.length === 0 || ![...hub.listeners].some(({ live }) => live())) return resolve()
     const timer = setTimeout(() => done(), CONFIRM_WITHIN_MS)
     timer.unref()
     done = () => {
       clearTimeout(timer)
-      waiting.delete(changeId)
+      hub.waiting.delete(changeId)
       resolve()
     }
-    waiting.set(changeId, { from: new Set(from), done })
+    hub.waiting.set(changeId, { from: new Set(from), done })
   })
   return { confirmed, cancel: () => done() }
 }
@@ -52,6 +60,11 @@ export type SellerChangeListener = {
   changed(sellerId: string): void
   /** Notices may have been missed (the listening connection dropped): forget everything. */
   reset(): void
+  /**
+   * This process is announcing a change of the seller through the same database handle: its
+   * notice arrives a few milliseconds after commit, so stop trusting the seller until then.
+   */
+  changing?(sellerId: string): void
   onError?: (error: unknown) => void
 }
 
@@ -70,11 +83,12 @@ export async function listenForSellerChanges(database: Database, listener: Selle
     },
     reset: listener.reset,
   })
-  const stopConfirmations = await database.subscribe(SELLER_CHANGES_HEARD_CHANNEL, { message: confirmed, reset: () => {} })
-  const live = () => database.listening()
-  hearing.add(live)
+  const hub = hubOf(database.db)
+  const stopConfirmations = await database.subscribe(SELLER_CHANGES_HEARD_CHANNEL, { message: (payload) => confirmed(hub, payload), reset: () => {} })
+  const entry = { listener, live: () => database.listening() }
+  hub.listeners.add(entry)
   return async () => {
-    hearing.delete(live)
+    hub.listeners.delete(entry)
     await stopChanges()
     await stopConfirmations()
   }
@@ -90,6 +104,7 @@ export type AnnounceSellerChange = (sellerId: string) => Promise<void>
  * request is then refused by whichever replica it reaches.
  */
 export async function changeSellers<T>(db: Db, work: (tx: Db, announce: AnnounceSellerChange) => Promise<T>): Promise<T> {
+  const hub = hubOf(db)
   const changes: ReturnType<typeof awaitConfirmations>[] = []
   try {
     const result = await db.transaction(async (tx) => {
@@ -97,9 +112,9 @@ export async function changeSellers<T>(db: Db, work: (tx: Db, announce: Announce
       return work(tx, async (sellerId) => {
         listeners ??= listenersOf(tx)
         const changeId = randomBytes(8).toString('hex')
-        changes.push(awaitConfirmations(changeId, await listeners))
+        changes.push(awaitConfirmations(hub, changeId, await listeners))
         await tx.execute(sql`select pg_notify(${SELLER_CHANGES_CHANNEL}, ${`${sellerId} ${changeId}`})`)
-        localSellerChanges.emit('change', sellerId)
+        for (const { listener } of hub.listeners) listener.changing?.(sellerId)
       })
     })
     await Promise.all(changes.map((change) => change.confirmed))

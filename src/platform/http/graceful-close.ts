@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import { AppError } from '../errors.js'
 
 /**
@@ -36,3 +37,18 @@ export function registerGracefulClose(app: FastifyInstance) {
     return inFlight.size
   }
 }
+
+/**
+ * The first step of closing: wait (at most `timeoutMs`) for the requests in flight, so they finish
+ * on an open database. Resources close in the reverse order of their registration, so this plugin
+ * goes last.
+ */
+export const drainFirst = fp<{ drain: (timeoutMs: number) => Promise<number>; timeoutMs: number }>(
+  async (app, { drain, timeoutMs }) => {
+    app.addHook('onClose', async () => {
+      const abandoned = await drain(timeoutMs)
+      if (abandoned > 0) app.log.warn({ abandoned }, 'closing with requests still in flight')
+    })
+  },
+  { name: 'drain-first' },
+)

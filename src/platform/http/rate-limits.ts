@@ -1,6 +1,8 @@
 import { normalizeIP } from '@fastify/rate-limit'
-import type { Redis } from 'ioredis'
+import fp from 'fastify-plugin'
+import { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { Config } from '../config.js'
 import { AppError } from '../errors.js'
 
 /**
@@ -85,3 +87,23 @@ export function createLimits(options: { redis?: Redis | undefined; keyPrefix: st
     },
   }
 }
+
+/**
+ * `app.limits`: attempt counters in this process, or shared by every replica through Redis when
+ * `REDIS_URL` is set. The Redis connection closes with the app.
+ */
+export const limitsPlugin = fp<{ config: Config }>(
+  async (app, { config }) => {
+    const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 }) : undefined
+    redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
+    app.decorate('limits', createLimits({ redis, keyPrefix: config.redisKeyPrefix }))
+    if (redis)
+      app.addHook('onClose', () =>
+        redis.quit().then(
+          () => undefined,
+          () => undefined,
+        ),
+      )
+  },
+  { name: 'limits' },
+)
