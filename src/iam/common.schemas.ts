@@ -1,3 +1,4 @@
+import type { FastifyRequest, FastifySchema } from 'fastify'
 import { z } from 'zod'
 import { SORTS } from '../domain/staff/search.js'
 
@@ -29,3 +30,9 @@ export const ZMessage = z.object({ message: z.string() })
 
 /** At least one field: an empty update is a mistake, not a no-op. */
 export const atLeastOneField = (value: Record<string, unknown>) => Object.values(value).some((v) => v !== undefined)
+
+/** A secured `/iam/v1` route's options: its permission check, and its schema tagged and secured like every other. */
+export const secured = <S extends FastifySchema>(onRequest: (request: FastifyRequest) => Promise<void>, schema: S) => ({
+  onRequest,
+  schema: { tags: TAGS, security: STAFF_SECURITY, ...schema },
+})

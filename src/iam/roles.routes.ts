@@ -9,9 +9,10 @@ import { removeRolePermission } from '../domain/staff/remove-role-permission.js'
 import { searchRoles } from '../domain/staff/search-roles.js'
 import { syncRolePermissions } from '../domain/staff/sync-role-permissions.js'
 import { updateRole } from '../domain/staff/update-role.js'
+import { listingRoutes } from './listing-routes.js'
 import { requirePermission, staffActorOf } from './staff-auth.js'
-import { errorResponses, pageMeta, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
-import { STAFF_SECURITY, TAGS, ZIdPermissionParams, ZSearchRequest } from './common.schemas.js'
+import { errorResponses, ZIdParams } from '../platform/http/schemas.js'
+import { secured, ZIdPermissionParams, ZSearchRequest } from './common.schemas.js'
 import { ZPermissions, presentPermission } from './permissions.schemas.js'
 import { ZCreateRoleRequest, ZRole, ZRoleList, ZSyncRolePermissionsRequest, ZUpdateRoleRequest, presentRole } from './roles.schemas.js'
 
@@ -23,102 +24,61 @@ const GUARDS =
 export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   const read = requirePermission('iam.roles.read')
   const write = requirePermission('iam.roles.write')
-  const common = { tags: TAGS, security: STAFF_SECURITY }
 
   app.post(
     '',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Create role',
-        description: `Needs \`iam.roles.write\`. Unknown permission names: 400 naming them. A name in use: 409 \`already_exists\`.${GUARDS}`,
-        body: ZCreateRoleRequest,
-        response: { 201: ZRole, ...errorResponses(400, 401, 403, 409) },
-      },
-    },
+    secured(write, {
+      summary: 'Create role',
+      description: `Needs \`iam.roles.write\`. Unknown permission names: 400 naming them. A name in use: 409 \`already_exists\`.${GUARDS}`,
+      body: ZCreateRoleRequest,
+      response: { 201: ZRole, ...errorResponses(400, 401, 403, 409) },
+    }),
     async (request, reply) => reply.code(201).send(presentRole(await createRole(app.db, staffActorOf(request), request.body))),
   )
 
-  app.get(
-    '',
-    {
-      onRequest: read,
-      schema: {
-        ...common,
-        summary: 'List roles',
-        description: 'Needs `iam.roles.read`. Sorted by name.',
-        querystring: ZPageQuery,
-        response: { 200: ZRoleList, ...errorResponses(400, 401, 403) },
-      },
-    },
-    async (request) => {
-      const page = await searchRoles(app.db, request.query)
-      return { data: page.rows.map(presentRole), meta: pageMeta(request.query, page.rows.length, page.total) }
-    },
-  )
-
-  app.post(
-    '/search',
-    {
-      onRequest: read,
-      schema: {
-        ...common,
-        summary: 'Search roles',
-        description: 'Needs `iam.roles.read`. `q` matches name or description (any case).',
-        body: ZSearchRequest,
-        response: { 200: ZRoleList, ...errorResponses(400, 401, 403) },
-      },
-    },
-    async (request) => {
-      const page = await searchRoles(app.db, request.body)
-      return { data: page.rows.map(presentRole), meta: pageMeta(request.body, page.rows.length, page.total) }
-    },
+  await app.register(
+    listingRoutes({
+      noun: 'roles',
+      permission: 'iam.roles.read',
+      matches: '`q` matches name or description (any case).',
+      searchRequest: ZSearchRequest,
+      list: ZRoleList,
+      search: searchRoles,
+      present: presentRole,
+    }),
   )
 
   app.get(
     '/:id',
-    {
-      onRequest: read,
-      schema: {
-        ...common,
-        summary: 'Get role by ID',
-        description: 'Needs `iam.roles.read`.',
-        params: ZIdParams,
-        response: { 200: ZRole, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(read, {
+      summary: 'Get role by ID',
+      description: 'Needs `iam.roles.read`.',
+      params: ZIdParams,
+      response: { 200: ZRole, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => presentRole(await getRole(app.db, request.params.id)),
   )
 
   app.put(
     '/:id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Update role',
-        description: `Needs \`iam.roles.write\`. Changes the fields given; \`permissions\` replaces the set.${GUARDS}`,
-        params: ZIdParams,
-        body: ZUpdateRoleRequest,
-        response: { 200: ZRole, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    secured(write, {
+      summary: 'Update role',
+      description: `Needs \`iam.roles.write\`. Changes the fields given; \`permissions\` replaces the set.${GUARDS}`,
+      params: ZIdParams,
+      body: ZUpdateRoleRequest,
+      response: { 200: ZRole, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request) => presentRole(await updateRole(app.db, staffActorOf(request), request.params.id, request.body)),
   )
 
   app.delete(
     '/:id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Delete role',
-        description: `Needs \`iam.roles.write\`. Its users lose it, and what it granted, at once.${GUARDS}`,
-        params: ZIdParams,
-        response: { 204: z.undefined().describe('Deleted'), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Delete role',
+      description: `Needs \`iam.roles.write\`. Its users lose it, and what it granted, at once.${GUARDS}`,
+      params: ZIdParams,
+      response: { 204: z.undefined().describe('Deleted'), ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       await deleteRole(app.db, staffActorOf(request), request.params.id)
       return reply.code(204).send()
@@ -127,47 +87,35 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/:id/permissions',
-    {
-      onRequest: read,
-      schema: {
-        ...common,
-        summary: 'Get role permissions',
-        description: 'Needs `iam.roles.read`. Sorted by name.',
-        params: ZIdParams,
-        response: { 200: ZPermissions, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(read, {
+      summary: 'Get role permissions',
+      description: 'Needs `iam.roles.read`. Sorted by name.',
+      params: ZIdParams,
+      response: { 200: ZPermissions, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => (await getRolePermissions(app.db, request.params.id)).map(presentPermission),
   )
 
   app.post(
     '/:id/permissions',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Sync role permissions',
-        description: `Needs \`iam.roles.write\`. Replaces the role's permissions and answers them. Unknown names: 400 naming them.${GUARDS}`,
-        params: ZIdParams,
-        body: ZSyncRolePermissionsRequest,
-        response: { 200: ZPermissions, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Sync role permissions',
+      description: `Needs \`iam.roles.write\`. Replaces the role's permissions and answers them. Unknown names: 400 naming them.${GUARDS}`,
+      params: ZIdParams,
+      body: ZSyncRolePermissionsRequest,
+      response: { 200: ZPermissions, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => (await syncRolePermissions(app.db, staffActorOf(request), request.params.id, request.body.permissions)).map(presentPermission),
   )
 
   app.put(
     '/:id/permissions/:permission_id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Add role permission',
-        description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
-        params: ZIdPermissionParams,
-        response: { 204: z.undefined().describe('Added'), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Add role permission',
+      description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
+      params: ZIdPermissionParams,
+      response: { 204: z.undefined().describe('Added'), ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       await addRolePermission(app.db, staffActorOf(request), request.params.id, request.params.permission_id)
       return reply.code(204).send()
@@ -176,16 +124,12 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/:id/permissions/:permission_id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Remove role permission',
-        description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
-        params: ZIdPermissionParams,
-        response: { 204: z.undefined().describe('Removed'), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Remove role permission',
+      description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
+      params: ZIdPermissionParams,
+      response: { 204: z.undefined().describe('Removed'), ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       await removeRolePermission(app.db, staffActorOf(request), request.params.id, request.params.permission_id)
       return reply.code(204).send()

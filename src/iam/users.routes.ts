@@ -11,9 +11,10 @@ import { removeUserPermission } from '../domain/staff/remove-user-permission.js'
 import { searchUsers } from '../domain/staff/search-users.js'
 import { syncUserPermissions } from '../domain/staff/sync-user-permissions.js'
 import { updateUser } from '../domain/staff/update-user.js'
+import { listingRoutes } from './listing-routes.js'
 import { requirePermission, staffActorOf, type StaffPrincipal } from './staff-auth.js'
-import { errorResponses, pageMeta, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
-import { STAFF_SECURITY, TAGS, ZIdPermissionParams } from './common.schemas.js'
+import { errorResponses, ZIdParams } from '../platform/http/schemas.js'
+import { secured, ZIdPermissionParams } from './common.schemas.js'
 import { ZRoles, presentRole } from './roles.schemas.js'
 import {
   ZCreateUserRequest,
@@ -36,105 +37,64 @@ const GUARDS =
 
 /** `/users`: staff users, their roles and permissions. */
 export const userRoutes: FastifyPluginAsyncZod = async (app) => {
-  const read = requirePermission('iam.users.read')
+  const _read = requirePermission('iam.users.read')
   const readOrSelf = requirePermission('iam.users.read', { unless: isSelf })
   const write = requirePermission('iam.users.write')
-  const common = { tags: TAGS, security: STAFF_SECURITY }
 
   app.post(
     '',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Create user',
-        description: `Needs \`iam.users.write\`. Unknown role names: 400 naming them. Email in use (any case): 409 \`email_taken\`.${GUARDS}`,
-        body: ZCreateUserRequest,
-        response: { 201: ZUser, ...errorResponses(400, 401, 403, 409) },
-      },
-    },
+    secured(write, {
+      summary: 'Create user',
+      description: `Needs \`iam.users.write\`. Unknown role names: 400 naming them. Email in use (any case): 409 \`email_taken\`.${GUARDS}`,
+      body: ZCreateUserRequest,
+      response: { 201: ZUser, ...errorResponses(400, 401, 403, 409) },
+    }),
     async (request, reply) => reply.code(201).send(presentUser(await createUser(app.db, staffActorOf(request), request.body))),
   )
 
-  app.get(
-    '',
-    {
-      onRequest: read,
-      schema: {
-        ...common,
-        summary: 'List users',
-        description: 'Needs `iam.users.read`. Sorted by name.',
-        querystring: ZPageQuery,
-        response: { 200: ZUserList, ...errorResponses(400, 401, 403) },
-      },
-    },
-    async (request) => {
-      const page = await searchUsers(app.db, request.query)
-      return { data: page.rows.map(presentUser), meta: pageMeta(request.query, page.rows.length, page.total) }
-    },
-  )
-
-  app.post(
-    '/search',
-    {
-      onRequest: read,
-      schema: {
-        ...common,
-        summary: 'Search users',
-        description: 'Needs `iam.users.read`. `q` matches name or email (any case); `role` keeps holders of that role.',
-        body: ZUserSearchRequest,
-        response: { 200: ZUserList, ...errorResponses(400, 401, 403) },
-      },
-    },
-    async (request) => {
-      const page = await searchUsers(app.db, request.body)
-      return { data: page.rows.map(presentUser), meta: pageMeta(request.body, page.rows.length, page.total) }
-    },
+  await app.register(
+    listingRoutes({
+      noun: 'users',
+      permission: 'iam.users.read',
+      matches: '`q` matches name or email (any case); `role` keeps holders of that role.',
+      searchRequest: ZUserSearchRequest,
+      list: ZUserList,
+      search: searchUsers,
+      present: presentUser,
+    }),
   )
 
   app.get(
     '/:id',
-    {
-      onRequest: readOrSelf,
-      schema: {
-        ...common,
-        summary: 'Get user by ID',
-        description: 'Needs `iam.users.read`, except for the caller itself.',
-        params: ZIdParams,
-        response: { 200: ZUser, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(readOrSelf, {
+      summary: 'Get user by ID',
+      description: 'Needs `iam.users.read`, except for the caller itself.',
+      params: ZIdParams,
+      response: { 200: ZUser, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => presentUser(await getUser(app.db, request.params.id)),
   )
 
   app.put(
     '/:id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Update user',
-        description: `Needs \`iam.users.write\`. Changes the fields given; \`roles\` replaces the roles; a new \`password\` revokes every session of the user.${GUARDS}`,
-        params: ZIdParams,
-        body: ZUserRequest,
-        response: { 200: ZUser, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    secured(write, {
+      summary: 'Update user',
+      description: `Needs \`iam.users.write\`. Changes the fields given; \`roles\` replaces the roles; a new \`password\` revokes every session of the user.${GUARDS}`,
+      params: ZIdParams,
+      body: ZUserRequest,
+      response: { 200: ZUser, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request) => presentUser(await updateUser(app.db, staffActorOf(request), request.params.id, request.body)),
   )
 
   app.delete(
     '/:id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Delete user',
-        description: `Needs \`iam.users.write\`. Its grants and sessions go with it.${GUARDS}`,
-        params: ZIdParams,
-        response: { 204: z.undefined().describe('Deleted'), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Delete user',
+      description: `Needs \`iam.users.write\`. Its grants and sessions go with it.${GUARDS}`,
+      params: ZIdParams,
+      response: { 204: z.undefined().describe('Deleted'), ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       await deleteUser(app.db, staffActorOf(request), request.params.id)
       return reply.code(204).send()
@@ -143,66 +103,50 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/:id/roles',
-    {
-      onRequest: readOrSelf,
-      schema: {
-        ...common,
-        summary: 'Get user roles',
-        description: 'Needs `iam.users.read`, except for the caller itself.',
-        params: ZIdParams,
-        response: { 200: ZRoles, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(readOrSelf, {
+      summary: 'Get user roles',
+      description: 'Needs `iam.users.read`, except for the caller itself.',
+      params: ZIdParams,
+      response: { 200: ZRoles, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => (await getUserRoles(app.db, request.params.id)).map(presentRole),
   )
 
   app.get(
     '/:id/permissions',
-    {
-      onRequest: readOrSelf,
-      schema: {
-        ...common,
-        summary: 'Get user permissions',
-        description:
-          'Needs `iam.users.read`, except for the caller itself. The effective set: each permission says whether it is ' +
-          "granted directly and which of the user's roles grant it.",
-        params: ZIdParams,
-        response: { 200: ZEffectivePermissions, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(readOrSelf, {
+      summary: 'Get user permissions',
+      description:
+        'Needs `iam.users.read`, except for the caller itself. The effective set: each permission says whether it is ' +
+        "granted directly and which of the user's roles grant it.",
+      params: ZIdParams,
+      response: { 200: ZEffectivePermissions, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => (await getUserPermissions(app.db, request.params.id)).map(presentEffectivePermission),
   )
 
   app.post(
     '/:id/permissions',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Sync user permissions',
-        description:
-          'Needs `iam.users.write`. Replaces the permissions granted to the user directly (those of its roles stay) and answers ' +
-          `the effective set. Unknown names: 400 naming them.${GUARDS}`,
-        params: ZIdParams,
-        body: ZSyncUserPermissionsRequest,
-        response: { 200: ZEffectivePermissions, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Sync user permissions',
+      description:
+        'Needs `iam.users.write`. Replaces the permissions granted to the user directly (those of its roles stay) and answers ' +
+        `the effective set. Unknown names: 400 naming them.${GUARDS}`,
+      params: ZIdParams,
+      body: ZSyncUserPermissionsRequest,
+      response: { 200: ZEffectivePermissions, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => (await syncUserPermissions(app.db, staffActorOf(request), request.params.id, request.body.permissions)).map(presentEffectivePermission),
   )
 
   app.put(
     '/:id/permissions/:permission_id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Add user permission',
-        description: `Needs \`iam.users.write\`. Grants the permission directly; idempotent.${GUARDS}`,
-        params: ZIdPermissionParams,
-        response: { 204: z.undefined().describe('Granted'), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Add user permission',
+      description: `Needs \`iam.users.write\`. Grants the permission directly; idempotent.${GUARDS}`,
+      params: ZIdPermissionParams,
+      response: { 204: z.undefined().describe('Granted'), ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       await addUserPermission(app.db, staffActorOf(request), request.params.id, request.params.permission_id)
       return reply.code(204).send()
@@ -211,16 +155,12 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete(
     '/:id/permissions/:permission_id',
-    {
-      onRequest: write,
-      schema: {
-        ...common,
-        summary: 'Remove user permission',
-        description: `Needs \`iam.users.write\`. Withdraws a direct grant (a role granting it still does); idempotent.${GUARDS}`,
-        params: ZIdPermissionParams,
-        response: { 204: z.undefined().describe('Withdrawn'), ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    secured(write, {
+      summary: 'Remove user permission',
+      description: `Needs \`iam.users.write\`. Withdraws a direct grant (a role granting it still does); idempotent.${GUARDS}`,
+      params: ZIdPermissionParams,
+      response: { 204: z.undefined().describe('Withdrawn'), ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       await removeUserPermission(app.db, staffActorOf(request), request.params.id, request.params.permission_id)
       return reply.code(204).send()

@@ -58,7 +58,7 @@ describe('graceful shutdown of the server process', () => {
 
     expect(await server.exited).toBe(0)
     expect(server.output()).toContain('shutting down')
-  }, 30_000)
+  }, 90_000)
 })
 
 describe('closing the app', () => {
