@@ -2,17 +2,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { cancelOrder } from '../domain/orders/cancel-order.js'
 import { getOrder } from '../domain/orders/get-order.js'
 import { listOrders } from '../domain/orders/list-orders.js'
+import { voidTicket } from '../domain/orders/void-ticket.js'
 import { findSellerById } from '../domain/sellers/sellers.repo.js'
 import { auditActorOf } from '../domain/staff/actor.js'
 import { requirePermission, staffActorOf } from '../iam/staff-auth.js'
 import { AppError } from '../platform/errors.js'
 import { errorResponses, pageMeta, ZIdParams } from '../platform/http/schemas.js'
-import { ZAdmOrder, ZAdmOrderList, ZAdmOrderListQuery } from './orders.schemas.js'
+import { ZAdmOrder, ZAdmOrderList, ZAdmOrderListQuery, ZOrderTicketParams } from './orders.schemas.js'
 
 const tags = ['backoffice']
 const security = [{ staffBearer: [] }]
 
-/** `/adm/v1` orders: read with `adm.orders.read`, cancel with `adm.orders.write`. */
+/** `/adm/v1` orders: read with `adm.orders.read`, cancel them or void single tickets with `adm.orders.write`. */
 export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
   const read = requirePermission('adm.orders.read')
   const write = requirePermission('adm.orders.write')
@@ -76,5 +77,25 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => (await cancelOrder(app.db, { orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,
+  )
+
+  app.post(
+    '/orders/:id/tickets/:identifier/void',
+    {
+      onRequest: write,
+      schema: {
+        tags,
+        summary: 'Void one ticket',
+        description:
+          'Needs `adm.orders.write`. Voids the ticket (downloads no longer register it) and returns it to availability; the ' +
+          "order's totals stay as charged. Answers the order. Voiding a voided ticket (or one of a cancelled order) changes " +
+          'nothing and answers the order again (200). An identifier the order does not have: 404.',
+        security,
+        params: ZOrderTicketParams,
+        response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      (await voidTicket(app.db, { orderId: request.params.id, identifier: request.params.identifier, actor: auditActorOf(staffActorOf(request)) })).order,
   )
 }

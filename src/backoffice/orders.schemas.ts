@@ -12,3 +12,8 @@ export const ZAdmOrderListQuery = ZPageQuery.extend({
   affiliate_code: z.string().min(1).max(64).optional().describe('Only orders placed under this affiliate code (case-insensitive)'),
   status: z.enum(ORDER_STATUSES).optional(),
 })
+
+export const ZOrderTicketParams = z.object({
+  id: z.uuid(),
+  identifier: z.string().min(1).max(64).describe('The ticket identifier, as the order lists it'),
+})

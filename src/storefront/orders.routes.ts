@@ -115,7 +115,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Register ticket downloads',
         description:
           '`registered`: how many of the identifiers belong to the order; `first_access`: those retrieved for the first time by this call; ' +
-          '`unknown`: those not in the order. Another seller’s order, or a `user_id` other than the order’s customer: 404. Every call is kept for audit.',
+          '`unknown`: those not in the order; `voided`: those of the order that are voided, never registered. Another seller’s order, or a `user_id` other than the order’s customer: 404. Every call is kept for audit.',
         security: sellerOnly,
         body: ZRegisterTicketDownloadRequest,
         response: { 200: ZRegisterTicketDownloadResponse, ...errorResponses(400, 401, 404) },

@@ -24,7 +24,16 @@ export const ZOrder = z
       installment_amount: z.number().int(),
       reference: z.string().nullable(),
     }),
-    tickets: z.array(z.object({ identifier: z.string(), inventory_id: z.uuid(), first_access_at: z.iso.datetime().nullable() }).meta({ id: 'Ticket' })),
+    tickets: z.array(
+      z
+        .object({
+          identifier: z.string(),
+          inventory_id: z.uuid(),
+          status: z.enum(['valid', 'voided']).describe('`voided`: cancelled with its order or alone; not valid for entry, and back on sale'),
+          first_access_at: z.iso.datetime().nullable(),
+        })
+        .meta({ id: 'Ticket' }),
+    ),
     created_at: z.iso.datetime(),
   })
   .meta({ id: 'Order' })
@@ -45,5 +54,10 @@ export const ZRegisterTicketDownloadRequest = z
   .meta({ id: 'RegisterTicketDownloadRequest' })
 
 export const ZRegisterTicketDownloadResponse = z
-  .object({ registered: z.number().int(), first_access: z.array(z.string()), unknown: z.array(z.string()) })
+  .object({
+    registered: z.number().int(),
+    first_access: z.array(z.string()),
+    unknown: z.array(z.string()),
+    voided: z.array(z.string()).describe('Identifiers of the order that are voided: never registered'),
+  })
   .meta({ id: 'RegisterTicketDownloadResponse' })

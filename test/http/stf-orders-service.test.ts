@@ -276,9 +276,14 @@ describe('registerTicketDownloads', () => {
     const register = (identifiers: string[], extra: { userId?: string; source?: string } = {}) =>
       registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers, ...extra })
 
-    expect(await register([t1!, t2!, 'NOPE'], { source: 'app', userId: customer })).toEqual({ registered: 2, first_access: [t1, t2], unknown: ['NOPE'] })
-    expect(await register([t2!, t3!, t3!], { source: 'email' })).toEqual({ registered: 2, first_access: [t3], unknown: [] })
-    expect(await register([t1!])).toEqual({ registered: 1, first_access: [], unknown: [] })
+    expect(await register([t1!, t2!, 'NOPE'], { source: 'app', userId: customer })).toEqual({
+      registered: 2,
+      first_access: [t1, t2],
+      unknown: ['NOPE'],
+      voided: [],
+    })
+    expect(await register([t2!, t3!, t3!], { source: 'email' })).toEqual({ registered: 2, first_access: [t3], unknown: [], voided: [] })
+    expect(await register([t1!])).toEqual({ registered: 1, first_access: [], unknown: [], voided: [] })
 
     const log = await ctx.app.db.select().from(ticketDownloads).where(eq(ticketDownloads.orderId, order.id))
     expect(log.map((l) => [l.source, l.userId])).toEqual(

@@ -7,7 +7,7 @@ import { coupons } from '../coupons/coupons.table.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { lockOrder } from './orders.repo.js'
-import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
+import { couponRedemptions, orders, tickets } from './orders.table.js'
 
 export type CancelOrderOptions = {
   orderId: string
@@ -17,8 +17,8 @@ export type CancelOrderOptions = {
 }
 
 /**
- * Cancels an order: its tickets go back on sale (sold decreases under the inventory locks, in
- * id order) and are voided, and its coupon redemptions are released. Cancelling a cancelled
+ * Cancels an order: its valid tickets go back on sale (sold decreases under the inventory locks,
+ * in id order) and are voided, and its coupon redemptions are released. Cancelling a cancelled
  * order changes nothing and answers it as it is.
  */
 export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
@@ -27,14 +27,15 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
     if (!order || (options.sellerId && order.sellerId !== options.sellerId)) throw new AppError('not_found')
     if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, [order]))[0]!, changed: false }
 
-    const items = await tx.select().from(orderItems).where(eq(orderItems.orderId, order.id))
-    const quantities = new Map<string, number>()
-    for (const item of items) quantities.set(item.inventoryId, (quantities.get(item.inventoryId) ?? 0) + item.quantity)
-    await stock.release(order.sellerId, quantities)
-    await tx
+    // Tickets voided one by one are back on sale already: only the valid ones return now.
+    const voided = await tx
       .update(tickets)
       .set({ voidedAt: sql`now()` })
       .where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
+      .returning({ inventoryId: tickets.inventoryId })
+    const quantities = new Map<string, number>()
+    for (const { inventoryId } of voided) quantities.set(inventoryId, (quantities.get(inventoryId) ?? 0) + 1)
+    if (quantities.size > 0) await stock.release(order.sellerId, quantities)
 
     const redeemed = await tx.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
     const couponIds = [...new Set(redeemed.map((r) => r.couponId))]

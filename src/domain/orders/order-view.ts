@@ -10,7 +10,7 @@ export type OrderView = {
   items: BasketItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }
   payment: { method: string; installments: number; installment_amount: number; reference: string | null }
-  tickets: { identifier: string; inventory_id: string; first_access_at: string | null }[]
+  tickets: { identifier: string; inventory_id: string; status: 'valid' | 'voided'; first_access_at: string | null }[]
   created_at: string
   /** For the back office; the storefront's Order leaves these out. */
   seller_id: string
@@ -46,7 +46,12 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
       installment_amount: order.installmentAmount,
       reference: order.paymentReference,
     },
-    tickets: sortedTickets.map((t) => ({ identifier: t.identifier, inventory_id: t.inventoryId, first_access_at: t.firstAccessAt?.toISOString() ?? null })),
+    tickets: sortedTickets.map((t) => ({
+      identifier: t.identifier,
+      inventory_id: t.inventoryId,
+      status: t.voidedAt ? 'voided' : 'valid',
+      first_access_at: t.firstAccessAt?.toISOString() ?? null,
+    })),
     created_at: order.createdAt.toISOString(),
     seller_id: order.sellerId,
     cancelled_at: order.cancelledAt?.toISOString() ?? null,

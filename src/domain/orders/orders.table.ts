@@ -95,7 +95,7 @@ export const tickets = pgTable(
       .references(() => inventories.id),
     identifier: text().notNull(),
     firstAccessAt: timestamp({ withTimezone: true }),
-    /** Set when the order is cancelled. */
+    /** Set when the ticket is voided, alone or with its cancelled order; it is then back on sale. */
     voidedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -137,6 +137,8 @@ export const ticketDownloads = pgTable(
     identifiers: jsonb().$type<string[]>().notNull(),
     firstAccess: jsonb().$type<string[]>().notNull(),
     unknown: jsonb().$type<string[]>().notNull(),
+    /** Identifiers of the order that were voided when asked for: never registered. */
+    voided: jsonb().$type<string[]>().notNull().default([]),
     traceId: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

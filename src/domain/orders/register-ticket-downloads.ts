@@ -16,13 +16,14 @@ export type RegisterTicketDownloadsOptions = {
   traceId?: string | undefined
 }
 
-export type TicketDownloadsView = { registered: number; first_access: string[]; unknown: string[] }
+export type TicketDownloadsView = { registered: number; first_access: string[]; unknown: string[]; voided: string[] }
 
 /**
  * Records that tickets of an order were retrieved (API.md 3.5). `registered` counts the given
  * identifiers that belong to the order, `first_access` those retrieved for the first time by
  * this call (each ticket is first accessed exactly once, even under concurrent calls), `unknown`
- * those not in the order. Another seller's order, or a `user_id` other than its customer: 404.
+ * those not in the order, `voided` those of the order that are voided (never registered: a voided
+ * ticket is not first accessed by anyone). Another seller's order, or a `user_id` other than its customer: 404.
  * Every call is kept with its source, user and time.
  */
 export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloadsOptions) =>
@@ -34,14 +35,12 @@ export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloads
     if (!order || (options.userId !== undefined && options.userId.toLowerCase() !== order.customerId)) throw new AppError('not_found')
 
     const identifiers = [...new Set(options.identifiers)]
-    const known = new Set(
-      (
-        await tx
-          .select({ identifier: tickets.identifier })
-          .from(tickets)
-          .where(and(eq(tickets.orderId, order.id), inArray(tickets.identifier, identifiers)))
-      ).map((row) => row.identifier),
-    )
+    const ofOrder = await tx
+      .select({ identifier: tickets.identifier, voidedAt: tickets.voidedAt })
+      .from(tickets)
+      .where(and(eq(tickets.orderId, order.id), inArray(tickets.identifier, identifiers)))
+    const known = new Set(ofOrder.filter((row) => !row.voidedAt).map((row) => row.identifier))
+    const voided = new Set(ofOrder.filter((row) => row.voidedAt).map((row) => row.identifier))
     const firstNow = new Set(
       known.size === 0
         ? []
@@ -49,14 +48,15 @@ export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloads
             await tx
               .update(tickets)
               .set({ firstAccessAt: sql`now()` })
-              .where(and(eq(tickets.orderId, order.id), inArray(tickets.identifier, [...known]), isNull(tickets.firstAccessAt)))
+              .where(and(eq(tickets.orderId, order.id), inArray(tickets.identifier, [...known]), isNull(tickets.firstAccessAt), isNull(tickets.voidedAt)))
               .returning({ identifier: tickets.identifier })
           ).map((row) => row.identifier),
     )
     const result = {
       registered: known.size,
       first_access: identifiers.filter((id) => firstNow.has(id)),
-      unknown: identifiers.filter((id) => !known.has(id)),
+      unknown: identifiers.filter((id) => !known.has(id) && !voided.has(id)),
+      voided: identifiers.filter((id) => voided.has(id)),
     }
     await tx.insert(ticketDownloads).values({
       sellerId: options.sellerId,
@@ -66,6 +66,7 @@ export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloads
       identifiers,
       firstAccess: result.first_access,
       unknown: result.unknown,
+      voided: result.voided,
       traceId: options.traceId ?? null,
     })
     return result

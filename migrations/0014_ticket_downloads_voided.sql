@@ -1,0 +1,1 @@
+ALTER TABLE "ticket_downloads" ADD COLUMN "voided" jsonb DEFAULT '[]'::jsonb NOT NULL;

@@ -1,0 +1,43 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { freeingTickets } from '../inventory/freeing-tickets.js'
+import { loadOrderViews, type OrderView } from './order-view.js'
+import { lockOrder } from './orders.repo.js'
+import { tickets } from './orders.table.js'
+
+export type VoidTicketOptions = {
+  orderId: string
+  identifier: string
+  actor: AuditActor
+}
+
+/**
+ * Voids one ticket of an order and puts it back on sale (sold decreases by one under the
+ * inventory's lock). The order's totals stay as they were: what was charged is the partner's to
+ * refund. Voiding a voided ticket changes nothing and answers the order as it is. The order row
+ * is locked first, as a cancellation locks it, so a void and a cancellation of the same order
+ * never both return the ticket.
+ */
+export const voidTicket = (db: Db, options: VoidTicketOptions) =>
+  freeingTickets(db, async (tx, stock): Promise<{ order: OrderView; changed: boolean }> => {
+    const order = await lockOrder(tx, options.orderId)
+    if (!order) throw new AppError('not_found')
+    const [ticket] = await tx
+      .select()
+      .from(tickets)
+      .where(and(eq(tickets.orderId, order.id), eq(tickets.identifier, options.identifier)))
+    if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
+    if (ticket.voidedAt) return { order: (await loadOrderViews(tx, [order]))[0]!, changed: false }
+
+    await stock.release(order.sellerId, new Map([[ticket.inventoryId, 1]]))
+    await tx.update(tickets).set({ voidedAt: sql`now()` }).where(eq(tickets.id, ticket.id))
+    await recordAudit(tx, options.actor, {
+      action: 'adm.ticket.voided',
+      target: { type: 'order', id: order.id },
+      sellerId: order.sellerId,
+      data: { identifier: ticket.identifier, inventory_id: ticket.inventoryId },
+    })
+    return { order: (await loadOrderViews(tx, [order]))[0]!, changed: true }
+  })
