@@ -30,6 +30,12 @@ export const ZSellerSettingsInput = z
           'it confirms through the verification email or signs in by magic link (default true)',
       )
       .optional(),
+    timezone: z
+      .string()
+      .min(1)
+      .max(64)
+      .describe('IANA time zone of the seller\'s "today": inventories dated before it are no longer listed or sold (default America/Sao_Paulo)')
+      .optional(),
   })
   .describe('Only the settings given change')
 
@@ -41,6 +47,7 @@ export const ZSellerSettings = z
     monthly_rate: z.number(),
     min_installment_amount: z.number().int(),
     login_requires_verified_email: z.boolean(),
+    timezone: z.string(),
   })
   .meta({ id: 'AdmSellerSettings' })
 

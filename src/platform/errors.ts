@@ -1,7 +1,8 @@
 /**
  * The error catalogue: the only place that lists error codes and their statuses
  * (API.md section 2). Every failure a client sees is one of these, in one envelope:
- * `{ code, message, trace_id }`, plus `details` for validation failures.
+ * `{ code, message, trace_id }`, plus `details` for validation failures (a list of fields) and
+ * for refusals that name what they refused (an object, API.md 7.2).
  */
 export const ERRORS = {
   validation_error: { status: 400, message: 'The request is not valid' },
@@ -28,6 +29,8 @@ export const ERRORS = {
   email_taken: { status: 409, message: 'This email is already in use' },
   already_exists: { status: 409, message: 'A resource with this name or code already exists' },
   insufficient_inventory: { status: 409, message: 'Not enough tickets left' },
+  /** An item's inventory is dated before the seller's today, or its event is not on sale; `details.inventory_id`. */
+  inventory_unavailable: { status: 409, message: 'This inventory is no longer on sale' },
   idempotency_conflict: {
     status: 409,
     message: 'This Idempotency-Key was already used with a different request',
@@ -50,9 +53,15 @@ export type ErrorCode = keyof typeof ERRORS
 
 export type ErrorDetail = { path: string; message: string }
 
+/**
+ * What an error says beyond its message: which fields were wrong (validation), or the facts a
+ * refusal of a business rule names, such as `{ inventory_id }` (API.md 7.2).
+ */
+export type ErrorDetails = ErrorDetail[] | Readonly<Record<string, unknown>>
+
 export type AppErrorOptions = {
   message?: string
-  details?: ErrorDetail[]
+  details?: ErrorDetails
   headers?: Record<string, string>
   cause?: unknown
 }
@@ -61,7 +70,7 @@ export type AppErrorOptions = {
 export class AppError extends Error {
   readonly code: ErrorCode
   readonly status: number
-  readonly details: ErrorDetail[] | undefined
+  readonly details: ErrorDetails | undefined
   readonly headers: Record<string, string>
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {

@@ -21,7 +21,11 @@ export const ZSellerEvent = z
     integration_id: z.string().nullable(),
     updated_at: z.iso.datetime(),
     image: ZEventImage.nullable().describe('The first image of the event'),
-    price: ZEventPrice.nullable().describe('The lowest price among inventories with tickets left; null when none is left'),
+    price: ZEventPrice.nullable().describe(
+      "The lowest price among inventories dated on or after the seller's today (in the date window, if given) with tickets left; null when none is left",
+    ),
+    first_date: z.iso.date().nullable().describe("The first date of the event's inventories on or after the seller's today; null when none"),
+    last_date: z.iso.date().nullable().describe("The last date of the event's inventories on or after the seller's today; null when none"),
   })
   .meta({ id: 'SellerEvent' })
 

@@ -13,6 +13,7 @@ const ZSellerProfile = z
       interest_free_installments: z.number().int(),
       monthly_rate: z.number(),
       min_installment_amount: z.number().int(),
+      timezone: z.string().describe('IANA time zone of the seller\'s "today": inventories dated before it are not sold'),
     }),
     affiliate: z.object({ code: z.string(), name: z.string() }).nullable(),
   })

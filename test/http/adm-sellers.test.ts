@@ -52,6 +52,7 @@ describe('POST /adm/v1/sellers', () => {
         monthly_rate: 0.0299,
         min_installment_amount: 500,
         login_requires_verified_email: true,
+        timezone: 'America/Sao_Paulo',
       },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -63,7 +64,9 @@ describe('POST /adm/v1/sellers', () => {
   })
 
   it('takes settings, and records the creation in the audit log under the member of staff', async () => {
-    const seller = await newSeller({ settings: { basket_ttl_seconds: 600, max_installments: 6, interest_free_installments: 3, monthly_rate: 0.02 } })
+    const seller = await newSeller({
+      settings: { basket_ttl_seconds: 600, max_installments: 6, interest_free_installments: 3, monthly_rate: 0.02, timezone: 'Asia/Tokyo' },
+    })
     expect(seller.settings).toEqual({
       basket_ttl_seconds: 600,
       max_installments: 6,
@@ -71,6 +74,7 @@ describe('POST /adm/v1/sellers', () => {
       monthly_rate: 0.02,
       min_installment_amount: 500,
       login_requires_verified_email: true,
+      timezone: 'Asia/Tokyo',
     })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])
@@ -84,7 +88,10 @@ describe('POST /adm/v1/sellers', () => {
       expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: url }), 'storefront_url')
     }
     expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', status: 'active' }))
-    const bad: [string, number][] = [
+    const bad: [string, number | string][] = [
+      ['timezone', 'Mars/Olympus_Mons'],
+      ['timezone', 'America/Sao Paulo'],
+      ['timezone', "'; drop table sellers; --"],
       ['basket_ttl_seconds', 59],
       ['basket_ttl_seconds', 86_401],
       ['max_installments', 0],

@@ -44,6 +44,8 @@ describe('GET /stf/v1/events', () => {
       updated_at: event.updatedAt.toISOString(),
       image,
       price: null,
+      first_date: null,
+      last_date: null,
     })
     expect(body.data.find((e: { title: string }) => e.title === 'Plain')).toMatchObject({ image: null, integration_id: null, price: null })
   })

@@ -130,10 +130,14 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
   })
 
   describe('when the held tickets are no longer there at the sale', () => {
-    const refusedWithNothingWritten = async (basketId: string, inventory: { id: string }, soldBefore: number) => {
+    const refusedWithNothingWritten = async (basketId: string, inventory: { id: string }, soldBefore: number, stoppedSelling = false) => {
       const res = await checkout(basketId, alice.headers)
       expect(res.statusCode).toBe(409)
-      expect(res.json()).toMatchObject({ code: 'insufficient_inventory', details: [{ path: 'items', message: expect.stringContaining(inventory.id) }] })
+      expect(res.json()).toMatchObject(
+        stoppedSelling
+          ? { code: 'inventory_unavailable', details: { inventory_id: inventory.id } }
+          : { code: 'insufficient_inventory', details: [{ path: 'items', message: expect.stringContaining(inventory.id) }] },
+      )
       const [after] = await ctx.app.db.select({ sold: inventories.sold }).from(inventories).where(eq(inventories.id, inventory.id))
       expect(after!.sold).toBe(soldBefore)
       expect((await ctx.app.db.select({ n: count() }).from(orders).where(eq(orders.basketId, basketId)))[0]!.n).toBe(0)
@@ -159,7 +163,7 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
       await refusedWithNothingWritten(res.json().id, inventory, 1)
     })
 
-    it('refuses with 409 insufficient_inventory and writes nothing when the event stopped selling', async () => {
+    it('refuses with 409 inventory_unavailable and writes nothing when the event stopped selling', async () => {
       const event = await createTestEvent(ctx.app, a.seller.id)
       const inventory = await createTestInventory(ctx.app, event, { capacity: 5, price: 1000 })
       const res = await ctx.app.inject({
@@ -170,7 +174,7 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
       })
       await ctx.app.db.update(events).set({ status: 'cancelled' }).where(eq(events.id, event.id))
       auditsBefore = await countPlacedAudits()
-      await refusedWithNothingWritten(res.json().id, inventory, 0)
+      await refusedWithNothingWritten(res.json().id, inventory, 0, true)
     })
   })
 

@@ -1,7 +1,8 @@
-import { and, asc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { EventScope } from '../inventory/availability.js'
 import { heldSql } from '../inventory/held.js'
+import { pastSql } from '../inventory/inventory.repo.js'
 import { events, type EventImage, type EVENT_STATUSES } from './events.table.js'
 import { inventories } from './inventories.table.js'
 
@@ -35,6 +36,9 @@ export type EventPageRow = Pick<EventRow, 'id' | 'title' | 'slug' | 'description
   updatedAt: Date
   image: EventImage | null
   lowestPrice: number | null
+  /** The dates of its inventories on or after the seller's today (null: none). */
+  firstDate: string | null
+  lastDate: string | null
 }
 
 type EventPageRecord = {
@@ -48,13 +52,17 @@ type EventPageRecord = {
   updated_at: Date | string
   image: EventImage | null
   lowest_price: number | null
+  first_date: string | Date | null
+  last_date: string | Date | null
 }
 
 /**
  * One page of a seller's events and the total, soonest first (by the first inventory date in
  * the window), then by title and id; with a date window only events with an inventory in it
- * count. For each event of the page, the lowest price among its inventories in the window that
- * still have tickets left (capacity − sold − held). All in ONE statement, since the catalogue is
+ * count. Only inventories dated on or after the seller's today (`seller_today`) count, for the
+ * order as for the rest. For each event of the page, the lowest price among its inventories in
+ * the window that still have tickets left (capacity − sold − held), and the first and last dates
+ * of its inventories. All in ONE statement, since the catalogue is
  * the busiest read of the API; it always answers at least one row, which carries the total even
  * when the page is past the end.
  */
@@ -66,10 +74,11 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
   const scope = query.scope === null ? sql`` : sql` and e.id = any(${sql.param([...query.scope])}::uuid[])`
   const title = query.q ? sql` and e.title ilike ${`%${escapeLike(query.q)}%`} escape '\\'` : sql``
   const { rows } = await db.execute<EventPageRecord>(sql`
-    with matching as (
+    with today as (select seller_today(${query.sellerId}) as d),
+    matching as (
       select e.id, e.title, e.slug, e.description, e.status, e.integration_id, e.updated_at, e.images,
-             (select min(i.date) from inventories i where i.event_id = e.id${inWindow}) as first_date
-        from events e
+             (select min(i.date) from inventories i where i.event_id = e.id and i.date >= today.d${inWindow}) as first_date
+        from events e, today
        where e.seller_id = ${query.sellerId} and e.status = ${query.status}${scope}${title}
     ),
     counted as (select * from matching${windowed ? sql` where first_date is not null` : sql``}),
@@ -77,8 +86,11 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
     select (select count(*)::int from counted) as total,
            p.id, p.title, p.slug, p.description, p.status, p.integration_id, p.updated_at, p.images -> 0 as image,
            (select min(i.price) from inventories i
-             where i.event_id = p.id${inWindow} and i.capacity - i.sold - ${heldSql(sql`i.id`)} > 0) as lowest_price
+             where i.event_id = p.id and i.date >= today.d${inWindow} and i.capacity - i.sold - ${heldSql(sql`i.id`)} > 0) as lowest_price,
+           (select min(i.date)::text from inventories i where i.event_id = p.id and i.date >= today.d) as first_date,
+           (select max(i.date)::text from inventories i where i.event_id = p.id and i.date >= today.d) as last_date
       from (select 1) as one
+      cross join today
       left join page p on true
      order by p.first_date asc nulls last, p.title asc, p.id asc`)
   const total = Number(rows[0]?.total ?? 0)
@@ -95,16 +107,21 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
       updatedAt: new Date(row.updated_at),
       image: row.image ?? null,
       lowestPrice: row.lowest_price === null ? null : Number(row.lowest_price),
+      firstDate: dateOf(row.first_date),
+      lastDate: dateOf(row.last_date),
     })),
   }
 }
 
-/** The inventories of these events, optionally within a date window, by date then price. */
+/** A date column as the API writes it, whichever way the driver answered it. */
+const dateOf = (value: string | Date | null): string | null => (value === null ? null : typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10))
+
+/** The inventories of these events, optionally within a date window, by date then price; `past` when dated before the seller's today. */
 export const listInventoriesOfEvents = (db: Db, eventIds: readonly string[], window: DateWindow = {}) =>
   eventIds.length === 0
-    ? Promise.resolve([] as InventoryRow[])
+    ? Promise.resolve([] as (InventoryRow & { past: boolean })[])
     : db
-        .select()
+        .select({ ...getTableColumns(inventories), past: pastSql })
         .from(inventories)
         .where(and(inArray(inventories.eventId, [...eventIds]), ...inventoryDateConditions(window)))
         .orderBy(asc(inventories.date), asc(inventories.price), asc(inventories.name), asc(inventories.id))

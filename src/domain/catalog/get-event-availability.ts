@@ -13,7 +13,8 @@ export type AvailabilityView = {
 
 /**
  * `AvailabilityResponse`: per date in [from, to], each inventory with what is left. Only a
- * published event sells: a cancelled or finished one shows 0 everywhere.
+ * published event sells, and only on or after the seller's today: a cancelled or finished event,
+ * and an inventory dated before today, show 0.
  */
 export async function getEventAvailability(db: Db, options: GetEventAvailabilityOptions): Promise<AvailabilityView> {
   const event = await findVisibleEvent(db, options.sellerId, options.scope, { id: options.eventId })
@@ -33,7 +34,7 @@ export async function getEventAvailability(db: Db, options: GetEventAvailability
     day.inventories.push({
       id: inventory.id,
       name: inventory.name,
-      available: event.status === 'published' ? availableOf(inventory, held.get(inventory.id) ?? 0) : 0,
+      available: event.status === 'published' && !inventory.past ? availableOf(inventory, held.get(inventory.id) ?? 0) : 0,
       price: inventory.price,
       variants: inventory.variants,
     })

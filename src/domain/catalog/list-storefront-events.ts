@@ -25,11 +25,14 @@ export type SellerEventView = {
   updated_at: string
   image: EventImage | null
   price: { amount: number; label: string } | null
+  first_date: string | null
+  last_date: string | null
 }
 
 /**
- * A page of `SellerEvent`s. `price` is the lowest price among the event's inventories (in the
- * date window, when one is given) that still have tickets left, or null when none has.
+ * A page of `SellerEvent`s. `price` is the lowest price among the event's inventories dated on
+ * or after the seller's today (and in the date window, when one is given) that still have
+ * tickets left, or null when none has; `first_date` and `last_date` span those inventories.
  */
 export async function listStorefrontEvents(db: Db, options: ListStorefrontEventsOptions) {
   const { rows, total } = await listEventPage(db, {
@@ -52,6 +55,8 @@ export async function listStorefrontEvents(db: Db, options: ListStorefrontEvents
       updated_at: event.updatedAt.toISOString(),
       image: event.image,
       price: event.lowestPrice === null ? null : fromPrice(event.lowestPrice),
+      first_date: event.firstDate,
+      last_date: event.lastDate,
     }),
   )
   return { data, total }

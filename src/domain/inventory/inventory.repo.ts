@@ -18,7 +18,12 @@ export type InventoryState = {
   sold: number
   price: number
   eventStatus: string
+  /** Dated before the seller's today (`seller_today`, migration 0016): no longer held or sold. */
+  past: boolean
 }
+
+/** Whether an inventory is dated before its seller's today. */
+export const pastSql = sql<boolean>`${inventories.date} < seller_today(${inventories.sellerId})`
 
 const inventoryState = {
   id: inventories.id,
@@ -29,6 +34,7 @@ const inventoryState = {
   sold: inventories.sold,
   price: inventories.price,
   eventStatus: events.status,
+  past: pastSql,
 }
 
 const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]) =>
@@ -90,6 +96,7 @@ type LockedRecord = {
   price: number
   event_status: string
   held: number
+  past: boolean
   /** Only in `take_tickets`' rows. */
   first_release_ms?: number | null
 }
@@ -141,6 +148,7 @@ const fromLockedRecord = (row: LockedRecord): HeldInventoryState => ({
   price: Number(row.price),
   eventStatus: row.event_status,
   held: Number(row.held),
+  past: row.past === true,
 })
 
 /**

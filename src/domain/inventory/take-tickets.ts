@@ -32,10 +32,10 @@ export class PricesMoved extends Error {}
  * refuses the whole change unless each inventory has `capacity − sold − held ≥ wanted`.
  * Rechecking all of the basket's inventories, not only the changed ones, is what makes renewing
  * a hold safe: a hold that lapsed for a moment and was taken by someone else is not silently
- * revived. An inventory newly asked for that is another seller's, of an unpublished event or
- * outside the affiliate's events: 404 not_found, exactly like a missing one. One already in the
- * basket whose event stopped selling counts as sold out. With `prices`, a changed unit price
- * refuses with `PricesMoved`.
+ * revived. An inventory newly asked for that is another seller's, of a draft event or outside
+ * the affiliate's events: 404 not_found, exactly like a missing one. One dated before the
+ * seller's today, or of an event not on sale (cancelled, finished, unpublished since): 409
+ * inventory_unavailable. With `prices`, a changed unit price refuses with `PricesMoved`.
  *
  * With `memo`, what it read under the locks is remembered as the freshest reading there is:
  * refused, as it was; done, with this basket's tickets added to the held (or, with `sell`, to the
@@ -107,27 +107,45 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?
   judge(options, rows)
 }
 
-/** What does not fit, from the rows a hold was judged on: 404 not_found or 409 insufficient_inventory naming each. */
+/**
+ * What does not fit, from the rows a hold was judged on, in this order: 404 not_found naming each
+ * inventory newly asked for that the caller cannot see (another seller's, a draft event's, outside
+ * the affiliate's events); 409 inventory_unavailable naming the first that is no longer sold (dated
+ * before the seller's today, or its event cancelled, finished or unpublished since); 409
+ * insufficient_inventory naming each with too few tickets left.
+ */
 function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<string, InventoryState> {
   const byId = new Map<string, HeldInventoryState>(rows.map((row) => [row.id, row]))
-  const sellable = (row: HeldInventoryState | undefined): row is HeldInventoryState =>
-    row !== undefined && row.eventStatus === 'published' && inScope(options.scope, row.eventId)
+  const visible = (row: HeldInventoryState | undefined): row is HeldInventoryState =>
+    row !== undefined && row.eventStatus !== 'draft' && inScope(options.scope, row.eventId)
+  const onSale = (row: HeldInventoryState) => row.eventStatus === 'published' && !row.past
   const pathOf = (id: string, field: string) => {
     const at = options.added.get(id) ?? options.positions?.get(id)
     return at === undefined ? 'items' : `items.${at}.${field}`
   }
+  const wanted = [...options.wanted].sort(([x], [y]) => (x < y ? -1 : 1))
 
   const missing: ErrorDetail[] = []
   for (const [id] of options.added) {
-    if (!sellable(byId.get(id))) missing.push({ path: pathOf(id, 'inventory_id'), message: `no inventory ${id} on sale` })
+    if (!visible(byId.get(id))) missing.push({ path: pathOf(id, 'inventory_id'), message: `no inventory ${id} on sale` })
   }
   if (missing.length > 0) throw new AppError('not_found', { message: 'An inventory in the request was not found', details: missing })
 
-  const short: ErrorDetail[] = []
-  for (const [id, wanted] of [...options.wanted].sort(([x], [y]) => (x < y ? -1 : 1))) {
+  for (const [id] of wanted) {
     const row = byId.get(id)
-    const available = sellable(row) ? availableOf(row, Number(row.held)) : 0
-    if (available < wanted) short.push({ path: pathOf(id, 'quantity'), message: `${available} left of inventory ${id}` })
+    if (row && visible(row) && !onSale(row)) {
+      throw new AppError('inventory_unavailable', {
+        message: row.past ? `Inventory ${id} is dated ${row.date}, before today` : `Inventory ${id} is of an event that is not on sale`,
+        details: { inventory_id: id },
+      })
+    }
+  }
+
+  const short: ErrorDetail[] = []
+  for (const [id, quantity] of wanted) {
+    const row = byId.get(id)
+    const available = row && visible(row) ? availableOf(row, Number(row.held)) : 0
+    if (available < quantity) short.push({ path: pathOf(id, 'quantity'), message: `${available} left of inventory ${id}` })
   }
   if (short.length > 0) throw new AppError('insufficient_inventory', { details: short })
   return byId

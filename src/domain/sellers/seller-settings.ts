@@ -10,9 +10,11 @@ export type SellerSettings = {
   min_installment_amount: number
   /** A password login of a customer who never confirmed its email answers 403 `email_not_verified`. */
   login_requires_verified_email: boolean
+  /** The IANA time zone of the seller's "today": inventories dated before it are no longer sold. */
+  timezone: string
 }
 
-type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email'>
+type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone'>
 
 /** A new seller's settings (API.md 3.4), also the column defaults. */
 export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
@@ -22,7 +24,19 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   monthly_rate: 0.0299,
   min_installment_amount: 500,
   login_requires_verified_email: true,
+  timezone: 'America/Sao_Paulo',
 })
+
+/** Whether this is an IANA time zone name this process knows (the database knows the same list). */
+export function isTimeZone(name: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+){0,2}$/.test(name)) return false
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name })
+    return true
+  } catch {
+    return false
+  }
+}
 
 /**
  * The range of each setting. A hold shorter than a minute cannot be paid for, one longer than
@@ -43,6 +57,7 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   monthly_rate: seller.monthlyRate,
   min_installment_amount: seller.minInstallmentAmount,
   login_requires_verified_email: seller.loginRequiresVerifiedEmail,
+  timezone: seller.timezone,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -53,6 +68,7 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.monthly_rate !== undefined ? { monthlyRate: settings.monthly_rate } : {}),
   ...(settings?.min_installment_amount !== undefined ? { minInstallmentAmount: settings.min_installment_amount } : {}),
   ...(settings?.login_requires_verified_email !== undefined ? { loginRequiresVerifiedEmail: settings.login_requires_verified_email } : {}),
+  ...(settings?.timezone !== undefined ? { timezone: settings.timezone } : {}),
 })
 
 /**
@@ -67,6 +83,7 @@ export function settingsProblems(settings: SellerSettings): ErrorDetail[] {
       problems.push({ path: `settings.${name}`, message: `must be ${bounds.int ? 'an integer' : 'a number'} from ${bounds.min} to ${bounds.max}` })
     }
   }
+  if (!isTimeZone(settings.timezone)) problems.push({ path: 'settings.timezone', message: 'must be an IANA time zone name, e.g. America/Sao_Paulo' })
   if (settings.interest_free_installments > settings.max_installments) {
     problems.push({ path: 'settings.interest_free_installments', message: 'must not exceed max_installments' })
   }

@@ -16,6 +16,8 @@ export const sellers = pgTable('sellers', {
   monthlyRate: doublePrecision().notNull().default(DEFAULT_SETTINGS.monthly_rate),
   minInstallmentAmount: integer().notNull().default(DEFAULT_SETTINGS.min_installment_amount),
   loginRequiresVerifiedEmail: boolean().notNull().default(DEFAULT_SETTINGS.login_requires_verified_email),
+  /** IANA name; `seller_today()` (migration 0016) reads it. */
+  timezone: text().notNull().default(DEFAULT_SETTINGS.timezone),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 })

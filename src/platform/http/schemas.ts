@@ -9,7 +9,12 @@ export const ZErrorEnvelope = z
     code: z.enum(codes),
     message: z.string(),
     trace_id: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z
+      .union([
+        z.array(z.object({ path: z.string(), message: z.string() })).describe('The fields that failed validation'),
+        z.record(z.string(), z.unknown()).describe('What a refusal names, e.g. `inventory_id`, `order_id`'),
+      ])
+      .optional(),
   })
   .meta({ id: 'Error' })
 
