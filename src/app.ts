@@ -23,6 +23,7 @@ import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
 import { outboxPlugin } from './platform/mail/plugin.js'
 import { resolveSecrets } from './platform/secrets.js'
 import './platform/types.js'
+import { catalogueCachePlugin } from './storefront/catalogue-cache.js'
 import { customerAuth } from './storefront/customer-auth.js'
 import { storefront } from './storefront/index.js'
 import { availabilityMemo, sellerAuthenticator } from './storefront/memories.js'
@@ -84,6 +85,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   await app.register(sellerAuthenticator, { secrets })
   await app.register(availabilityMemo, { config })
+  await app.register(catalogueCachePlugin, { maxAgeMs: config.catalogueCacheMs })
   await app.register(outboxPlugin, { config, startWorker: options.startWorkers })
   await app.register(limitsPlugin, { config })
 

@@ -59,6 +59,8 @@ export const ZEnv = z
     SEED_DEMO: booleanFlag(true),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
     AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+    /** How long a storefront catalogue answer is served from memory at most (0: never). */
+    CATALOGUE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     STF_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
     STF_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
     STF_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
@@ -139,6 +141,7 @@ function toConfig(e: z.output<typeof ZEnv>) {
     outboxPollMs: e.OUTBOX_POLL_MS,
     /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
     availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
+    catalogueCacheMs: e.CATALOGUE_CACHE_MS,
     ttl: Object.freeze({
       stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,
       stfRefresh: e.STF_REFRESH_TOKEN_TTL_SECONDS,

@@ -27,6 +27,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/events',
     {
+      config: { catalogueCache: true },
       schema: {
         tags: ['storefront'],
         summary: 'List events',
@@ -54,6 +55,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/events/:id_or_slug',
     {
+      config: { catalogueCache: true },
       schema: {
         tags: ['storefront'],
         summary: 'Event detail, by id or slug',
@@ -74,6 +76,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/events/:id/availability',
     {
+      config: { catalogueCache: true },
       schema: {
         tags: ['storefront'],
         summary: 'Availability per date and inventory',

@@ -48,6 +48,7 @@ beforeAll(async () => {
     { method: 'GET', url: `${s}/orders`, permission: 'adm.orders.read' },
     { method: 'GET', url: `/orders/${randomUUID()}`, permission: 'adm.orders.read' },
     { method: 'POST', url: `/orders/${randomUUID()}/cancel`, permission: 'adm.orders.write' },
+    { method: 'POST', url: `/orders/${randomUUID()}/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ/void`, permission: 'adm.orders.write' },
   ]
 })
 

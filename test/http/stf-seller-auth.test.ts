@@ -35,7 +35,14 @@ describe('storefront seller resolution', () => {
       id: a.seller.id,
       name: 'Seller A',
       storefront_url: a.seller.storefrontUrl,
-      settings: { basket_ttl_seconds: 900, max_installments: 12, interest_free_installments: 1, monthly_rate: 0.0299, min_installment_amount: 500 },
+      settings: {
+        basket_ttl_seconds: 900,
+        max_installments: 12,
+        interest_free_installments: 1,
+        monthly_rate: 0.0299,
+        min_installment_amount: 500,
+        timezone: 'America/Sao_Paulo',
+      },
       affiliate: null,
     })
   })

@@ -93,6 +93,25 @@ describe('one inventory sold by two replicas', () => {
   })
 })
 
+describe('the catalogue cache of each replica', () => {
+  it("a catalogue change through one replica: the other's cached answer is replaced on its next requests", async () => {
+    const event = await createTestEvent(fx.app, seller.seller.id, { title: 'Before' })
+    await createTestInventory(fx.app, event)
+    const titleOn = async (replica: number) => {
+      const answer = await call(replica, 'GET', `/stf/v1/events/${event.id}`, seller.auth)
+      return (answer.body as { title: string }).title
+    }
+    // Replica 1 caches the event (CATALOGUE_CACHE_MS is 1 s by default: a notice must end it sooner).
+    expect(await titleOn(1)).toBe('Before')
+    expect(await titleOn(1)).toBe('Before')
+    const renamed = await call(0, 'PUT', `/adm/v1/events/${event.id}`, { authorization: `Bearer ${admin.accessToken}` }, { title: 'After' })
+    expect(renamed.status).toBe(200)
+    const changedAt = performance.now()
+    await eventually(async () => (await titleOn(1)) === 'After', 5000, 10)
+    console.info(`catalogue cache: the other replica answered the change ${Math.round(performance.now() - changedAt)} ms after it was made`)
+  })
+})
+
 describe('rate limits shared through Redis', () => {
   const expectLimited = (answer: { status: number; body: { code?: string } }) => {
     expect(answer.status).toBe(429)

@@ -2,7 +2,7 @@ import { and, asc, eq, getTableColumns, gte, inArray, lte, ne, sql, type SQL } f
 import type { Db } from '../../platform/db/database.js'
 import type { EventScope } from '../inventory/availability.js'
 import { heldSql } from '../inventory/held.js'
-import { pastSql } from '../inventory/inventory.repo.js'
+import { pastSql } from '../inventory/past.js'
 import { events, type EventImage, type EVENT_STATUSES } from './events.table.js'
 import { inventories } from './inventories.table.js'
 
@@ -114,7 +114,8 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
 }
 
 /** A date column as the API writes it, whichever way the driver answered it. */
-const dateOf = (value: string | Date | null): string | null => (value === null ? null : typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10))
+const dateOf = (value: string | Date | null): string | null =>
+  value === null ? null : typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10)
 
 /** The inventories of these events, optionally within a date window, by date then price; `past` when dated before the seller's today. */
 export const listInventoriesOfEvents = (db: Db, eventIds: readonly string[], window: DateWindow = {}) =>

@@ -5,6 +5,7 @@ import { events } from '../catalog/events.table.js'
 import { inventories } from '../catalog/inventories.table.js'
 import type { EventScope } from './availability.js'
 import { firstReleaseSql, heldSql } from './held.js'
+import { pastSql } from './past.js'
 
 // The SQL of ticket availability: an inventory's state read with what is held on it, and the
 // statements that lock, hold, sell and release its tickets. Nothing else writes `sold`.
@@ -21,9 +22,6 @@ export type InventoryState = {
   /** Dated before the seller's today (`seller_today`, migration 0016): no longer held or sold. */
   past: boolean
 }
-
-/** Whether an inventory is dated before its seller's today. */
-export const pastSql = sql<boolean>`${inventories.date} < seller_today(${inventories.sellerId})`
 
 const inventoryState = {
   id: inventories.id,

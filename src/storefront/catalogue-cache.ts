@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { SELLER_CHANGES_CHANNEL } from '../domain/sellers/seller-changes.js'
+import type { Database } from '../platform/db/database.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Answer this storefront GET from the catalogue cache (per seller and affiliate scope). */
+    catalogueCache?: boolean
+  }
+  interface FastifyInstance {
+    /** Catalogue answers kept per seller, forgotten by every process when the catalogue changes. */
+    catalogueCache: CatalogueCache
+  }
+}
+
+/** The database channel of migration 0017: a seller id, when what its catalogue shows changed. */
+export const CATALOGUE_CHANGED_CHANNEL = 'catalogue_changed'
+
+type Entry = { sellerId: string; body: string; etag: string; until: number }
+/** Where a miss started: it is stored only if nothing changed meanwhile. */
+type Miss = { key: string; sellerId: string; generation: number }
+
+export type CatalogueCacheOptions = {
+  database: Pick<Database, 'subscribe' | 'listening'>
+  /** How long an answer is served at most (sales and holds change availability without a notice); 0 turns the cache off. */
+  maxAgeMs: number
+  maxEntries?: number
+  /** Larger answers are not kept. */
+  maxBodyBytes?: number
+}
+
+export type CatalogueCache = ReturnType<typeof createCatalogueCache>
+
+/**
+ * The serialized answers of the catalogue routes (`GET /stf/v1/events`, `/events/{id}`,
+ * `/events/{id}/availability`), by seller, affiliate scope and URL. An answer is served while
+ *   - it is younger than `maxAgeMs` (1 s by default: a sale or a hold shows within it),
+ *   - no change of the seller's catalogue was announced (migration 0017 notifies every process
+ *     at commit: events, inventories) nor of the seller itself (settings, affiliates),
+ *   - the listening connection is up (notices may be lost otherwise),
+ * and an answer computed while a notice arrived is not kept.
+ */
+export function createCatalogueCache(options: CatalogueCacheOptions) {
+  const { database, maxAgeMs } = options
+  const maxEntries = options.maxEntries ?? 5000
+  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024
+  const entries = new Map<string, Entry>()
+  /** Bumped for a seller by each notice about it; `all` by a reset. */
+  const generations = new Map<string, number>()
+  let all = 0
+  const stops: (() => Promise<void>)[] = []
+
+  const generation = (sellerId: string) => all + (generations.get(sellerId) ?? 0)
+  const forgetSeller = (sellerId: string) => {
+    generations.set(sellerId, (generations.get(sellerId) ?? 0) + 1)
+    for (const [key, entry] of entries) if (entry.sellerId === sellerId) entries.delete(key)
+  }
+  const forgetAll = () => {
+    all++
+    generations.clear()
+    entries.clear()
+  }
+
+  return {
+    enabled: maxAgeMs > 0,
+
+    async start() {
+      if (maxAgeMs <= 0) return
+      stops.push(await database.subscribe(CATALOGUE_CHANGED_CHANNEL, { message: forgetSeller, reset: forgetAll }))
+      stops.push(await database.subscribe(SELLER_CHANGES_CHANNEL, { message: (payload) => forgetSeller(payload.split(' ')[0] ?? ''), reset: forgetAll }))
+    },
+
+    async stop() {
+      for (const stop of stops.splice(0)) await stop()
+      forgetAll()
+    },
+
+    /** A fresh answer for this key, if one is kept and may be trusted. */
+    lookup(key: string): Entry | undefined {
+      const entry = entries.get(key)
+      if (!entry) return undefined
+      if (entry.until > Date.now() && database.listening()) return entry
+      entries.delete(key)
+      return undefined
+    },
+
+    /** Where a computation of this seller's answer starts. */
+    miss(key: string, sellerId: string): Miss {
+      return { key, sellerId, generation: generation(sellerId) }
+    },
+
+    /** Keeps an answer computed since `miss`, unless a notice came meanwhile; answers its ETag either way. */
+    store(miss: Miss, body: string): string {
+      const etag = etagOf(body)
+      if (miss.generation === generation(miss.sellerId) && database.listening() && body.length <= maxBodyBytes) {
+        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string)
+        entries.set(miss.key, { sellerId: miss.sellerId, body, etag, until: Date.now() + maxAgeMs })
+      }
+      return etag
+    },
+
+    forgetSeller,
+  }
+}
+
+const etagOf = (body: string) => `"${createHash('sha1').update(body).digest('base64url')}"`
+
+/** Whether `If-None-Match` names this ETag (or is `*`). */
+const matches = (header: string | undefined, etag: string) =>
+  header !== undefined && (header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+
+const misses = new WeakMap<FastifyRequest, Miss>()
+
+/**
+ * `app.catalogueCache`, listening while the app runs (`CATALOGUE_CACHE_MS`, 0 turns it off).
+ * Register at the root, before the storefront.
+ */
+export const catalogueCachePlugin = fp<{ maxAgeMs: number }>(
+  async (app, { maxAgeMs }) => {
+    const cache = createCatalogueCache({ database: app.database, maxAgeMs })
+    await cache.start()
+    app.decorate('catalogueCache', cache)
+    app.addHook('onClose', () => cache.stop())
+  },
+  { name: 'catalogue-cache', dependencies: ['database'] },
+)
+
+/**
+ * The hooks of the cached catalogue routes (`config: { catalogueCache: true }`). Register in the
+ * storefront after the seller's authentication: an answer is keyed by the seller and the
+ * affiliate's scope, never shared between them. Every answer, cached or not, carries an `ETag`;
+ * a request whose `If-None-Match` names it gets 304 with no body.
+ */
+export function registerCatalogueCache(app: FastifyInstance) {
+  const cache = app.catalogueCache
+  if (!cache.enabled) return
+
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.routeOptions.config.catalogueCache || request.method !== 'GET') return done()
+    const scope = request.affiliate?.eventIds ? [...request.affiliate.eventIds].sort().join(',') : '*'
+    const key = `${request.seller.id}|${scope}|${request.url}`
+    const hit = cache.lookup(key)
+    if (!hit) {
+      misses.set(request, cache.miss(key, request.seller.id))
+      return done()
+    }
+    privately(reply).header('etag', hit.etag)
+    if (matches(request.headers['if-none-match'], hit.etag)) {
+      reply.code(304).send()
+      return
+    }
+    reply.type('application/json; charset=utf-8').send(hit.body)
+  })
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const miss = misses.get(request)
+    if (!miss || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload)
+    misses.delete(request)
+    const etag = cache.store(miss, payload)
+    privately(reply).header('etag', etag)
+    if (!matches(request.headers['if-none-match'], etag)) return done(null, payload)
+    reply.code(304)
+    done(null, '')
+  })
+}
+
+/** Answers of one seller's credentials: no shared cache may keep them, and clients revalidate. */
+const privately = (reply: FastifyReply) => reply.header('cache-control', 'private, no-cache').header('vary', 'authorization, x-affiliate-code')

@@ -1,0 +1,88 @@
+import { eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { events } from '../../src/domain/catalog/events.table.js'
+import { inventories } from '../../src/domain/catalog/inventories.table.js'
+import { buildTestApp } from '../build-app.js'
+import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { resetDatabase, testDatabase } from '../support/database.js'
+import { eventually } from '../support/smtp-sink.js'
+import type { FastifyInstance } from 'fastify'
+
+/**
+ * The catalogue cache (CATALOGUE_CACHE_MS): answers kept per seller and affiliate scope, with an
+ * ETag; a catalogue change, announced by the database at commit, ends them at once; anything
+ * else (a hold, a sale) shows within the cache's age.
+ */
+let app: FastifyInstance
+let a: TestSeller
+let b: TestSeller
+let eventId: string
+let inventoryId: string
+
+beforeAll(async () => {
+  await resetDatabase(await testDatabase())
+  // Long enough that only a notice, never the age, can end an answer during a test.
+  app = await buildTestApp({ env: { CATALOGUE_CACHE_MS: '60000' } })
+  a = await createTestSeller(app)
+  b = await createTestSeller(app)
+  const event = await createTestEvent(app, a.seller.id, { title: 'Cached show' })
+  eventId = event.id
+  inventoryId = (await createTestInventory(app, event, { price: 5000, capacity: 10 })).id
+})
+afterAll(async () => {
+  await app?.close()
+})
+
+const get = (url: string, headers: Record<string, string>) => app.inject({ method: 'GET', url, headers })
+const titles = async (headers: Record<string, string>) => (await get('/stf/v1/events', headers)).json().data.map((e: { title: string }) => e.title)
+
+describe('the catalogue cache', () => {
+  it('answers with an ETag, and 304 with no body to If-None-Match', async () => {
+    for (const url of ['/stf/v1/events', `/stf/v1/events/${eventId}`, `/stf/v1/events/${eventId}/availability`]) {
+      const first = await get(url, a.auth)
+      expect(first.statusCode, url).toBe(200)
+      const etag = first.headers.etag as string
+      expect(etag, url).toMatch(/^"[A-Za-z0-9_-]+"$/)
+      expect(first.headers['cache-control']).toBe('private, no-cache')
+      const again = await get(url, a.auth)
+      expect(again.body).toBe(first.body)
+      expect(again.headers.etag).toBe(etag)
+      const revalidated = await get(url, { ...a.auth, 'if-none-match': etag })
+      expect(revalidated.statusCode, url).toBe(304)
+      expect(revalidated.body).toBe('')
+      expect((await get(url, { ...a.auth, 'if-none-match': '"something-else"' })).statusCode).toBe(200)
+    }
+  })
+
+  it('keeps answers apart per seller and per affiliate scope', async () => {
+    const other = await createTestEvent(app, a.seller.id, { title: 'Not for the affiliate' })
+    await createTestInventory(app, other)
+    await createTestAffiliate(app, a.seller.id, { code: 'ONLYONE', eventIds: [eventId] })
+    await eventually(async () => (await titles(a.auth)).includes('Not for the affiliate'))
+    expect(await titles({ ...a.auth, 'x-affiliate-code': 'ONLYONE' })).toEqual(['Cached show'])
+    expect(await titles(b.auth)).toEqual([])
+    // The seller's full answer is still whole after the affiliate's was cached.
+    expect(await titles(a.auth)).toContain('Not for the affiliate')
+  })
+
+  it('forgets a seller’s answers when its catalogue changes, also behind the application’s back', async () => {
+    expect(await titles(a.auth)).toContain('Cached show')
+    // A write straight to the table: the database's trigger announces it at commit.
+    await app.db.update(events).set({ title: 'Renamed show' }).where(eq(events.id, eventId))
+    await eventually(async () => (await titles(a.auth)).includes('Renamed show'))
+    const priceBefore = (await get(`/stf/v1/events/${eventId}/availability`, a.auth)).json().data[0].inventories[0].price
+    await app.db
+      .update(inventories)
+      .set({ price: priceBefore + 100 })
+      .where(eq(inventories.id, inventoryId))
+    await eventually(async () => (await get(`/stf/v1/events/${eventId}/availability`, a.auth)).json().data[0].inventories[0].price === priceBefore + 100)
+  })
+
+  it('does not cache errors, and never answers another seller’s cached event', async () => {
+    expect((await get(`/stf/v1/events/${eventId}`, a.auth)).statusCode).toBe(200)
+    expect((await get(`/stf/v1/events/${eventId}`, b.auth)).statusCode).toBe(404)
+    expect((await get(`/stf/v1/events/${eventId}`, b.auth)).statusCode).toBe(404)
+    expect((await get('/stf/v1/events?limit=0', a.auth)).statusCode).toBe(400)
+  })
+})
