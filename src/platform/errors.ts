@@ -1,7 +1,8 @@
 /**
  * The error catalogue: the only place that lists error codes and their statuses
  * (API.md section 2). Every failure a client sees is one of these, in one envelope:
- * `{ code, message, trace_id }`, plus `details` for validation failures.
+ * `{ code, message, trace_id }`, plus `details`: a list for validation failures, an object
+ * for refusals that say what they refer to (e.g. `basket_checked_out`'s `order_id`).
  */
 export const ERRORS = {
   validation_error: { status: 400, message: 'The request is not valid' },
@@ -32,6 +33,16 @@ export const ERRORS = {
     status: 409,
     message: 'This Idempotency-Key was already used with a different request',
   },
+  /**
+   * Checkout, an item change or a coupon change on a basket that was already checked out;
+   * `details.order_id` names its order.
+   */
+  basket_checked_out: { status: 409, message: 'The basket was already checked out' },
+  /**
+   * Checkout's `expected_total` (what the partner charged) differs from the total computed under
+   * the locks; `details: { expected_total, total, basket }`. Nothing is sold and the hold is kept.
+   */
+  price_changed: { status: 409, message: 'The total changed: it differs from expected_total' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json' },
@@ -50,9 +61,12 @@ export type ErrorCode = keyof typeof ERRORS
 
 export type ErrorDetail = { path: string; message: string }
 
+/** What an error adds: the offending fields, or the facts a refusal refers to. */
+export type ErrorDetails = ErrorDetail[] | { [name: string]: unknown }
+
 export type AppErrorOptions = {
   message?: string
-  details?: ErrorDetail[]
+  details?: ErrorDetails
   headers?: Record<string, string>
   cause?: unknown
 }
@@ -61,7 +75,7 @@ export type AppErrorOptions = {
 export class AppError extends Error {
   readonly code: ErrorCode
   readonly status: number
-  readonly details: ErrorDetail[] | undefined
+  readonly details: ErrorDetails | undefined
   readonly headers: Record<string, string>
 
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {

@@ -107,11 +107,30 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?
   judge(options, rows)
 }
 
+/**
+ * Which of a basket's inventories it could not hold (or buy) as it stands now: the judgement of
+ * a hold, item by item, on committed data without locks, and without refusing. For a basket's
+ * answer (BasketItem `available`); proves nothing for a change, which `takeTickets` decides.
+ */
+export async function unavailableInventories(
+  db: Db,
+  options: Pick<HoldTicketsOptions, 'sellerId' | 'scope' | 'wanted'> & { basketId: string },
+): Promise<Set<string>> {
+  const rows = await readInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId)
+  const byId = new Map<string, HeldInventoryState>(rows.map((row) => [row.id, row]))
+  return new Set([...options.wanted].filter(([id, wanted]) => leftFor(options.scope, byId.get(id)) < wanted).map(([id]) => id))
+}
+
+/** On sale to this caller: the seller's, its event published, within the affiliate's events. */
+const sellable = (scope: EventScope, row: HeldInventoryState | undefined): row is HeldInventoryState =>
+  row !== undefined && row.eventStatus === 'published' && inScope(scope, row.eventId)
+
+/** Tickets a basket may still take of an inventory: none when it is not on sale to the caller. */
+const leftFor = (scope: EventScope, row: HeldInventoryState | undefined) => (sellable(scope, row) ? availableOf(row, Number(row.held)) : 0)
+
 /** What does not fit, from the rows a hold was judged on: 404 not_found or 409 insufficient_inventory naming each. */
 function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<string, InventoryState> {
   const byId = new Map<string, HeldInventoryState>(rows.map((row) => [row.id, row]))
-  const sellable = (row: HeldInventoryState | undefined): row is HeldInventoryState =>
-    row !== undefined && row.eventStatus === 'published' && inScope(options.scope, row.eventId)
   const pathOf = (id: string, field: string) => {
     const at = options.added.get(id) ?? options.positions?.get(id)
     return at === undefined ? 'items' : `items.${at}.${field}`
@@ -119,14 +138,13 @@ function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<str
 
   const missing: ErrorDetail[] = []
   for (const [id] of options.added) {
-    if (!sellable(byId.get(id))) missing.push({ path: pathOf(id, 'inventory_id'), message: `no inventory ${id} on sale` })
+    if (!sellable(options.scope, byId.get(id))) missing.push({ path: pathOf(id, 'inventory_id'), message: `no inventory ${id} on sale` })
   }
   if (missing.length > 0) throw new AppError('not_found', { message: 'An inventory in the request was not found', details: missing })
 
   const short: ErrorDetail[] = []
   for (const [id, wanted] of [...options.wanted].sort(([x], [y]) => (x < y ? -1 : 1))) {
-    const row = byId.get(id)
-    const available = sellable(row) ? availableOf(row, Number(row.held)) : 0
+    const available = leftFor(options.scope, byId.get(id))
     if (available < wanted) short.push({ path: pathOf(id, 'quantity'), message: `${available} left of inventory ${id}` })
   }
   if (short.length > 0) throw new AppError('insufficient_inventory', { details: short })

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import { isDatabaseUnavailable } from '../db/errors.js'
-import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js'
+import { AppError, type ErrorCode, type ErrorDetails } from '../errors.js'
 
 /** Fastify's own errors, translated to the catalogue. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -29,7 +29,7 @@ const BY_STATUS: Record<number, ErrorCode> = {
   503: 'service_unavailable',
 }
 
-export type ErrorEnvelope = { code: ErrorCode; message: string; trace_id: string; details?: ErrorDetail[] }
+export type ErrorEnvelope = { code: ErrorCode; message: string; trace_id: string; details?: ErrorDetails }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   const body: ErrorEnvelope = { code: error.code, message: error.message, trace_id: request.id }

@@ -9,7 +9,16 @@ export const ZErrorEnvelope = z
     code: z.enum(codes),
     message: z.string(),
     trace_id: z.string(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z
+      .union([
+        z
+          .array(z.object({ path: z.string(), message: z.string() }))
+          .describe('validation_error, insufficient_inventory, not_found: what is wrong, field by field'),
+        z
+          .record(z.string(), z.unknown())
+          .describe('basket_checked_out: `{ order_id }`; price_changed: `{ expected_total, total, basket }` (the Basket as GET answers it)'),
+      ])
+      .optional(),
   })
   .meta({ id: 'Error' })
 
