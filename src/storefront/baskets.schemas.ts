@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { MAX_BASKET_ITEMS } from '../domain/baskets/basket-access.js'
 import { PAYMENT_METHODS } from '../domain/baskets/installment-plans.js'
+import { COUPON_PROBLEMS } from '../domain/coupons/coupon-rules.js'
 
 const MAX_QUANTITY = 20
 
@@ -55,7 +56,7 @@ export const ZAppliedCoupon = z.object({ code: z.string(), type: z.enum(['percen
 export const ZBasketCoupon = ZAppliedCoupon.extend({
   applicable: z.boolean().describe('Whether it discounts anything now; one that does not contributes 0 to the totals'),
   reason: z
-    .enum(['coupon_invalid', 'coupon_not_applicable', 'coupon_exhausted'])
+    .enum(COUPON_PROBLEMS)
     .nullable()
     .describe(
       'When not applicable: the error code a checkout would refuse with (deactivated or expired: coupon_invalid, usage limit reached: coupon_exhausted)',
