@@ -35,6 +35,16 @@ export const ERRORS = {
     status: 409,
     message: 'This Idempotency-Key was already used with a different request',
   },
+  /**
+   * Checkout, an item change or a coupon change on a basket that was already checked out;
+   * `details.order_id` names its order.
+   */
+  basket_checked_out: { status: 409, message: 'The basket was already checked out' },
+  /**
+   * Checkout's `expected_total` (what the partner charged) differs from the total computed under
+   * the locks; `details: { expected_total, total, basket }`. Nothing is sold and the hold is kept.
+   */
+  price_changed: { status: 409, message: 'The total changed: it differs from expected_total' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json' },

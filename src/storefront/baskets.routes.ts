@@ -73,7 +73,16 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/baskets/:id',
     {
-      schema: { tags, summary: 'Read a basket', security, params: ZBasketParams, response: { 200: ZBasket, ...errorResponses(400, 401, 404) } },
+      schema: {
+        tags,
+        summary: 'Read a basket',
+        description:
+          'Priced now. A coupon that gives nothing now reads `applicable: false` with the `reason` a checkout would refuse with, and counts 0; ' +
+          'an item the basket could not buy now reads `available: false`. A checked-out basket reads as it was sold, with its `order_id`.',
+        security,
+        params: ZBasketParams,
+        response: { 200: ZBasket, ...errorResponses(400, 401, 404) },
+      },
     },
     async (request) => getBasket(app.db, onBasket(request)),
   )
@@ -85,7 +94,8 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Set item quantities',
         description:
-          'Sets the quantity of each listed inventory (0 removes it); unlisted items stay. All or nothing: 409 `insufficient_inventory` leaves the basket unchanged. Renews the hold.',
+          'Sets the quantity of each listed inventory (0 removes it); unlisted items stay. All or nothing: 409 `insufficient_inventory` leaves the basket unchanged. Renews the hold. ' +
+          'A basket already checked out: 409 `basket_checked_out` with `details.order_id`; one whose hold lapsed: 410 `basket_expired`.',
         security,
         params: ZBasketParams,
         body: ZChangeBasketItemsBody,
@@ -106,7 +116,10 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Apply a coupon to the basket',
-        description: 'Replaces the basket coupon. Percent discounts round down to the centavo; a discount never exceeds what it applies to.',
+        description:
+          'Replaces the basket coupon. Percent discounts round down to the centavo; a discount never exceeds what it applies to. ' +
+          'The discount is spread over the items it covers (largest remainder, by item total), so that the items’ totals add up to the total. ' +
+          'A basket already checked out: 409 `basket_checked_out`.',
         security,
         params: ZBasketParams,
         body: ZCouponBody,
@@ -124,7 +137,13 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/baskets/:id/coupon',
     {
-      schema: { tags, summary: 'Remove the basket coupon', security, params: ZBasketParams, response: { 200: ZBasket, ...errorResponses(400, 401, 404, 410) } },
+      schema: {
+        tags,
+        summary: 'Remove the basket coupon',
+        security,
+        params: ZBasketParams,
+        response: { 200: ZBasket, ...errorResponses(400, 401, 404, 409, 410) },
+      },
     },
     async (request) => removeCoupon(app.db, onBasket(request)),
   )
@@ -159,7 +178,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Remove an item coupon',
         security,
         params: ZBasketItemParams,
-        response: { 200: ZBasket, ...errorResponses(400, 401, 404, 410) },
+        response: { 200: ZBasket, ...errorResponses(400, 401, 404, 409, 410) },
       },
     },
     async (request) => removeCoupon(app.db, { ...onBasket(request), itemId: request.params.item_id }),
@@ -173,11 +192,12 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Installment plans for the basket total',
         description:
           '`pix` and `boleto`: one plan of 1. `credit_card`: 1 to `max_installments`, dropping plans under `min_installment_amount`; ' +
-          'interest-free up to `interest_free_installments` (`ceil(total / n)`), then the Price formula at `monthly_rate`.',
+          'interest-free up to `interest_free_installments` (`ceil(total / n)`, the rest in `last_amount`), then the Price formula at `monthly_rate`. ' +
+          'Each plan charges exactly its `total`: `amount × (installments − 1) + last_amount`.',
         security,
         params: ZBasketParams,
         body: ZInstallmentsBody,
-        response: { 200: ZInstallments, ...errorResponses(400, 401, 404, 410, 422) },
+        response: { 200: ZInstallments, ...errorResponses(400, 401, 404, 409, 410, 422) },
       },
     },
     async (request) =>

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { MAX_BASKET_ITEMS } from '../domain/baskets/basket-access.js'
 import { PAYMENT_METHODS } from '../domain/baskets/installment-plans.js'
+import { COUPON_PROBLEMS } from '../domain/coupons/coupon-rules.js'
 
 const MAX_QUANTITY = 20
 
@@ -52,20 +53,40 @@ export const ZInstallmentsBody = z
 
 export const ZAppliedCoupon = z.object({ code: z.string(), type: z.enum(['percent', 'fixed']), value: z.number().int() }).meta({ id: 'AppliedCoupon' })
 
+export const ZBasketCoupon = ZAppliedCoupon.extend({
+  applicable: z.boolean().describe('Whether it discounts anything now; one that does not contributes 0 to the totals'),
+  reason: z
+    .enum(COUPON_PROBLEMS)
+    .nullable()
+    .describe(
+      'When not applicable: the error code a checkout would refuse with (deactivated or expired: coupon_invalid, usage limit reached: coupon_exhausted)',
+    ),
+}).meta({ id: 'BasketCoupon' })
+
+const itemFields = {
+  id: z.uuid(),
+  inventory_id: z.uuid(),
+  event_id: z.uuid(),
+  date: z.iso.date(),
+  name: z.string(),
+  quantity: z.number().int(),
+  unit_price: z.number().int(),
+  discount: z.number().int().describe("The item coupon's discount plus this item's share of the basket coupon's (largest remainder, by item total)"),
+  total: z.number().int().describe("quantity × unit_price − discount; the items' totals add up to the total"),
+}
+
 export const ZBasketItem = z
   .object({
-    id: z.uuid(),
-    inventory_id: z.uuid(),
-    event_id: z.uuid(),
-    date: z.iso.date(),
-    name: z.string(),
-    quantity: z.number().int(),
-    unit_price: z.number().int(),
-    discount: z.number().int(),
-    total: z.number().int(),
-    coupon: ZAppliedCoupon.nullable(),
+    ...itemFields,
+    coupon: ZBasketCoupon.nullable(),
+    available: z
+      .boolean()
+      .describe('False when the basket could not hold or buy this item now (its event stopped selling, its tickets are gone): checkout would refuse it'),
   })
   .meta({ id: 'BasketItem' })
+
+/** An item of an order: prices and the coupon as they were at checkout. */
+export const ZOrderItem = z.object({ ...itemFields, coupon: ZAppliedCoupon.nullable() }).meta({ id: 'OrderItem' })
 
 export const ZBasket = z
   .object({
@@ -74,8 +95,9 @@ export const ZBasket = z
     expires_at: z.iso.datetime(),
     affiliate_code: z.string().nullable(),
     customer_id: z.uuid().nullable(),
+    order_id: z.uuid().nullable().describe('The order a checked-out basket became; a checked-out basket reads as it was sold'),
     items: z.array(ZBasketItem),
-    coupon: ZAppliedCoupon.nullable(),
+    coupon: ZBasketCoupon.nullable(),
     totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), total: z.number().int() }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
@@ -90,8 +112,9 @@ export const ZInstallments = z
       z
         .object({
           installments: z.number().int(),
-          amount: z.number().int(),
-          total: z.number().int(),
+          amount: z.number().int().describe('Each installment but the last'),
+          last_amount: z.number().int().describe('The last installment: amount × (installments − 1) + last_amount = total, to the centavo'),
+          total: z.number().int().describe('What the card is charged, interest included'),
           interest: z.number().int(),
           monthly_rate: z.number(),
         })

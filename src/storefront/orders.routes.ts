@@ -33,8 +33,10 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Needs `X-Customer-Token`. Payment is captured by the partner; the order records method, installments and reference. ' +
           'Turns the holds into sales, redeems the coupons within their limits and issues one ticket per unit. ' +
-          'A coupon that no longer applies refuses the checkout with its 422 (remove it with DELETE /baskets/{id}/coupon). ' +
-          'Empty basket: 422 `basket_empty`; lapsed or checked-out basket: 410 `basket_expired`. Honours `Idempotency-Key`.',
+          'A coupon that no longer applies refuses the checkout with its 422, the code the basket shows as the coupon’s `reason` (remove it with DELETE /baskets/{id}/coupon). ' +
+          'With `expected_total`, a total other than what the partner charged: 409 `price_changed`, nothing sold, the hold kept. ' +
+          'Empty basket: 422 `basket_empty`; lapsed basket: 410 `basket_expired`; basket already checked out: 409 `basket_checked_out` with `details.order_id`. ' +
+          'Honours `Idempotency-Key` (a replay answers the first order).',
         security: withCustomer,
         headers: ZIdempotencyHeaders,
         params: ZBasketParams,
@@ -52,6 +54,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         paymentMethod: request.body.payment_method,
         installments: request.body.installments,
         paymentReference: request.body.payment_reference,
+        expectedTotal: request.body.expected_total,
         idempotencyKey: request.headers['idempotency-key'],
         actor: storefrontActor(request),
       })

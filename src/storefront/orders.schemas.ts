@@ -1,12 +1,21 @@
 import { z } from 'zod'
 import { pageOf, ZPageQuery } from '../platform/http/schemas.js'
-import { ZBasketItem } from './baskets.schemas.js'
+import { ZOrderItem } from './baskets.schemas.js'
 
 export const ZCheckoutBody = z
   .strictObject({
     payment_method: z.string().min(1).max(32).describe('credit_card, pix or boleto; others: 422 unsupported_payment_method'),
     installments: z.number().int().min(1).max(99).optional().describe('One of the plans of POST /baskets/{id}/installments (default 1)'),
     payment_reference: z.string().min(1).max(255).optional().describe("The partner's payment capture reference"),
+    expected_total: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'What the partner charged, in centavos, interest included when paid in installments. When the total computed at checkout differs: ' +
+          '409 `price_changed` with `details: { expected_total, total, basket }`, nothing sold, the hold kept',
+      ),
   })
   .meta({ id: 'CheckoutRequest' })
 
@@ -16,7 +25,7 @@ export const ZOrder = z
     status: z.enum(['confirmed', 'cancelled']),
     customer_id: z.uuid(),
     affiliate_code: z.string().nullable(),
-    items: z.array(ZBasketItem),
+    items: z.array(ZOrderItem),
     totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), interest: z.number().int(), total: z.number().int() }),
     payment: z.object({
       method: z.string(),

@@ -43,10 +43,11 @@ describe('POST /stf/v1/baskets/{id}/coupon', () => {
     const res = await applyToBasket(basket.id, 'TENOFF')
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
-      coupon: { code: 'TENOFF', type: 'percent', value: 10 },
+      coupon: { code: 'TENOFF', type: 'percent', value: 10, applicable: true, reason: null },
       totals: { subtotal: 3333, discount: 333, total: 3000 },
     })
-    expect(res.json().items[0]).toMatchObject({ discount: 0, total: 3333, coupon: null })
+    // The basket discount is the item's too: the items add up to the total.
+    expect(res.json().items[0]).toMatchObject({ discount: 333, total: 3000, coupon: null })
     expect(coupon.id).toBeTruthy()
   })
 
@@ -127,7 +128,10 @@ describe('POST /stf/v1/baskets/{id}/coupon', () => {
       headers: a.auth,
       payload: { items: [{ inventory_id: inventoryIds[0]!, quantity: 1 } satisfies Item] },
     })
-    expect(changed.json()).toMatchObject({ coupon: { code: 'MIN50' }, totals: { subtotal: 2500, discount: 0, total: 2500 } })
+    expect(changed.json()).toMatchObject({
+      coupon: { code: 'MIN50', applicable: false, reason: 'coupon_not_applicable' },
+      totals: { subtotal: 2500, discount: 0, total: 2500 },
+    })
   })
 
   it('renews the hold', async () => {
@@ -234,6 +238,6 @@ describe('POST /stf/v1/baskets/{id}/coupon/{item_id}', () => {
     await applyToItem(basket.id, basket.items[0].id, 'LATEROFF')
     await ctx.app.db.update(coupons).set({ active: false }).where(eq(coupons.id, coupon.id))
     const res = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${basket.id}`, headers: a.auth })
-    expect(res.json().items[0]).toMatchObject({ coupon: { code: 'LATEROFF' }, discount: 0, total: 1000 })
+    expect(res.json().items[0]).toMatchObject({ coupon: { code: 'LATEROFF', applicable: false, reason: 'coupon_invalid' }, discount: 0, total: 1000 })
   })
 })

@@ -46,6 +46,7 @@ describe('POST /stf/v1/baskets', () => {
       expires_at: expect.any(String),
       affiliate_code: null,
       customer_id: null,
+      order_id: null,
       items: [
         {
           id: expect.any(String),
@@ -58,6 +59,7 @@ describe('POST /stf/v1/baskets', () => {
           discount: 0,
           total: 13500,
           coupon: null,
+          available: true,
         },
       ],
       coupon: null,
@@ -352,12 +354,16 @@ describe('POST /stf/v1/baskets/{id}/installments', () => {
     const body = res.json()
     expect(body).toMatchObject({ payment_method: 'credit_card', total: 10000 })
     expect(body.plans).toHaveLength(12)
-    expect(body.plans[0]).toEqual({ installments: 1, amount: 10000, total: 10000, interest: 0, monthly_rate: 0 })
-    expect(body.plans[2]).toEqual({ installments: 3, amount: 3535, total: 10605, interest: 605, monthly_rate: 0.0299 })
-    expect(body.plans[11]).toEqual({ installments: 12, amount: 1004, total: 12048, interest: 2048, monthly_rate: 0.0299 })
+    expect(body.plans[0]).toEqual({ installments: 1, amount: 10000, last_amount: 10000, total: 10000, interest: 0, monthly_rate: 0 })
+    expect(body.plans[2]).toEqual({ installments: 3, amount: 3535, last_amount: 3535, total: 10605, interest: 605, monthly_rate: 0.0299 })
+    expect(body.plans[11]).toEqual({ installments: 12, amount: 1004, last_amount: 1004, total: 12048, interest: 2048, monthly_rate: 0.0299 })
 
     const pix = await ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${created.id}/installments`, headers: a.auth, payload: { payment_method: 'pix' } })
-    expect(pix.json()).toEqual({ payment_method: 'pix', total: 10000, plans: [{ installments: 1, amount: 10000, total: 10000, interest: 0, monthly_rate: 0 }] })
+    expect(pix.json()).toEqual({
+      payment_method: 'pix',
+      total: 10000,
+      plans: [{ installments: 1, amount: 10000, last_amount: 10000, total: 10000, interest: 0, monthly_rate: 0 }],
+    })
   })
 
   it("follows the seller's installment settings", async () => {

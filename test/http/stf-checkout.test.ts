@@ -100,7 +100,7 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     expect((await checkout(basket.id, alice.headers)).statusCode).toBe(201)
   })
 
-  it('answers 422 basket_empty, 410 basket_expired once checked out, 422 unsupported_payment_method, 400 for a plan not offered', async () => {
+  it('answers 422 basket_empty, 409 basket_checked_out once checked out, 422 unsupported_payment_method, 400 for a plan not offered', async () => {
     const empty = await ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: a.auth, payload: { items: [] } })
     const emptyRes = await checkout(empty.json().id, alice.headers)
     expect(emptyRes.statusCode).toBe(422)
@@ -123,10 +123,11 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400)
       expect(res.json().code).toBe('validation_error')
     }
-    expect((await checkout(basket.id, alice.headers)).statusCode).toBe(201)
+    const order = await checkout(basket.id, alice.headers)
+    expect(order.statusCode).toBe(201)
     const again = await checkout(basket.id, alice.headers)
-    expect(again.statusCode).toBe(410)
-    expect(again.json().code).toBe('basket_expired')
+    expect(again.statusCode).toBe(409)
+    expect(again.json()).toMatchObject({ code: 'basket_checked_out', details: { order_id: order.json().id } })
   })
 
   describe('when the held tickets are no longer there at the sale', () => {

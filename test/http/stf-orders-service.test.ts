@@ -109,7 +109,7 @@ describe('placeOrder', () => {
     expect((await checkout(a, open.id, await buyer(), { paymentMethod: 'credit_card', installments: 2 })).body.payment.installments).toBe(2)
   })
 
-  it('answers basket_empty, basket_expired, and basket_expired again once checked out', async () => {
+  it('answers basket_empty, basket_expired, and basket_checked_out naming the order once checked out', async () => {
     const x = await stock(a)
     const empty = await basket(a, [])
     await expect(checkout(a, empty.id, await buyer())).rejects.toMatchObject({ code: 'basket_empty', status: 422 })
@@ -118,8 +118,8 @@ describe('placeOrder', () => {
     await expect(checkout(a, lapsed.id, await buyer())).rejects.toMatchObject({ code: 'basket_expired', status: 410 })
     const done = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     const customer = await buyer()
-    await checkout(a, done.id, customer)
-    await expect(checkout(a, done.id, customer)).rejects.toMatchObject({ code: 'basket_expired', message: 'The basket was already checked out' })
+    const { body: placed } = await checkout(a, done.id, customer)
+    await expect(checkout(a, done.id, customer)).rejects.toMatchObject({ code: 'basket_checked_out', status: 409, details: { order_id: placed.id } })
     expect((await inventoryRow(x.id)).sold).toBe(1)
   })
 
@@ -154,7 +154,12 @@ describe('placeOrder', () => {
     const { body: order } = await checkout(a, open.id, customer)
     expect(order.totals).toEqual({ subtotal: 13333, discount: 5833, interest: 0, total: 7500 })
     expect(order.totals.total).toBe(shown.totals.total)
-    expect(order.items[0]).toMatchObject({ discount: 5000, total: 5000, coupon: { code: 'ORDITEM', type: 'percent', value: 50 } })
+    // The basket coupon's 833 is spread over the items by what the item coupon left (5000 : 3333): 500 and 333.
+    expect(order.items[0]).toMatchObject({ discount: 5500, total: 4500, coupon: { code: 'ORDITEM', type: 'percent', value: 50 } })
+    expect(order.items[1]).toMatchObject({ discount: 333, total: 3000, coupon: null })
+    expect(order.items.map((item) => [item.discount, item.total])).toEqual(
+      shown.items.map((item: { discount: number; total: number }) => [item.discount, item.total]),
+    )
     expect((await couponRow(itemCoupon.id)).uses).toBe(1)
     expect((await couponRow(basketCoupon.id)).uses).toBe(1)
     const redemptions = await ctx.app.db.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))

@@ -43,6 +43,11 @@ export async function commerceViolations(databaseUrl: string): Promise<string[]>
                                    or o.total <> o.subtotal - o.discount + o.interest`,
     )
     await check(
+      "order items' totals do not add up to the order's subtotal − discount",
+      `select o.id from orders o where o.subtotal - o.discount <> (select coalesce(sum(total), 0) from order_items where order_id = o.id)
+                                   or exists (select 1 from order_items where order_id = o.id and (total < 0 or total <> unit_price * quantity - discount))`,
+    )
+    await check(
       'confirmed order with voided tickets, or cancelled with live ones',
       `select o.id, o.status from orders o join tickets t on t.order_id = o.id
         where (o.status = 'confirmed' and t.voided_at is not null) or (o.status = 'cancelled' and t.voided_at is null)`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { priceBasket, type PriceLineInput } from '../../src/domain/baskets/price-basket.js'
+import { priceBasket, spreadProportionally, type PriceLineInput } from '../../src/domain/baskets/price-basket.js'
 import { couponDiscount, type CouponTerms } from '../../src/domain/coupons/coupon-rules.js'
 
 const now = new Date('2030-06-01T12:00:00Z')
@@ -131,5 +131,65 @@ describe('priceBasket', () => {
     expect(priceBasket({ now, coupon: perCustomer, lines }).couponProblem).toBeNull()
     expect(priceBasket({ now, coupon: perCustomer, lines, customerUses: new Map([['c1', 1]]) }).couponProblem).toBe('coupon_exhausted')
     expect(priceBasket({ now, coupon: perCustomer, lines, customerUses: new Map([['c1', 0]]) }).couponProblem).toBeNull()
+  })
+
+  it('spreads the basket coupon over the lines it covers, so that the lines add up to the total', () => {
+    const price = priceBasket({
+      now,
+      coupon: coupon({ id: 'c2', type: 'fixed', value: 1000 }),
+      lines: [line('a', 1, 3333), line('b', 1, 3333), line('c', 1, 3334)],
+    })
+    // 1000 × 3333 / 10000 = 333.3 (twice), 333.4: 333, 333, 334.
+    expect(price.lines.map((l) => [l.discount, l.total])).toEqual([
+      [333, 3000],
+      [333, 3000],
+      [334, 3000],
+    ])
+    expect(price).toMatchObject({ discount: 1000, basketDiscount: 1000, total: 9000 })
+  })
+
+  it('gives the lines a basket coupon does not cover no share, and weighs each line by what its item coupon left', () => {
+    const price = priceBasket({
+      now,
+      coupon: coupon({ id: 'c2', value: 10, eventIds: [E1] }),
+      lines: [line('a', 1, 10000, { coupon: coupon({ value: 50 }) }), line('b', 1, 3333), line('c', 1, 7000, { eventId: E2 })],
+    })
+    // Item: 5000 off a. Basket: 10 % of (5000 + 3333) = 833, spread 5000 : 3333 → 499.8, 333.2 → 500, 333.
+    expect(price.lines.map((l) => [l.discount, l.total])).toEqual([
+      [5500, 4500],
+      [333, 3000],
+      [0, 7000],
+    ])
+    expect(price.lines.reduce((sum, l) => sum + l.total, 0)).toBe(price.total)
+    expect(price).toMatchObject({ subtotal: 20333, discount: 5833, total: 14500 })
+  })
+
+  it('adds up for any basket', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const random = (n: number) => (seed * 7919 + n * 104729) % 9973
+      const lines = Array.from({ length: 1 + (seed % 6) }, (_, n) => line(`l${n}`, 1 + (random(n) % 5), 1 + random(n + 10)))
+      const basketCoupon = seed % 2 ? coupon({ id: 'c2', type: 'fixed', value: random(99) }) : coupon({ id: 'c2', value: 1 + (seed % 100) })
+      const price = priceBasket({ now, coupon: basketCoupon, lines })
+      expect(price.lines.reduce((sum, l) => sum + l.total, 0)).toBe(price.total)
+      for (const l of price.lines) expect(l.total).toBeGreaterThanOrEqual(0)
+    }
+  })
+})
+
+describe('spreadProportionally', () => {
+  it('splits by largest remainder, the earlier first on a tie, never beyond a weight', () => {
+    expect(spreadProportionally(100, [1, 1, 1])).toEqual([34, 33, 33])
+    expect(spreadProportionally(10, [5, 0, 5])).toEqual([5, 0, 5])
+    expect(spreadProportionally(7, [1, 2, 4])).toEqual([1, 2, 4])
+    expect(spreadProportionally(5, [1, 1, 1, 1, 1, 1])).toEqual([1, 1, 1, 1, 1, 0])
+    expect(spreadProportionally(0, [3, 4])).toEqual([0, 0])
+    expect(spreadProportionally(0, [])).toEqual([])
+  })
+
+  it('stays exact for sums beyond 2^53 once multiplied', () => {
+    const shares = spreadProportionally(999_999_999, [4_000_000_000, 3_000_000_001, 2_999_999_999])
+    expect(shares.reduce((sum, share) => sum + share, 0)).toBe(999_999_999)
+    // Whole parts 399 999 999, 299 999 999, 299 999 999; remainders 0.6, 0.7999999999, 0.6000000001.
+    expect(shares).toEqual([399_999_999, 300_000_000, 300_000_000])
   })
 })

@@ -71,7 +71,7 @@ export const applyCoupon = (db: Db, options: ApplyCouponOptions) =>
       sellerId,
       data: { coupon_id: coupon.id, item_id: itemId ?? null },
     })
-    return loadBasketView(tx, sellerId, basketId)
+    return loadBasketView(tx, sellerId, basketId, options.affiliate?.eventIds ?? null)
   })
 
 /** One coupon discounts one place in a basket: the basket, or a single item. */

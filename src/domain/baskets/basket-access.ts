@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
+import { findOrderIdOfBasket } from '../orders/orders.repo.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { lockBasket, type BasketState } from './baskets.repo.js'
 
@@ -11,9 +12,16 @@ export function assertBasketAccess(basket: BasketState | undefined, affiliate: A
   if (!basket || basket.affiliateId !== (affiliate?.id ?? null)) throw new AppError('not_found')
 }
 
-/** Changing, pricing or checking out needs a live hold: 410 basket_expired otherwise. */
-export function assertBasketOpen(basket: BasketState) {
-  if (basket.status === 'checked_out') throw new AppError('basket_expired', { message: 'The basket was already checked out' })
+/**
+ * Changing, pricing or checking out needs an open basket: 409 basket_checked_out (naming its
+ * order) once it was checked out, 410 basket_expired when its hold lapsed. The order is read
+ * by a statement of its own: under READ COMMITTED, a lock that waited for the checkout re-reads
+ * the basket row as it committed, but not the rows a join found before the wait.
+ */
+export async function assertBasketOpen(db: Db, basket: BasketState): Promise<void> {
+  if (basket.status === 'checked_out') {
+    throw new AppError('basket_checked_out', { details: { order_id: await findOrderIdOfBasket(db, basket.id) } })
+  }
   if (basket.expired || basket.status !== 'open') throw new AppError('basket_expired')
 }
 
@@ -21,7 +29,7 @@ export function assertBasketOpen(basket: BasketState) {
 export async function lockOpenBasket(db: Db, sellerId: string, basketId: string, affiliate: AffiliateContext | null): Promise<BasketState> {
   const basket = await lockBasket(db, sellerId, basketId)
   assertBasketAccess(basket, affiliate)
-  assertBasketOpen(basket)
+  await assertBasketOpen(db, basket)
   return basket
 }
 

@@ -1,10 +1,19 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
+import type { CouponProblem } from '../coupons/coupon-rules.js'
 import { countCustomerRedemptions, findCouponsByIds, lockCoupons, type CouponRow } from '../coupons/coupons.repo.js'
+import type { EventScope } from '../inventory/availability.js'
+import { unavailableInventories } from '../inventory/take-tickets.js'
+import { findOrderOfBasket, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
+import type { CouponSnapshot } from '../orders/orders.table.js'
 import { findBasket, listBasketLines, type BasketLine, type BasketState } from './baskets.repo.js'
 import { priceBasket, type BasketPrice } from './price-basket.js'
 
-export type CouponView = { code: string; type: 'percent' | 'fixed'; value: number }
+/** A coupon as orders keep it: what it was when it was redeemed. */
+export type CouponView = CouponSnapshot
+
+/** A coupon attached to a basket, and whether it discounts anything now (else the code a checkout would refuse with). */
+export type BasketCouponView = CouponView & { applicable: boolean; reason: CouponProblem | null }
 
 export type BasketItemView = {
   id: string
@@ -16,7 +25,9 @@ export type BasketItemView = {
   unit_price: number
   discount: number
   total: number
-  coupon: CouponView | null
+  coupon: BasketCouponView | null
+  /** False when the basket could not hold (or buy) this item now: its event stopped selling, its tickets are gone. */
+  available: boolean
 }
 
 export type BasketView = {
@@ -25,8 +36,10 @@ export type BasketView = {
   expires_at: string
   affiliate_code: string | null
   customer_id: string | null
+  /** The order a checked-out basket became. */
+  order_id: string | null
   items: BasketItemView[]
-  coupon: CouponView | null
+  coupon: BasketCouponView | null
   totals: { subtotal: number; discount: number; total: number }
   created_at: string
   updated_at: string
@@ -89,17 +102,29 @@ export function priceContents(basket: BasketState, contents: BasketContents, cho
 export const couponView = (coupon: CouponRow | null | undefined): CouponView | null =>
   coupon ? { code: coupon.code, type: coupon.type, value: coupon.value } : null
 
+const attached = (coupon: CouponView | null | undefined, problem: CouponProblem | null): BasketCouponView | null =>
+  coupon ? { ...coupon, applicable: problem === null, reason: problem } : null
+
 export const basketStatus = (basket: BasketState): BasketView['status'] =>
   basket.status === 'checked_out' ? 'checked_out' : basket.expired || basket.status === 'expired' ? 'expired' : 'open'
 
-/** The API shape of a basket (API.md 3.4). */
-export function toBasketView(basket: BasketState, contents: BasketContents, price: BasketPrice = priceContents(basket, contents)): BasketView {
+export type BasketViewOptions = {
+  /** The contents priced already (default: priced now). */
+  price?: BasketPrice
+  /** Inventories the basket could not hold now (default: none, as right after holding them). */
+  unavailable?: ReadonlySet<string>
+}
+
+/** The API shape of a basket that is not checked out (API.md 3.4, 7.2). */
+export function toBasketView(basket: BasketState, contents: BasketContents, options: BasketViewOptions = {}): BasketView {
+  const price = options.price ?? priceContents(basket, contents)
   return {
     id: basket.id,
     status: basketStatus(basket),
     expires_at: basket.expiresAt.toISOString(),
     affiliate_code: basket.affiliateCode,
     customer_id: basket.customerId,
+    order_id: null,
     items: contents.lines.map((line, n) => ({
       id: line.id,
       inventory_id: line.inventoryId,
@@ -110,18 +135,72 @@ export function toBasketView(basket: BasketState, contents: BasketContents, pric
       unit_price: line.unitPrice,
       discount: price.lines[n]!.discount,
       total: price.lines[n]!.total,
-      coupon: couponView(line.couponId ? contents.coupons.get(line.couponId) : null),
+      coupon: attached(couponView(line.couponId ? contents.coupons.get(line.couponId) : null), price.lines[n]!.couponProblem),
+      available: !options.unavailable?.has(line.inventoryId),
     })),
-    coupon: couponView(basket.couponId ? contents.coupons.get(basket.couponId) : null),
+    coupon: attached(couponView(basket.couponId ? contents.coupons.get(basket.couponId) : null), price.couponProblem),
     totals: { subtotal: price.subtotal, discount: price.discount, total: price.total },
     created_at: basket.createdAt.toISOString(),
     updated_at: basket.updatedAt.toISOString(),
   }
 }
 
+/**
+ * A checked-out basket reads as it was sold: its order's items, prices and coupons (redeemed,
+ * so applicable), whatever the catalogue or the coupons became since.
+ */
+function soldBasketView(basket: BasketState, lines: BasketLine[], sold: { order: OrderRow; items: OrderItemRow[] }): BasketView {
+  const itemIds = new Map(lines.map((line) => [line.inventoryId, line.id]))
+  const { order } = sold
+  return {
+    id: basket.id,
+    status: 'checked_out',
+    expires_at: basket.expiresAt.toISOString(),
+    affiliate_code: basket.affiliateCode,
+    customer_id: basket.customerId,
+    order_id: order.id,
+    items: sold.items.map((item) => ({
+      id: itemIds.get(item.inventoryId) ?? item.id,
+      inventory_id: item.inventoryId,
+      event_id: item.eventId,
+      date: item.date,
+      name: item.name,
+      quantity: item.quantity,
+      unit_price: item.unitPrice,
+      discount: item.discount,
+      total: item.total,
+      coupon: attached(item.coupon, null),
+      available: true,
+    })),
+    coupon: attached(order.coupon, null),
+    totals: { subtotal: order.subtotal, discount: order.discount, total: order.subtotal - order.discount },
+    created_at: basket.createdAt.toISOString(),
+    updated_at: basket.updatedAt.toISOString(),
+  }
+}
+
+/**
+ * The basket's answer as it stands (GET): priced now, each item judged as a hold would judge it
+ * for this caller (`scope`); a checked-out basket as it was sold.
+ */
+export async function readBasketView(db: Db, basket: BasketState, scope: EventScope): Promise<BasketView> {
+  if (basket.status === 'checked_out') {
+    const sold = await findOrderOfBasket(db, basket.id)
+    if (sold) return soldBasketView(basket, await listBasketLines(db, basket.id), sold)
+  }
+  const contents = await loadBasketContents(db, basket)
+  const unavailable = await unavailableInventories(db, {
+    sellerId: basket.sellerId,
+    scope,
+    basketId: basket.id,
+    wanted: new Map(contents.lines.map((line) => [line.inventoryId, line.quantity])),
+  })
+  return toBasketView(basket, contents, { unavailable })
+}
+
 /** Reads a basket's answer, e.g. in the transaction that just changed it. */
-export async function loadBasketView(db: Db, sellerId: string, basketId: string): Promise<BasketView> {
+export async function loadBasketView(db: Db, sellerId: string, basketId: string, scope: EventScope): Promise<BasketView> {
   const basket = await findBasket(db, sellerId, basketId)
   if (!basket) throw new AppError('not_found')
-  return toBasketView(basket, await loadBasketContents(db, basket))
+  return readBasketView(db, basket, scope)
 }

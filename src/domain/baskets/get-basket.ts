@@ -1,14 +1,14 @@
 import type { Db } from '../../platform/db/database.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { assertBasketAccess } from './basket-access.js'
-import { loadBasketContents, toBasketView, type BasketView } from './basket-view.js'
+import { readBasketView, type BasketView } from './basket-view.js'
 import { findBasket } from './baskets.repo.js'
 
 export type GetBasketOptions = { sellerId: string; affiliate: AffiliateContext | null; basketId: string }
 
-/** The basket as it stands; one whose hold lapsed reads as `expired`. */
+/** The basket as it stands; one whose hold lapsed reads as `expired`, one checked out as it was sold. */
 export async function getBasket(db: Db, { sellerId, affiliate, basketId }: GetBasketOptions): Promise<BasketView> {
   const basket = await findBasket(db, sellerId, basketId)
   assertBasketAccess(basket, affiliate)
-  return toBasketView(basket, await loadBasketContents(db, basket))
+  return readBasketView(db, basket, affiliate?.eventIds ?? null)
 }

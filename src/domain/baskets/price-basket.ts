@@ -17,7 +17,15 @@ export type PriceBasketInput = {
   customerUses?: ReadonlyMap<string, number>
 }
 
-export type LinePrice = { id: string; subtotal: number; discount: number; total: number; couponProblem: CouponProblem | null }
+export type LinePrice = {
+  id: string
+  subtotal: number
+  /** The item coupon's discount plus this line's share of the basket coupon's. */
+  discount: number
+  total: number
+  /** Why the item coupon gives nothing now, or null when it applies (or there is none). */
+  couponProblem: CouponProblem | null
+}
 
 export type BasketPrice = {
   lines: LinePrice[]
@@ -42,9 +50,11 @@ function problemOf(coupon: CouponTerms, input: PriceBasketInput, subtotal: numbe
 
 /**
  * Prices a basket. Item coupons discount their own line; then the basket coupon discounts what
- * is left of the lines it covers. `min_subtotal` is measured against the basket subtotal before
- * any discount. A coupon that does not apply (any more) stays attached but gives nothing, and
- * its problem is reported so that applying or checking out can refuse it.
+ * is left of the lines it covers, and its discount is spread over those lines (largest
+ * remainder, weighted by what is left of each), so that the lines' totals add up to the total.
+ * `min_subtotal` is measured against the basket subtotal before any discount. A coupon that does
+ * not apply (any more) stays attached but gives nothing, and its problem is reported so that
+ * applying or checking out can refuse it.
  */
 export function priceBasket(input: PriceBasketInput): BasketPrice {
   const subtotal = input.lines.reduce((sum, line) => sum + line.quantity * line.unitPrice, 0)
@@ -62,12 +72,44 @@ export function priceBasket(input: PriceBasketInput): BasketPrice {
     const covered = input.lines.map((line) => couponCovers(coupon, line))
     couponProblem = problemOf(coupon, input, subtotal, covered.some(Boolean))
     if (!couponProblem) {
-      const base = lines.reduce((sum, line, n) => (covered[n] ? sum + line.total : sum), 0)
-      basketDiscount = couponDiscount(coupon, base)
+      const bases = lines.map((line, n) => (covered[n] ? line.total : 0))
+      basketDiscount = couponDiscount(
+        coupon,
+        bases.reduce((sum, base) => sum + base, 0),
+      )
+      spreadProportionally(basketDiscount, bases).forEach((share, n) => {
+        const line = lines[n]!
+        line.discount += share
+        line.total -= share
+      })
     }
   }
 
-  const itemDiscount = lines.reduce((sum, line) => sum + line.discount, 0)
-  const discount = itemDiscount + basketDiscount
+  // Item coupons' discounts plus the basket coupon's, which the lines' shares add up to.
+  const discount = lines.reduce((sum, line) => sum + line.discount, 0)
   return { lines, subtotal, discount, basketDiscount, total: subtotal - discount, couponProblem }
+}
+
+/**
+ * Splits `amount` centavos over `weights` in proportion (largest remainder method): each gets
+ * the whole part of its exact share, and the centavos left go one each to the largest
+ * remainders, the earlier first on a tie. The shares add up to `amount`; when `amount` is at
+ * most the sum of the weights, no share exceeds its weight. Exact integer arithmetic.
+ */
+export function spreadProportionally(amount: number, weights: readonly number[]): number[] {
+  const total = weights.reduce((sum, weight) => sum + weight, 0)
+  if (amount === 0 || total === 0) return weights.map(() => 0)
+  const whole = BigInt(total)
+  const exact = weights.map((weight) => BigInt(amount) * BigInt(weight))
+  const shares = exact.map((product) => Number(product / whole))
+  let left = amount - shares.reduce((sum, share) => sum + share, 0)
+  const byRemainder = exact
+    .map((product, n) => ({ n, remainder: product % whole }))
+    .sort((x, y) => (y.remainder > x.remainder ? 1 : y.remainder < x.remainder ? -1 : x.n - y.n))
+  for (const { n } of byRemainder) {
+    if (left === 0) break
+    shares[n]! += 1
+    left -= 1
+  }
+  return shares
 }

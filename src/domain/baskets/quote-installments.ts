@@ -19,7 +19,7 @@ export type InstallmentsView = { payment_method: string; total: number; plans: I
 export async function quoteInstallments(db: Db, options: QuoteInstallmentsOptions): Promise<InstallmentsView> {
   const basket = await findBasket(db, options.sellerId, options.basketId)
   assertBasketAccess(basket, options.affiliate)
-  assertBasketOpen(basket)
+  await assertBasketOpen(db, basket)
   const { total } = priceContents(basket, await loadBasketContents(db, basket))
   return { payment_method: options.paymentMethod, total, plans: installmentPlans(total, options.paymentMethod, options.settings) }
 }

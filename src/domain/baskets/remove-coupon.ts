@@ -42,5 +42,5 @@ export const removeCoupon = (db: Db, options: RemoveCouponOptions) =>
       sellerId,
       data: { item_id: itemId ?? null },
     })
-    return loadBasketView(tx, sellerId, basketId)
+    return loadBasketView(tx, sellerId, basketId, options.affiliate?.eventIds ?? null)
   })

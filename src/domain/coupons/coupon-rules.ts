@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../platform/errors.js'
+import type { ErrorCode, ErrorDetail } from '../../platform/errors.js'
 import type { COUPON_TYPES } from './coupons.table.js'
 
 // The rules of coupons, as pure functions: what a back-office change may set, and how a
@@ -58,7 +58,9 @@ export type CouponTerms = {
   uses: number
 }
 
-export type CouponProblem = 'coupon_invalid' | 'coupon_not_applicable' | 'coupon_exhausted'
+/** Why a coupon gives nothing: each is also the error code that refuses it. */
+export const COUPON_PROBLEMS = ['coupon_invalid', 'coupon_not_applicable', 'coupon_exhausted'] as const satisfies readonly ErrorCode[]
+export type CouponProblem = (typeof COUPON_PROBLEMS)[number]
 
 /** Active and inside its window: `starts_at` inclusive, `ends_at` exclusive. */
 export function isCouponValidAt(coupon: CouponTerms, now: Date): boolean {

@@ -108,6 +108,31 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?
 }
 
 /**
+/**
+ * Which of a basket's inventories it could not hold (or buy) as it stands now: the judgement of
+ * a hold, item by item, on committed data without locks, and without refusing. For a basket's
+ * answer (BasketItem `available`); proves nothing for a change, which `takeTickets` decides.
+ */
+export async function unavailableInventories(
+  db: Db,
+  options: Pick<HoldTicketsOptions, 'sellerId' | 'scope' | 'wanted'> & { basketId: string },
+): Promise<Set<string>> {
+  const rows = await readInventoriesWithHeld(db, options.sellerId, [...options.wanted.keys()], options.basketId)
+  const byId = new Map<string, HeldInventoryState>(rows.map((row) => [row.id, row]))
+  return new Set([...options.wanted].filter(([id, wanted]) => leftFor(options.scope, byId.get(id)) < wanted).map(([id]) => id))
+}
+
+/** Seen by this caller: the seller's, not a draft's, within the affiliate's events. */
+const visible = (scope: EventScope, row: HeldInventoryState | undefined): row is HeldInventoryState =>
+  row !== undefined && row.eventStatus !== 'draft' && inScope(scope, row.eventId)
+
+/** Still sold: its event published, and not dated before the seller's today. */
+const onSale = (row: HeldInventoryState) => row.eventStatus === 'published' && !row.past
+
+/** Tickets a basket may still take of an inventory: none when it is not on sale to the caller. */
+const leftFor = (scope: EventScope, row: HeldInventoryState | undefined) => (visible(scope, row) && onSale(row) ? availableOf(row, Number(row.held)) : 0)
+
+/**
  * What does not fit, from the rows a hold was judged on, in this order: 404 not_found naming each
  * inventory newly asked for that the caller cannot see (another seller's, a draft event's, outside
  * the affiliate's events); 409 inventory_unavailable naming the first that is no longer sold (dated
@@ -116,9 +141,6 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?
  */
 function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<string, InventoryState> {
   const byId = new Map<string, HeldInventoryState>(rows.map((row) => [row.id, row]))
-  const visible = (row: HeldInventoryState | undefined): row is HeldInventoryState =>
-    row !== undefined && row.eventStatus !== 'draft' && inScope(options.scope, row.eventId)
-  const onSale = (row: HeldInventoryState) => row.eventStatus === 'published' && !row.past
   const pathOf = (id: string, field: string) => {
     const at = options.added.get(id) ?? options.positions?.get(id)
     return at === undefined ? 'items' : `items.${at}.${field}`
@@ -127,13 +149,13 @@ function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<str
 
   const missing: ErrorDetail[] = []
   for (const [id] of options.added) {
-    if (!visible(byId.get(id))) missing.push({ path: pathOf(id, 'inventory_id'), message: `no inventory ${id} on sale` })
+    if (!visible(options.scope, byId.get(id))) missing.push({ path: pathOf(id, 'inventory_id'), message: `no inventory ${id} on sale` })
   }
   if (missing.length > 0) throw new AppError('not_found', { message: 'An inventory in the request was not found', details: missing })
 
   for (const [id] of wanted) {
     const row = byId.get(id)
-    if (row && visible(row) && !onSale(row)) {
+    if (visible(options.scope, row) && !onSale(row)) {
       throw new AppError('inventory_unavailable', {
         message: row.past ? `Inventory ${id} is dated ${row.date}, before today` : `Inventory ${id} is of an event that is not on sale`,
         details: { inventory_id: id },
@@ -143,8 +165,7 @@ function judge(options: HoldTicketsOptions, rows: HeldInventoryState[]): Map<str
 
   const short: ErrorDetail[] = []
   for (const [id, quantity] of wanted) {
-    const row = byId.get(id)
-    const available = row && visible(row) ? availableOf(row, Number(row.held)) : 0
+    const available = leftFor(options.scope, byId.get(id))
     if (available < quantity) short.push({ path: pathOf(id, 'quantity'), message: `${available} left of inventory ${id}` })
   }
   if (short.length > 0) throw new AppError('insufficient_inventory', { details: short })

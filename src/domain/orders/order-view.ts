@@ -1,13 +1,27 @@
 import type { Db } from '../../platform/db/database.js'
-import type { BasketItemView } from '../baskets/basket-view.js'
 import { orderDetails, type OrderItemRow, type OrderRow, type TicketRow } from './orders.repo.js'
+import type { CouponSnapshot } from './orders.table.js'
+
+/** An item sold: prices and the coupon as they were at checkout; the items' totals add up to the order's subtotal − discount. */
+export type OrderItemView = {
+  id: string
+  inventory_id: string
+  event_id: string
+  date: string
+  name: string
+  quantity: number
+  unit_price: number
+  discount: number
+  total: number
+  coupon: CouponSnapshot | null
+}
 
 export type OrderView = {
   id: string
   status: 'confirmed' | 'cancelled'
   customer_id: string
   affiliate_code: string | null
-  items: BasketItemView[]
+  items: OrderItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }
   payment: { method: string; installments: number; installment_amount: number; reference: string | null }
   tickets: { identifier: string; inventory_id: string; status: 'valid' | 'voided'; first_access_at: string | null }[]

@@ -35,3 +35,15 @@ export async function orderDetails(db: Db, orderIds: readonly string[]) {
     .orderBy(asc(tickets.identifier))
   return { items, tickets: ticketRows }
 }
+
+/** The order a checked-out basket became (one per basket), with its items in order. */
+export async function findOrderOfBasket(db: Db, basketId: string): Promise<{ order: OrderRow; items: OrderItemRow[] } | undefined> {
+  const [order] = await db.select().from(orders).where(eq(orders.basketId, basketId))
+  if (!order) return undefined
+  const items = await db.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.position))
+  return { order, items }
+}
+
+/** The id of the order a checked-out basket became. */
+export const findOrderIdOfBasket = async (db: Db, basketId: string): Promise<string | null> =>
+  (await db.select({ id: orders.id }).from(orders).where(eq(orders.basketId, basketId)))[0]?.id ?? null

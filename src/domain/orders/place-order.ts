@@ -5,7 +5,7 @@ import { inOrder, runStatement, transactionEndingWith, type LastStatement } from
 import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
-import { couponView, loadBasketContents, priceContents, type BasketContents } from '../baskets/basket-view.js'
+import { couponView, loadBasketContents, priceContents, toBasketView, type BasketContents } from '../baskets/basket-view.js'
 import { basketLocked, listBasketLines, lockBasketQuery, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
 import { baskets } from '../baskets/baskets.table.js'
 import type { BasketPrice } from '../baskets/price-basket.js'
@@ -31,6 +31,8 @@ export type PlaceOrderOptions = {
   installments?: number | undefined
   /** The partner's payment capture reference. */
   paymentReference?: string | null | undefined
+  /** What the partner charged (interest included): a total computed otherwise refuses with 409 price_changed. */
+  expectedTotal?: number | undefined
   idempotencyKey?: string | undefined
   actor: AuditActor
 }
@@ -47,14 +49,26 @@ type Pricing = {
 
 function evaluate(basket: BasketState, contents: BasketContents, options: PlaceOrderOptions): Pricing {
   const price = priceContents(basket, contents)
-  const problem = price.couponProblem ?? price.lines.find((line) => line.couponProblem)?.couponProblem
   const plan = installmentPlans(price.total, options.paymentMethod, options.settings).find((p) => p.installments === (options.installments ?? 1))
-  const refusal = problem
-    ? new AppError(problem)
-    : plan
-      ? null
-      : new AppError('validation_error', { details: [{ path: 'installments', message: 'no such installment plan for this payment method and total' }] })
-  return { lines: contents.lines, contents, price, plan, refusal }
+  return { lines: contents.lines, contents, price, plan, refusal: refusalOf(basket, contents, price, plan, options) }
+}
+
+/**
+ * Why this pricing may not be sold, in the order a buyer would want to hear it: a coupon that
+ * gives nothing (the code the basket's answer shows as its `reason`), a plan not offered, a
+ * total other than the one the partner charged.
+ */
+function refusalOf(basket: BasketState, contents: BasketContents, price: BasketPrice, plan: InstallmentPlan | undefined, options: PlaceOrderOptions) {
+  const problem = price.couponProblem ?? price.lines.find((line) => line.couponProblem)?.couponProblem
+  if (problem) return new AppError(problem)
+  if (!plan)
+    return new AppError('validation_error', { details: [{ path: 'installments', message: 'no such installment plan for this payment method and total' }] })
+  if (options.expectedTotal !== undefined && options.expectedTotal !== plan.total) {
+    // Judged under the locks, the sale having fit: every item is available.
+    const view = toBasketView(basket, contents, { price })
+    return new AppError('price_changed', { details: { expected_total: options.expectedTotal, total: plan.total, basket: view } })
+  }
+  return null
 }
 
 /** Everything an order records from its pricing; two readings that agree on it sell the same thing. */
@@ -84,7 +98,11 @@ const MAX_ATTEMPTS = 3
  *
  * The order is priced exactly as the basket reads now. A coupon that no longer applies refuses
  * the checkout with its error (422) rather than changing the price the customer saw; it can be
- * removed from the basket. A basket already linked to another customer is not found.
+ * removed from the basket. With `expectedTotal` (what the partner's payment captured), a plan
+ * total other than it refuses with 409 price_changed, decided under the locks like every
+ * refusal: the order is exactly what was charged, or nothing is sold and the hold stays. A
+ * basket already linked to another customer is not found; one checked out already answers 409
+ * basket_checked_out with its order (a replay of the same Idempotency-Key answers the order).
  */
 export async function placeOrder(db: Db, options: PlaceOrderOptions) {
   const guard = guardOf(options)
@@ -123,6 +141,8 @@ const guardOf = (options: PlaceOrderOptions) =>
           options.paymentMethod,
           options.installments ?? null,
           options.paymentReference ?? null,
+          // Absent from the keys stored before it existed, so that their replays still match.
+          ...(options.expectedTotal === undefined ? [] : [options.expectedTotal]),
         ],
       }
     : undefined
@@ -137,7 +157,7 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   const basket = basketLocked(locked)
   assertBasketAccess(basket, affiliate)
   if (basket.customerId !== null && basket.customerId !== customerId) throw new AppError('not_found')
-  assertBasketOpen(basket)
+  await assertBasketOpen(tx, basket)
   if (lines.length === 0) throw new AppError('basket_empty')
   const method = options.paymentMethod
   if (!isPaymentMethod(method)) throw new AppError('unsupported_payment_method')

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import { isDatabaseUnavailable } from '../db/errors.js'
-import { AppError, type ErrorCode, type ErrorDetail, type ErrorDetails } from '../errors.js'
+import { AppError, type ErrorCode, type ErrorDetails } from '../errors.js'
 
 /** Fastify's own errors, translated to the catalogue. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {

@@ -10,7 +10,8 @@ const DESCRIPTION = `White-label ticket selling.
 * \`/iam/v1\`: staff identity and access. \`Authorization: Bearer <access_token>\` from \`POST /iam/v1/auth/login\`.
 * \`/adm/v1\`: back office, with the same staff tokens, checked against permissions.
 
-Errors share one envelope \`{ code, message, trace_id }\` (validation errors add \`details\`). Every
+Errors share one envelope \`{ code, message, trace_id }\` (validation errors add \`details\`, a list; some
+refusals add \`details\`, an object: \`basket_checked_out\` its \`order_id\`, \`price_changed\` the new total). Every
 response carries \`X-Trace-Id\`; send \`X-Request-Id\` to choose it. Money is integer centavos.`
 
 /**

@@ -11,8 +11,14 @@ export const ZErrorEnvelope = z
     trace_id: z.string(),
     details: z
       .union([
-        z.array(z.object({ path: z.string(), message: z.string() })).describe('The fields that failed validation'),
-        z.record(z.string(), z.unknown()).describe('What a refusal names, e.g. `inventory_id`, `order_id`'),
+        z
+          .array(z.object({ path: z.string(), message: z.string() }))
+          .describe('validation_error, insufficient_inventory, not_found: what is wrong, field by field'),
+        z
+          .record(z.string(), z.unknown())
+          .describe(
+            'basket_checked_out: `{ order_id }`; price_changed: `{ expected_total, total, basket }` (the Basket as GET answers it); inventory_unavailable: `{ inventory_id }`',
+          ),
       ])
       .optional(),
   })
