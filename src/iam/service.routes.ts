@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ZErrorEnvelope } from '../platform/http/schemas.js'
+import { ZErrorEnvelope, ZInstant } from '../platform/http/schemas.js'
 
 const ZHealth = z.object({ status: z.literal('ok'), checks: z.object({ database: z.literal('ok') }) })
 const ZHealthDown = ZErrorEnvelope.extend({
@@ -10,7 +10,7 @@ const ZHealthDown = ZErrorEnvelope.extend({
 const ZInfo = z.object({
   name: z.string(),
   version: z.string(),
-  started_at: z.iso.datetime(),
+  started_at: ZInstant,
   uptime_seconds: z.number().int(),
 })
 

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { MAX_BASKET_ITEMS } from '../domain/baskets/basket-access.js'
 import { PAYMENT_METHODS } from '../domain/baskets/installment-plans.js'
+import { ZDate, ZInstant } from '../platform/http/schemas.js'
 
 const MAX_QUANTITY = 20
 
@@ -57,7 +58,7 @@ export const ZBasketItem = z
     id: z.uuid(),
     inventory_id: z.uuid(),
     event_id: z.uuid(),
-    date: z.iso.date(),
+    date: ZDate,
     name: z.string(),
     quantity: z.number().int(),
     unit_price: z.number().int(),
@@ -71,14 +72,14 @@ export const ZBasket = z
   .object({
     id: z.uuid(),
     status: z.enum(['open', 'checked_out', 'expired']),
-    expires_at: z.iso.datetime(),
+    expires_at: ZInstant,
     affiliate_code: z.string().nullable(),
     customer_id: z.uuid().nullable(),
     items: z.array(ZBasketItem),
     coupon: ZAppliedCoupon.nullable(),
     totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), total: z.number().int() }),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
+    created_at: ZInstant,
+    updated_at: ZInstant,
   })
   .meta({ id: 'Basket' })
 

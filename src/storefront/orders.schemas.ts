@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { pageOf, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
 import { ZBasketItem } from './baskets.schemas.js'
 
 export const ZCheckoutBody = z
@@ -24,8 +24,8 @@ export const ZOrder = z
       installment_amount: z.number().int(),
       reference: z.string().nullable(),
     }),
-    tickets: z.array(z.object({ identifier: z.string(), inventory_id: z.uuid(), first_access_at: z.iso.datetime().nullable() }).meta({ id: 'Ticket' })),
-    created_at: z.iso.datetime(),
+    tickets: z.array(z.object({ identifier: z.string(), inventory_id: z.uuid(), first_access_at: ZInstant.nullable() }).meta({ id: 'Ticket' })),
+    created_at: ZInstant,
   })
   .meta({ id: 'Order' })
 
