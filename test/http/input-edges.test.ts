@@ -1,5 +1,6 @@
 import type { InjectOptions } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { DATE_PATTERN } from '../../src/platform/http/schemas.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
@@ -118,9 +119,15 @@ describe('dates and instants outside 1900-01-01 .. 2199-12-31', () => {
   it('shows the bounds in the OpenAPI document', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
     const dateFrom = doc.paths['/stf/v1/events'].get.parameters.find((p: { name: string }) => p.name === 'date_from')
-    expect(dateFrom.schema).toMatchObject({ type: 'string', format: 'date', formatMinimum: '1900-01-01', formatMaximum: '2199-12-31' })
+    expect(dateFrom.schema).toMatchObject({
+      type: 'string',
+      format: 'date',
+      pattern: DATE_PATTERN,
+      'x-formatMinimum': '1900-01-01',
+      'x-formatMaximum': '2199-12-31',
+    })
     const startsAt = doc.paths['/adm/v1/sellers/{id}/coupons'].post.requestBody.content['application/json'].schema.properties.starts_at
-    expect(JSON.stringify(startsAt)).toContain('"formatMinimum":"1900-01-01T00:00:00Z"')
-    expect(JSON.stringify(startsAt)).toContain('"formatMaximum":"2199-12-31T23:59:59.999Z"')
+    expect(JSON.stringify(startsAt)).toContain('"x-formatMinimum":"1900-01-01T00:00:00Z"')
+    expect(JSON.stringify(startsAt)).toContain('"x-formatMaximum":"2199-12-31T23:59:59.999Z"')
   })
 })

@@ -15,9 +15,9 @@ export type JsonSchema = {
   oneOf?: JsonSchema[]
   allOf?: JsonSchema[]
   format?: string
-  /** Bounds of a `date` or `date-time` string (as ajv-formats reads them). */
-  formatMinimum?: string
-  formatMaximum?: string
+  /** Bounds of a `date` or `date-time` string (ajv-formats' keywords, as an extension). */
+  'x-formatMinimum'?: string
+  'x-formatMaximum'?: string
   pattern?: string
   minLength?: number
   maxLength?: number
@@ -184,7 +184,7 @@ function validString(schema: JsonSchema, pools: IdPools): fc.Arbitrary<string> {
       // The bounds themselves are where bugs live, as for integers.
       return fc.oneof(
         { weight: 3, arbitrary: near },
-        { weight: 1, arbitrary: fc.constantFrom(schema.formatMinimum ?? extremes.min, schema.formatMaximum ?? extremes.max) },
+        { weight: 1, arbitrary: fc.constantFrom(schema['x-formatMinimum'] ?? extremes.min, schema['x-formatMaximum'] ?? extremes.max) },
       )
     }
     case 'uri':
