@@ -23,6 +23,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         tags,
+        operationId: 'admListOrders',
         summary: "List a seller's orders",
         description: 'Needs `adm.orders.read`. Newest first; filter by `affiliate_code` and `status`.',
         security,
@@ -50,6 +51,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         tags,
+        operationId: 'admGetOrder',
         summary: 'Read an order',
         description: 'Needs `adm.orders.read`.',
         security,
@@ -66,6 +68,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         tags,
+        operationId: 'admCancelOrder',
         summary: 'Cancel an order',
         description:
           'Needs `adm.orders.write`. Returns the tickets to availability, voids them and releases the coupon uses. ' +

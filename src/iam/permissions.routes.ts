@@ -24,6 +24,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'createPermission',
         summary: 'Create permission',
         description: 'Needs `iam.permissions.write`. The new permission is granted to the built-in `admin` role at once. A name in use: 409 `already_exists`.',
         body: ZCreatePermissionRequest,
@@ -39,6 +40,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'listPermissions',
         summary: 'List permissions',
         description: 'Needs `iam.permissions.read`. Sorted by name.',
         querystring: ZPageQuery,
@@ -57,6 +59,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'searchPermissions',
         summary: 'Search permissions',
         description: 'Needs `iam.permissions.read`. `q` matches name or description (any case).',
         body: ZSearchRequest,
@@ -75,6 +78,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'getPermission',
         summary: 'Get permission by ID',
         description: 'Needs `iam.permissions.read`.',
         params: ZIdParams,
@@ -90,6 +94,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'updatePermission',
         summary: 'Update permission',
         description: `Needs \`iam.permissions.write\`. A name in use: 409 \`already_exists\`.${BUILT_INS}`,
         params: ZIdParams,
@@ -106,6 +111,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'deletePermission',
         summary: 'Delete permission',
         description: `Needs \`iam.permissions.write\`. Every grant of it, to users and roles, goes with it.${BUILT_INS}`,
         params: ZIdParams,

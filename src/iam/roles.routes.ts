@@ -31,6 +31,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'createRole',
         summary: 'Create role',
         description: `Needs \`iam.roles.write\`. Unknown permission names: 400 naming them. A name in use: 409 \`already_exists\`.${GUARDS}`,
         body: ZCreateRoleRequest,
@@ -46,6 +47,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'listRoles',
         summary: 'List roles',
         description: 'Needs `iam.roles.read`. Sorted by name.',
         querystring: ZPageQuery,
@@ -64,6 +66,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'searchRoles',
         summary: 'Search roles',
         description: 'Needs `iam.roles.read`. `q` matches name or description (any case).',
         body: ZSearchRequest,
@@ -82,6 +85,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'getRole',
         summary: 'Get role by ID',
         description: 'Needs `iam.roles.read`.',
         params: ZIdParams,
@@ -97,6 +101,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'updateRole',
         summary: 'Update role',
         description: `Needs \`iam.roles.write\`. Changes the fields given; \`permissions\` replaces the set.${GUARDS}`,
         params: ZIdParams,
@@ -113,6 +118,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'deleteRole',
         summary: 'Delete role',
         description: `Needs \`iam.roles.write\`. Its users lose it, and what it granted, at once.${GUARDS}`,
         params: ZIdParams,
@@ -131,6 +137,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'getRolePermissions',
         summary: 'Get role permissions',
         description: 'Needs `iam.roles.read`. Sorted by name.',
         params: ZIdParams,
@@ -146,6 +153,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'syncRolePermissions',
         summary: 'Sync role permissions',
         description: `Needs \`iam.roles.write\`. Replaces the role's permissions and answers them. Unknown names: 400 naming them.${GUARDS}`,
         params: ZIdParams,
@@ -162,6 +170,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'addRolePermission',
         summary: 'Add role permission',
         description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
         params: ZIdPermissionParams,
@@ -180,6 +189,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'removeRolePermission',
         summary: 'Remove role permission',
         description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
         params: ZIdPermissionParams,

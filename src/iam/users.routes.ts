@@ -47,6 +47,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'createUser',
         summary: 'Create user',
         description: `Needs \`iam.users.write\`. Unknown role names: 400 naming them. Email in use (any case): 409 \`email_taken\`.${GUARDS}`,
         body: ZCreateUserRequest,
@@ -62,6 +63,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'listUsers',
         summary: 'List users',
         description: 'Needs `iam.users.read`. Sorted by name.',
         querystring: ZPageQuery,
@@ -80,6 +82,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         ...common,
+        operationId: 'searchUsers',
         summary: 'Search users',
         description: 'Needs `iam.users.read`. `q` matches name or email (any case); `role` keeps holders of that role.',
         body: ZUserSearchRequest,
@@ -98,6 +101,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: readOrSelf,
       schema: {
         ...common,
+        operationId: 'getUser',
         summary: 'Get user by ID',
         description: 'Needs `iam.users.read`, except for the caller itself.',
         params: ZIdParams,
@@ -113,6 +117,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'updateUser',
         summary: 'Update user',
         description: `Needs \`iam.users.write\`. Changes the fields given; \`roles\` replaces the roles; a new \`password\` revokes every session of the user.${GUARDS}`,
         params: ZIdParams,
@@ -129,6 +134,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'deleteUser',
         summary: 'Delete user',
         description: `Needs \`iam.users.write\`. Its grants and sessions go with it.${GUARDS}`,
         params: ZIdParams,
@@ -147,6 +153,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: readOrSelf,
       schema: {
         ...common,
+        operationId: 'getUserRoles',
         summary: 'Get user roles',
         description: 'Needs `iam.users.read`, except for the caller itself.',
         params: ZIdParams,
@@ -162,6 +169,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: readOrSelf,
       schema: {
         ...common,
+        operationId: 'getUserPermissions',
         summary: 'Get user permissions',
         description:
           'Needs `iam.users.read`, except for the caller itself. The effective set: each permission says whether it is ' +
@@ -179,6 +187,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'syncUserPermissions',
         summary: 'Sync user permissions',
         description:
           'Needs `iam.users.write`. Replaces the permissions granted to the user directly (those of its roles stay) and answers ' +
@@ -197,6 +206,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'addUserPermission',
         summary: 'Add user permission',
         description: `Needs \`iam.users.write\`. Grants the permission directly; idempotent.${GUARDS}`,
         params: ZIdPermissionParams,
@@ -215,6 +225,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         ...common,
+        operationId: 'removeUserPermission',
         summary: 'Remove user permission',
         description: `Needs \`iam.users.write\`. Withdraws a direct grant (a role granting it still does); idempotent.${GUARDS}`,
         params: ZIdPermissionParams,

@@ -43,6 +43,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: optionalCustomer,
       schema: {
         tags,
+        operationId: 'createBasket',
         summary: 'Open a basket',
         description:
           'Holds every requested quantity until `expires_at` (the seller’s `basket_ttl_seconds`), or nothing: 409 `insufficient_inventory`. ' +
@@ -73,7 +74,14 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/baskets/:id',
     {
-      schema: { tags, summary: 'Read a basket', security, params: ZBasketParams, response: { 200: ZBasket, ...errorResponses(400, 401, 404) } },
+      schema: {
+        tags,
+        operationId: 'getBasket',
+        summary: 'Read a basket',
+        security,
+        params: ZBasketParams,
+        response: { 200: ZBasket, ...errorResponses(400, 401, 404) },
+      },
     },
     async (request) => getBasket(app.db, onBasket(request)),
   )
@@ -83,6 +91,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'changeBasketItems',
         summary: 'Set item quantities',
         description:
           'Sets the quantity of each listed inventory (0 removes it); unlisted items stay. All or nothing: 409 `insufficient_inventory` leaves the basket unchanged. Renews the hold.',
@@ -105,6 +114,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'applyBasketCoupon',
         summary: 'Apply a coupon to the basket',
         description: 'Replaces the basket coupon. Percent discounts round down to the centavo; a discount never exceeds what it applies to.',
         security,
@@ -124,7 +134,14 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/baskets/:id/coupon',
     {
-      schema: { tags, summary: 'Remove the basket coupon', security, params: ZBasketParams, response: { 200: ZBasket, ...errorResponses(400, 401, 404, 410) } },
+      schema: {
+        tags,
+        operationId: 'removeBasketCoupon',
+        summary: 'Remove the basket coupon',
+        security,
+        params: ZBasketParams,
+        response: { 200: ZBasket, ...errorResponses(400, 401, 404, 410) },
+      },
     },
     async (request) => removeCoupon(app.db, onBasket(request)),
   )
@@ -134,6 +151,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'applyItemCoupon',
         summary: 'Apply a coupon to one item',
         description: 'Discounts that item only, replacing its coupon. A coupon discounts one place in a basket.',
         security,
@@ -156,6 +174,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'removeItemCoupon',
         summary: 'Remove an item coupon',
         security,
         params: ZBasketItemParams,
@@ -170,6 +189,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'quoteInstallments',
         summary: 'Installment plans for the basket total',
         description:
           '`pix` and `boleto`: one plan of 1. `credit_card`: 1 to `max_installments`, dropping plans under `min_installment_amount`; ' +

@@ -29,6 +29,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['storefront'],
+        operationId: 'listEvents',
         summary: 'List events',
         description: 'Published events unless `status` asks for cancelled or finished ones, soonest first.',
         security,
@@ -56,6 +57,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['storefront'],
+        operationId: 'getEvent',
         summary: 'Event detail, by id or slug',
         description: 'Published, cancelled and finished events; drafts are not found.',
         security,
@@ -76,6 +78,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['storefront'],
+        operationId: 'getEventAvailability',
         summary: 'Availability per date and inventory',
         description: `available = capacity − sold − held by unexpired baskets, never below 0. The range spans at most ${MAX_AVAILABILITY_DAYS} days.`,
         security,

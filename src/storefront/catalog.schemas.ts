@@ -1,12 +1,10 @@
 import { z } from 'zod'
 import { pageOf, ZDate, ZDateInput, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
 
-export const ZEventImage = z
-  .object({ id: z.string(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.string() })
-  .meta({ id: 'EventImage' })
+export const ZEventImage = z.object({ id: z.uuid(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.url() }).meta({ id: 'EventImage' })
 
 export const ZEventAttribute = z
-  .object({ id: z.string(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })
+  .object({ id: z.uuid(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })
   .meta({ id: 'EventAttribute' })
 
 export const ZEventPrice = z.object({ amount: z.number().int(), label: z.string().meta({ example: 'a partir de R$ 50,00' }) }).meta({ id: 'EventPrice' })

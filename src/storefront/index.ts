@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { authRoutes } from './auth.routes.js'
 import { basketRoutes } from './baskets.routes.js'
 import { catalogRoutes } from './catalog.routes.js'
+import { declareCustomerTokenHeader } from './customer-auth.js'
 import { registerEndUserAddress } from './end-user-address.js'
 import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
@@ -12,6 +13,7 @@ import { sellerRoutes } from './seller.routes.js'
 export const storefront: FastifyPluginAsyncZod = async (app) => {
   await registerSellerAuth(app)
   registerEndUserAddress(app)
+  declareCustomerTokenHeader(app)
   await app.register(sellerRoutes)
   await app.register(authRoutes, { prefix: '/auth' })
   await app.register(meRoutes)
