@@ -60,7 +60,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: config.trustProxy ? [...config.trustProxy] : false,
     // Our own 503 (in the error envelope) answers requests that arrive while closing.
     return503OnClosing: false,
-    routerOptions: { maxParamLength: 200 },
+    // `/stf/v1/events/` is `/stf/v1/events`: a trailing slash is no reason to fail a call.
+    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
     // Requests refused before routing, or by Node's HTTP parser, answer in the envelope too.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,

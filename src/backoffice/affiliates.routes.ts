@@ -18,6 +18,7 @@ export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admCreateAffiliate',
         summary: 'Create an affiliate of a seller',
         description: 'The code is unique per seller, case-insensitive (409 `already_exists`). Needs `adm.sellers.write`.',
         security: STAFF_SECURITY,
@@ -39,6 +40,7 @@ export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.read'),
       schema: {
         tags: TAGS,
+        operationId: 'admListAffiliates',
         summary: "List a seller's affiliates",
         description: 'By code, inactive ones included. Needs `adm.sellers.read`.',
         security: STAFF_SECURITY,
@@ -59,6 +61,7 @@ export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admUpdateAffiliate',
         summary: 'Update an affiliate',
         description:
           'Name, active, and the events it may sell (replaced as a whole). The code cannot change: integrations send it. ' +
@@ -81,6 +84,7 @@ export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admDeactivateAffiliate',
         summary: 'Deactivate an affiliate',
         description:
           'Deactivates rather than deletes: baskets and orders keep their attribution, the affiliate stays listed with ' +

@@ -17,6 +17,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admIssueApiKey',
         summary: 'Issue an API key to a seller',
         description: 'The key is shown this once. A seller may hold several keys. Needs `adm.sellers.write`. The body is optional.',
         security: STAFF_SECURITY,
@@ -42,6 +43,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admListApiKeys',
         summary: "List a seller's API keys",
         description: 'Newest first, revoked keys included. Never the keys themselves nor their hashes. Needs `adm.sellers.write`.',
         security: STAFF_SECURITY,
@@ -62,6 +64,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admRevokeApiKey',
         summary: 'Revoke an API key',
         description:
           'Every storefront process refuses the key from its next request on. Revoking a revoked key answers 204 again. ' + 'Needs `adm.sellers.write`.',

@@ -4,12 +4,11 @@ export const TAGS = ['backoffice']
 /** Every back-office route: `Authorization: Bearer <access_token>` of a member of staff. */
 export const STAFF_SECURITY = [{ staffBearer: [] }]
 
-/** An instant in a response. */
-export const ZInstant = z.iso.datetime()
+/** Instants in responses and (bounded) in requests: one definition for every group. */
+export { ZInstant, ZInstantInput } from '../platform/http/schemas.js'
+
 export const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null)
 
-/** An instant in a request: ISO 8601 with `Z` or an offset. */
-export const ZInstantInput = z.iso.datetime({ offset: true })
 export const dateOrNull = (value: string | null | undefined) => (value === undefined ? undefined : value === null ? null : new Date(value))
 
 /** A name shown to people: trimmed, 1..200 characters. */

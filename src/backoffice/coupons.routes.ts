@@ -16,6 +16,7 @@ export const couponRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admCreateCoupon',
         summary: 'Create a coupon of a seller',
         description: 'Needs `adm.catalog.write`.',
         security: STAFF_SECURITY,
@@ -36,6 +37,7 @@ export const couponRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.read'),
       schema: {
         tags: TAGS,
+        operationId: 'admListCoupons',
         summary: "List a seller's coupons",
         description: 'By code. Needs `adm.catalog.read`.',
         security: STAFF_SECURITY,
@@ -62,6 +64,7 @@ export const couponRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admUpdateCoupon',
         summary: 'Update a coupon',
         description:
           'Changes only the fields given; the terms must hold together after the change (type and value, the validity window, ' +

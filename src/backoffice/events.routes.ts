@@ -17,6 +17,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admCreateEvent',
         summary: 'Create an event of a seller',
         description: 'Attributes and images get server-generated ids. Needs `adm.catalog.write`.',
         security: STAFF_SECURITY,
@@ -37,6 +38,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.read'),
       schema: {
         tags: TAGS,
+        operationId: 'admListEvents',
         summary: "List a seller's events",
         description: 'Newest first, every status unless `status` is given. Needs `adm.catalog.read`.',
         security: STAFF_SECURITY,
@@ -57,6 +59,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.read'),
       schema: {
         tags: TAGS,
+        operationId: 'admGetEvent',
         summary: 'Get an event',
         description: 'Needs `adm.catalog.read`.',
         security: STAFF_SECURITY,
@@ -73,6 +76,7 @@ export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admUpdateEvent',
         summary: 'Update an event',
         description: 'Changes only the fields given. Needs `adm.catalog.write`.',
         security: STAFF_SECURITY,

@@ -82,7 +82,7 @@ export const ZEvent = z
     source: z.string(),
     integration_id: z.string().nullable(),
     attributes: z.array(z.object({ id: z.uuid(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })),
-    images: z.array(z.object({ id: z.uuid(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.string() })),
+    images: z.array(z.object({ id: z.uuid(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.url() })),
     created_at: ZInstant,
     updated_at: ZInstant,
   })

@@ -16,6 +16,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admCreateInventory',
         summary: 'Add an inventory to an event',
         description: 'Needs `adm.catalog.write`.',
         security: STAFF_SECURITY,
@@ -36,6 +37,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.read'),
       schema: {
         tags: TAGS,
+        operationId: 'admListInventories',
         summary: "List an event's inventories",
         description: 'By date, then name, with what is sold, held by open baskets and available. Needs `adm.catalog.read`.',
         security: STAFF_SECURITY,
@@ -56,6 +58,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.catalog.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admUpdateInventory',
         summary: 'Update an inventory',
         description:
           'Changes only the fields given. The capacity may not drop below the tickets sold plus those held by open baskets ' +

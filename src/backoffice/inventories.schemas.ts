@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { CountedInventory } from '../domain/inventory/held.js'
-import { AT_LEAST_ONE, atLeastOneField, ZInstant, ZName } from './common.schemas.js'
-import { iso } from '../platform/http/schemas.js'
+import { iso, ZDate, ZDateInput, ZInstant } from '../platform/http/schemas.js'
+import { AT_LEAST_ONE, atLeastOneField, ZName } from './common.schemas.js'
 
 const ZVariant = z.strictObject({
   name: ZName,
@@ -10,7 +10,7 @@ const ZVariant = z.strictObject({
 })
 
 const fields = {
-  date: z.iso.date().describe('`YYYY-MM-DD`'),
+  date: ZDateInput,
   name: ZName,
   price: z.number().int().min(0).max(100_000_000).describe('Centavos per ticket; 0 for free tickets'),
   capacity: z.number().int().min(0).max(1_000_000),
@@ -34,7 +34,7 @@ export const ZInventory = z
     id: z.uuid(),
     event_id: z.uuid(),
     seller_id: z.uuid(),
-    date: z.iso.date(),
+    date: ZDate,
     name: z.string(),
     price: z.number().int(),
     capacity: z.number().int(),

@@ -24,6 +24,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         tags,
+        operationId: 'admListOrders',
         summary: "List a seller's orders",
         description: 'Needs `adm.orders.read`. Newest first; filter by `affiliate_code` and `status`.',
         security,
@@ -51,6 +52,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: read,
       schema: {
         tags,
+        operationId: 'admGetOrder',
         summary: 'Read an order',
         description: 'Needs `adm.orders.read`.',
         security,
@@ -67,6 +69,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         tags,
+        operationId: 'admCancelOrder',
         summary: 'Cancel an order',
         description:
           'Needs `adm.orders.write`. Returns the tickets to availability, voids them and releases the coupon uses. ' +

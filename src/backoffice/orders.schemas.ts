@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import { ORDER_STATUSES } from '../domain/orders/orders.table.js'
-import { pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { pageOf, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
 import { ZOrder } from '../storefront/orders.schemas.js'
 
 /** The storefront's Order plus what the back office needs to place it. */
-export const ZAdmOrder = ZOrder.extend({ seller_id: z.uuid(), cancelled_at: z.iso.datetime().nullable() }).meta({ id: 'AdmOrder' })
+export const ZAdmOrder = ZOrder.extend({ seller_id: z.uuid(), cancelled_at: ZInstant.nullable() }).meta({ id: 'AdmOrder' })
 
 export const ZAdmOrderList = pageOf(ZAdmOrder).meta({ id: 'AdmOrderList' })
 

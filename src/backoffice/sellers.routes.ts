@@ -17,6 +17,7 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admCreateSeller',
         summary: 'Create a seller with its first API key',
         description: 'Answers the seller and its first API key, which is shown this once. Needs `adm.sellers.write`.',
         security: STAFF_SECURITY,
@@ -43,6 +44,7 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.read'),
       schema: {
         tags: TAGS,
+        operationId: 'admListSellers',
         summary: 'List sellers',
         description: 'Newest first. Needs `adm.sellers.read`.',
         security: STAFF_SECURITY,
@@ -62,6 +64,7 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.read'),
       schema: {
         tags: TAGS,
+        operationId: 'admGetSeller',
         summary: 'Get a seller',
         description: 'Needs `adm.sellers.read`.',
         security: STAFF_SECURITY,
@@ -78,6 +81,7 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: requirePermission('adm.sellers.write'),
       schema: {
         tags: TAGS,
+        operationId: 'admUpdateSeller',
         summary: 'Update, disable or enable a seller',
         description:
           'Changes only the fields given (and, within `settings`, only the settings given). ' +

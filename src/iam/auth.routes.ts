@@ -7,7 +7,7 @@ import { logoutStaff } from '../domain/staff/logout-staff.js'
 import { refreshStaffSession } from '../domain/staff/refresh-staff-session.js'
 import { authenticateStaff, signStaffAccessToken, staffOf } from './staff-auth.js'
 import { ZLoginRequest, ZLoginResponse, ZRefreshTokenRequest, ZRefreshTokenResponse, presentUserInfo } from './auth.schemas.js'
-import { STAFF_SECURITY, TAGS } from './common.schemas.js'
+import { PUBLIC, STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { iamRateLimits } from './rate-limits.js'
 import { errorResponses } from '../platform/http/schemas.js'
 
@@ -26,14 +26,16 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.loginPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'staffLogin',
         summary: 'User login',
         description:
           '`username` is the email (any case). A wrong email and a wrong password get the same 401 `invalid_credentials`. ' +
           '`expires_at` is the access token expiry in unix seconds. Limited per IP, and per account: past ' +
           '`IAM_LOGIN_FAILURES_PER_ACCOUNT` failed attempts the account is locked for the window (429 with `Retry-After`), ' +
           'except for the right password from an address that signed in to it within 30 days.',
+        security: PUBLIC,
         body: ZLoginRequest,
-        response: { 200: ZLoginResponse, ...errorResponses(400, 401, 429) },
+        response: { 200: ZLoginResponse, ...errorResponses(400, 401, 429, 500) },
       },
     },
     async (request, reply) => {
@@ -58,13 +60,15 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.refreshPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'staffRefreshToken',
         summary: 'Refresh token',
         description:
           'Exchanges a refresh token for a new pair. Each refresh token works once: presenting one already used revokes ' +
           'the whole session it descends from (every refresh and access token of that login). Unknown, used, expired or revoked: ' +
           '401 `invalid_token`. `expires_at` is an ISO 8601 instant here.',
+        security: PUBLIC,
         body: ZRefreshTokenRequest,
-        response: { 200: ZRefreshTokenResponse, ...errorResponses(400, 401, 429) },
+        response: { 200: ZRefreshTokenResponse, ...errorResponses(400, 401, 429, 500) },
       },
     },
     async (request, reply) => {
@@ -85,6 +89,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: authenticateStaff,
       schema: {
         tags: TAGS,
+        operationId: 'staffLogout',
         summary: 'User logout',
         description: 'Revokes every session of the caller: its refresh tokens and access tokens stop working at once.',
         security: STAFF_SECURITY,

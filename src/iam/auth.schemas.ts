@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { StaffUser } from '../domain/staff/users.repo.js'
 import { PASSWORD_MAX_LENGTH } from '../platform/auth/passwords.js'
+import { ZInstant } from '../platform/http/schemas.js'
 
 export const ZLoginRequest = z
   .strictObject({
@@ -25,7 +26,7 @@ export const ZLoginResponse = z
   .meta({ id: 'LoginResponse' })
 
 export const ZRefreshTokenResponse = z
-  .object({ ...tokenFields, expires_at: z.iso.datetime().describe('Expiry of the access token, ISO 8601') })
+  .object({ ...tokenFields, expires_at: ZInstant.describe('Expiry of the access token, ISO 8601') })
   .meta({ id: 'RefreshTokenResponse' })
 
 export const presentUserInfo = (user: StaffUser): z.infer<typeof ZUserInfo> => ({

@@ -5,6 +5,8 @@ import { SORTS } from '../domain/staff/search.js'
 export const TAGS = ['iam']
 /** Routes that need `Authorization: Bearer <access_token>`. */
 export const STAFF_SECURITY = [{ staffBearer: [] }]
+/** Routes open to anyone (health, info, login, refresh, password recovery): an empty `security` in the document. */
+export const PUBLIC: [] = []
 
 /** Role and permission names: lower-case words joined by `.`, `_`, `:` or `-`, e.g. `adm.sellers.read`. */
 export const ZAccessName = z

@@ -27,6 +27,7 @@ export type ListingOptions<Row, Search extends SearchOptions> = {
  */
 export function listingRoutes<Row, Search extends SearchOptions>(options: ListingOptions<Row, Search>): FastifyPluginAsyncZod {
   const { noun, permission, search, present } = options
+  const Noun = noun.charAt(0).toUpperCase() + noun.slice(1)
   const common = { tags: TAGS, security: STAFF_SECURITY, response: { 200: options.list, ...errorResponses(400, 401, 403) } }
   const answer = async (db: Db, query: TPageQuery & Search) => {
     const page = await search(db, query)
@@ -36,14 +37,29 @@ export function listingRoutes<Row, Search extends SearchOptions>(options: Listin
     const read = requirePermission(permission)
     app.get(
       '',
-      { onRequest: read, schema: { ...common, summary: `List ${noun}`, description: `Needs \`${permission}\`. Sorted by name.`, querystring: ZPageQuery } },
+      {
+        onRequest: read,
+        schema: {
+          ...common,
+          operationId: `list${Noun}`,
+          summary: `List ${noun}`,
+          description: `Needs \`${permission}\`. Sorted by name.`,
+          querystring: ZPageQuery,
+        },
+      },
       async (request) => answer(app.db, request.query as TPageQuery & Search),
     )
     app.post(
       '/search',
       {
         onRequest: read,
-        schema: { ...common, summary: `Search ${noun}`, description: `Needs \`${permission}\`. ${options.matches}`, body: options.searchRequest },
+        schema: {
+          ...common,
+          operationId: `search${Noun}`,
+          summary: `Search ${noun}`,
+          description: `Needs \`${permission}\`. ${options.matches}`,
+          body: options.searchRequest,
+        },
       },
       async (request) => answer(app.db, request.body as TPageQuery & Search),
     )

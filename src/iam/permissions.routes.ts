@@ -21,6 +21,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '',
     secured(write, {
+      operationId: 'createPermission',
       summary: 'Create permission',
       description: 'Needs `iam.permissions.write`. The new permission is granted to the built-in `admin` role at once. A name in use: 409 `already_exists`.',
       body: ZCreatePermissionRequest,
@@ -44,6 +45,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id',
     secured(read, {
+      operationId: 'getPermission',
       summary: 'Get permission by ID',
       description: 'Needs `iam.permissions.read`.',
       params: ZIdParams,
@@ -55,6 +57,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/:id',
     secured(write, {
+      operationId: 'updatePermission',
       summary: 'Update permission',
       description: `Needs \`iam.permissions.write\`. A name in use: 409 \`already_exists\`.${BUILT_INS}`,
       params: ZIdParams,
@@ -67,6 +70,7 @@ export const permissionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/:id',
     secured(write, {
+      operationId: 'deletePermission',
       summary: 'Delete permission',
       description: `Needs \`iam.permissions.write\`. Every grant of it, to users and roles, goes with it.${BUILT_INS}`,
       params: ZIdParams,

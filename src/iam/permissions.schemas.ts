@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { PermissionRow } from '../domain/staff/permissions.repo.js'
-import { iso, pageOf } from '../platform/http/schemas.js'
+import { iso, pageOf, ZInstant } from '../platform/http/schemas.js'
 import { ZAccessName, ZDescription, atLeastOneField } from './common.schemas.js'
 
 export const ZPermission = z
@@ -8,8 +8,8 @@ export const ZPermission = z
     id: z.uuid(),
     name: z.string(),
     description: z.string(),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
+    created_at: ZInstant,
+    updated_at: ZInstant,
   })
   .meta({ id: 'PermissionResponse' })
 

@@ -28,6 +28,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '',
     secured(write, {
+      operationId: 'createRole',
       summary: 'Create role',
       description: `Needs \`iam.roles.write\`. Unknown permission names: 400 naming them. A name in use: 409 \`already_exists\`.${GUARDS}`,
       body: ZCreateRoleRequest,
@@ -51,6 +52,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id',
     secured(read, {
+      operationId: 'getRole',
       summary: 'Get role by ID',
       description: 'Needs `iam.roles.read`.',
       params: ZIdParams,
@@ -62,6 +64,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/:id',
     secured(write, {
+      operationId: 'updateRole',
       summary: 'Update role',
       description: `Needs \`iam.roles.write\`. Changes the fields given; \`permissions\` replaces the set.${GUARDS}`,
       params: ZIdParams,
@@ -74,6 +77,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/:id',
     secured(write, {
+      operationId: 'deleteRole',
       summary: 'Delete role',
       description: `Needs \`iam.roles.write\`. Its users lose it, and what it granted, at once.${GUARDS}`,
       params: ZIdParams,
@@ -88,6 +92,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id/permissions',
     secured(read, {
+      operationId: 'getRolePermissions',
       summary: 'Get role permissions',
       description: 'Needs `iam.roles.read`. Sorted by name.',
       params: ZIdParams,
@@ -99,6 +104,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/:id/permissions',
     secured(write, {
+      operationId: 'syncRolePermissions',
       summary: 'Sync role permissions',
       description: `Needs \`iam.roles.write\`. Replaces the role's permissions and answers them. Unknown names: 400 naming them.${GUARDS}`,
       params: ZIdParams,
@@ -111,6 +117,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/:id/permissions/:permission_id',
     secured(write, {
+      operationId: 'addRolePermission',
       summary: 'Add role permission',
       description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
       params: ZIdPermissionParams,
@@ -125,6 +132,7 @@ export const roleRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/:id/permissions/:permission_id',
     secured(write, {
+      operationId: 'removeRolePermission',
       summary: 'Remove role permission',
       description: `Needs \`iam.roles.write\`. Idempotent.${GUARDS}`,
       params: ZIdPermissionParams,

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { RoleWithPermissions } from '../domain/staff/roles.repo.js'
-import { iso, pageOf } from '../platform/http/schemas.js'
+import { iso, pageOf, ZInstant } from '../platform/http/schemas.js'
 import { ZAccessName, ZDescription, atLeastOneField } from './common.schemas.js'
 
 const ZPermissionNames = z.array(ZAccessName).max(500).describe('Permission names; an unknown name is a 400 naming it')
@@ -11,8 +11,8 @@ export const ZRole = z
     name: z.string(),
     description: z.string(),
     permissions: z.array(z.string()).describe('Permission names'),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
+    created_at: ZInstant,
+    updated_at: ZInstant,
   })
   .meta({ id: 'RoleResponse' })
 

@@ -44,6 +44,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '',
     secured(write, {
+      operationId: 'createUser',
       summary: 'Create user',
       description: `Needs \`iam.users.write\`. Unknown role names: 400 naming them. Email in use (any case): 409 \`email_taken\`.${GUARDS}`,
       body: ZCreateUserRequest,
@@ -67,6 +68,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id',
     secured(readOrSelf, {
+      operationId: 'getUser',
       summary: 'Get user by ID',
       description: 'Needs `iam.users.read`, except for the caller itself.',
       params: ZIdParams,
@@ -78,6 +80,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/:id',
     secured(write, {
+      operationId: 'updateUser',
       summary: 'Update user',
       description: `Needs \`iam.users.write\`. Changes the fields given; \`roles\` replaces the roles; a new \`password\` revokes every session of the user.${GUARDS}`,
       params: ZIdParams,
@@ -90,6 +93,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/:id',
     secured(write, {
+      operationId: 'deleteUser',
       summary: 'Delete user',
       description: `Needs \`iam.users.write\`. Its grants and sessions go with it.${GUARDS}`,
       params: ZIdParams,
@@ -104,6 +108,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id/roles',
     secured(readOrSelf, {
+      operationId: 'getUserRoles',
       summary: 'Get user roles',
       description: 'Needs `iam.users.read`, except for the caller itself.',
       params: ZIdParams,
@@ -115,6 +120,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/:id/permissions',
     secured(readOrSelf, {
+      operationId: 'getUserPermissions',
       summary: 'Get user permissions',
       description:
         'Needs `iam.users.read`, except for the caller itself. The effective set: each permission says whether it is ' +
@@ -128,6 +134,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/:id/permissions',
     secured(write, {
+      operationId: 'syncUserPermissions',
       summary: 'Sync user permissions',
       description:
         'Needs `iam.users.write`. Replaces the permissions granted to the user directly (those of its roles stay) and answers ' +
@@ -142,6 +149,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.put(
     '/:id/permissions/:permission_id',
     secured(write, {
+      operationId: 'addUserPermission',
       summary: 'Add user permission',
       description: `Needs \`iam.users.write\`. Grants the permission directly; idempotent.${GUARDS}`,
       params: ZIdPermissionParams,
@@ -156,6 +164,7 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete(
     '/:id/permissions/:permission_id',
     secured(write, {
+      operationId: 'removeUserPermission',
       summary: 'Remove user permission',
       description: `Needs \`iam.users.write\`. Withdraws a direct grant (a role granting it still does); idempotent.${GUARDS}`,
       params: ZIdPermissionParams,

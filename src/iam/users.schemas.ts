@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { EffectivePermission, StaffUser } from '../domain/staff/users.repo.js'
-import { iso, pageOf } from '../platform/http/schemas.js'
+import { iso, pageOf, ZInstant } from '../platform/http/schemas.js'
 import { ZAccessName, ZSearchRequest, atLeastOneField } from './common.schemas.js'
 import { ZPassword } from './password.schemas.js'
 
@@ -14,8 +14,8 @@ export const ZUser = z
     name: z.string(),
     email: z.string(),
     roles: z.array(z.string()).describe('Role names'),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
+    created_at: ZInstant,
+    updated_at: ZInstant,
   })
   .meta({ id: 'UserResponse' })
 

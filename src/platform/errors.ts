@@ -26,6 +26,8 @@ export const ERRORS = {
   },
   /** Also the answer for another tenant's object, so that its existence is never revealed. */
   not_found: { status: 404, message: 'The resource was not found' },
+  /** A known path asked with a method it does not serve; the `Allow` header lists those it does. */
+  method_not_allowed: { status: 405, message: 'This method is not allowed on this path' },
   email_taken: { status: 409, message: 'This email is already in use' },
   already_exists: { status: 409, message: 'A resource with this name or code already exists' },
   insufficient_inventory: { status: 409, message: 'Not enough tickets left' },

@@ -82,6 +82,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.emailPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'registerCustomer',
         summary: 'Register a customer',
         description:
           'Creates a customer of the authenticated seller and emails it a link to `{storefront_url}/verify-email?token=…` ' +
@@ -114,6 +115,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.loginPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'loginCustomer',
         summary: 'Sign a customer in',
         description:
           'Exchanges email and password for a token pair. An unknown email, an account without a password and a wrong ' +
@@ -149,6 +151,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: optionalCustomer,
       schema: {
         tags: TAGS,
+        operationId: 'logoutCustomer',
         summary: 'Sign a customer out',
         description:
           'Ends every session of the customer `user_id`: its refresh tokens and the access tokens issued with them stop ' +
@@ -183,6 +186,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.refreshPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'refreshCustomerSession',
         summary: 'Refresh a customer session',
         description:
           'Exchanges a refresh token for a new token pair. Each refresh token works once: presenting one already used ' +
@@ -214,6 +218,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: limits.emailPerEmail,
       schema: {
         tags: TAGS,
+        operationId: 'requestCustomerPasswordReset',
         summary: 'Email a password-reset link',
         description:
           'When the seller has a customer with this email, emails it a link to `{storefront_url}/reset-password?token=…` ' +
@@ -242,6 +247,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.tokenPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'resetCustomerPassword',
         summary: 'Set a new password with a reset token',
         description:
           'Consumes the token of a reset link (single use, also under concurrent calls) and sets the new password ' +
@@ -272,6 +278,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: limits.emailPerEmail,
       schema: {
         tags: TAGS,
+        operationId: 'requestMagicLink',
         summary: 'Email a sign-in link',
         description:
           'When the seller has a customer with this email, emails it a link to `{storefront_url}/magic-link?token=…` ' +
@@ -300,6 +307,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.tokenPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'signInWithMagicLink',
         summary: 'Sign in with a magic-link token',
         description:
           'Consumes the token of a sign-in link (single use, also under concurrent calls) and answers the same token pair ' +
@@ -328,6 +336,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: limits.tokenPerIp,
       schema: {
         tags: TAGS,
+        operationId: 'verifyCustomerEmail',
         summary: 'Confirm an email address',
         description:
           'Consumes the token of the verification email sent at registration (single use) and marks the address ' +
@@ -351,6 +360,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: limits.emailPerEmail,
       schema: {
         tags: TAGS,
+        operationId: 'resendVerificationEmail',
         summary: 'Email a new verification link',
         description:
           'When the seller has a customer with this email whose address is not confirmed yet, emails it a new link to ' +

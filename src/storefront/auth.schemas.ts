@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { CustomerRow } from '../domain/customers/customers.repo.js'
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../platform/auth/passwords.js'
+import { ZInstant } from '../platform/http/schemas.js'
 
 const ZEmail = z.email().max(254).describe('Compared without regard to case')
 const ZNewPassword = z
@@ -20,7 +21,7 @@ export const ZCustomer = z
     first_name: z.string(),
     last_name: z.string(),
     email_verified: z.boolean(),
-    created_at: z.iso.datetime(),
+    created_at: ZInstant,
   })
   .meta({ id: 'Customer' })
 
@@ -35,7 +36,7 @@ export const ZTokenPair = z
     refresh_token: z.string().describe('Single use: `POST /stf/v1/auth/refresh` answers a new pair'),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int().describe('Seconds the access token stays valid'),
-    expires_at: z.iso.datetime().describe('When the access token expires'),
+    expires_at: ZInstant.describe('When the access token expires'),
     customer: ZCustomer,
   })
   .meta({ id: 'CustomerTokenPair' })

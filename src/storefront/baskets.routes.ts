@@ -43,6 +43,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: optionalCustomer,
       schema: {
         tags,
+        operationId: 'createBasket',
         summary: 'Open a basket',
         description:
           'Holds every requested quantity until `expires_at` (the seller’s `basket_ttl_seconds`), or nothing: 409 `insufficient_inventory`. ' +
@@ -75,6 +76,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'getBasket',
         summary: 'Read a basket',
         description:
           'Priced now. A coupon that gives nothing now reads `applicable: false` with the `reason` a checkout would refuse with, and counts 0; ' +
@@ -92,6 +94,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'changeBasketItems',
         summary: 'Set item quantities',
         description:
           'Sets the quantity of each listed inventory (0 removes it); unlisted items stay. All or nothing: 409 `insufficient_inventory` leaves the basket unchanged. Renews the hold. ' +
@@ -115,6 +118,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'applyBasketCoupon',
         summary: 'Apply a coupon to the basket',
         description:
           'Replaces the basket coupon. Percent discounts round down to the centavo; a discount never exceeds what it applies to. ' +
@@ -139,6 +143,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'removeBasketCoupon',
         summary: 'Remove the basket coupon',
         security,
         params: ZBasketParams,
@@ -153,6 +158,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'applyItemCoupon',
         summary: 'Apply a coupon to one item',
         description: 'Discounts that item only, replacing its coupon. A coupon discounts one place in a basket.',
         security,
@@ -175,6 +181,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'removeItemCoupon',
         summary: 'Remove an item coupon',
         security,
         params: ZBasketItemParams,
@@ -189,6 +196,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'quoteInstallments',
         summary: 'Installment plans for the basket total',
         description:
           '`pix` and `boleto`: one plan of 1. `credit_card`: 1 to `max_installments`, dropping plans under `min_installment_amount`; ' +

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { MAX_BASKET_ITEMS } from '../domain/baskets/basket-access.js'
 import { PAYMENT_METHODS } from '../domain/baskets/installment-plans.js'
 import { COUPON_PROBLEMS } from '../domain/coupons/coupon-rules.js'
+import { ZDate, ZInstant } from '../platform/http/schemas.js'
 
 const MAX_QUANTITY = 20
 
@@ -67,7 +68,7 @@ const itemFields = {
   id: z.uuid(),
   inventory_id: z.uuid(),
   event_id: z.uuid(),
-  date: z.iso.date(),
+  date: ZDate,
   name: z.string(),
   quantity: z.number().int(),
   unit_price: z.number().int(),
@@ -92,15 +93,15 @@ export const ZBasket = z
   .object({
     id: z.uuid(),
     status: z.enum(['open', 'checked_out', 'expired']),
-    expires_at: z.iso.datetime(),
+    expires_at: ZInstant,
     affiliate_code: z.string().nullable(),
     customer_id: z.uuid().nullable(),
     order_id: z.uuid().nullable().describe('The order a checked-out basket became; a checked-out basket reads as it was sold'),
     items: z.array(ZBasketItem),
     coupon: ZBasketCoupon.nullable(),
     totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), total: z.number().int() }),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
+    created_at: ZInstant,
+    updated_at: ZInstant,
   })
   .meta({ id: 'Basket' })
 

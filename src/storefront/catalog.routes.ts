@@ -30,6 +30,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { catalogueCache: true },
       schema: {
         tags: ['storefront'],
+        operationId: 'listEvents',
         summary: 'List events',
         description: 'Published events unless `status` asks for cancelled or finished ones, soonest first.',
         security,
@@ -58,6 +59,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { catalogueCache: true },
       schema: {
         tags: ['storefront'],
+        operationId: 'getEvent',
         summary: 'Event detail, by id or slug',
         description: 'Published, cancelled and finished events; drafts are not found.',
         security,
@@ -79,6 +81,7 @@ export const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { catalogueCache: true },
       schema: {
         tags: ['storefront'],
+        operationId: 'getEventAvailability',
         summary: 'Availability per date and inventory',
         description: `available = capacity − sold − held by unexpired baskets, never below 0. The range spans at most ${MAX_AVAILABILITY_DAYS} days.`,
         security,

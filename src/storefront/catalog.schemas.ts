@@ -1,12 +1,10 @@
 import { z } from 'zod'
-import { pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { pageOf, ZDate, ZDateInput, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
 
-export const ZEventImage = z
-  .object({ id: z.string(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.string() })
-  .meta({ id: 'EventImage' })
+export const ZEventImage = z.object({ id: z.uuid(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.url() }).meta({ id: 'EventImage' })
 
 export const ZEventAttribute = z
-  .object({ id: z.string(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })
+  .object({ id: z.uuid(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })
   .meta({ id: 'EventAttribute' })
 
 export const ZEventPrice = z.object({ amount: z.number().int(), label: z.string().meta({ example: 'a partir de R$ 50,00' }) }).meta({ id: 'EventPrice' })
@@ -19,7 +17,7 @@ export const ZSellerEvent = z
     description: z.string(),
     status: z.string(),
     integration_id: z.string().nullable(),
-    updated_at: z.iso.datetime(),
+    updated_at: ZInstant,
     image: ZEventImage.nullable().describe('The first image of the event'),
     price: ZEventPrice.nullable().describe(
       "The lowest price among inventories dated on or after the seller's today (in the date window, if given) with tickets left; null when none is left",
@@ -40,7 +38,7 @@ export const ZEventDetail = z
     status: z.string(),
     source: z.string(),
     integration_id: z.string().nullable(),
-    updated_at: z.iso.datetime(),
+    updated_at: ZInstant,
     attributes: z.array(ZEventAttribute),
     images: z.array(ZEventImage),
   })
@@ -51,7 +49,7 @@ export const ZAvailabilityResponse = z
     data: z.array(
       z
         .object({
-          date: z.iso.date(),
+          date: ZDate,
           inventories: z.array(
             z
               .object({
@@ -72,18 +70,16 @@ export const ZAvailabilityResponse = z
 /** The longest availability range one call may ask for. */
 export const MAX_AVAILABILITY_DAYS = 366
 
-const ZDate = z.iso.date()
-
 export const ZEventListQuery = ZPageQuery.extend({
   q: z.string().max(200).optional().describe('Title search, case-insensitive; `%` and `_` match themselves'),
-  date_from: ZDate.optional().describe('Only events with an inventory on or after this date'),
-  date_to: ZDate.optional().describe('Only events with an inventory on or before this date'),
+  date_from: ZDateInput.optional().describe('Only events with an inventory on or after this date'),
+  date_to: ZDateInput.optional().describe('Only events with an inventory on or before this date'),
   status: z.enum(['published', 'cancelled', 'finished']).default('published').describe('Drafts are never shown'),
 }).refine((q) => !q.date_from || !q.date_to || q.date_from <= q.date_to, { path: ['date_to'], message: 'must not be before date_from' })
 
 export const ZAvailabilityQuery = z.object({
-  from: ZDate.optional().describe('First date (default today, UTC)'),
-  to: ZDate.optional().describe(`Last date (default from + 90 days); at most ${MAX_AVAILABILITY_DAYS} days after from`),
+  from: ZDateInput.optional().describe('First date (default today, UTC)'),
+  to: ZDateInput.optional().describe(`Last date (default from + 90 days); at most ${MAX_AVAILABILITY_DAYS} days after from`),
 })
 
 export const ZIdOrSlugParams = z.object({ id_or_slug: z.string().min(1).max(200).describe('The event uuid or slug') })

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto'
 import fastifyJwt, { type JWT } from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { z } from 'zod'
 import { AppError } from '../platform/errors.js'
+import { declareHeaders } from '../platform/http/route-headers.js'
 
 /**
  * Customer access tokens and the hooks that read them, for every `/stf/v1` route.
@@ -157,6 +159,28 @@ export async function requireCustomer(request: FastifyRequest): Promise<void> {
  */
 export async function optionalCustomer(request: FastifyRequest): Promise<void> {
   request.customer = await readCustomer(request)
+}
+
+const ZCustomerTokenHeader = {
+  [CUSTOMER_TOKEN_HEADER]: z
+    .string()
+    .optional()
+    .describe(
+      "A customer's access token (`access_token` of a sign-in), with the Basic credentials of the seller that issued it. " +
+        "Invalid, expired, ended or another seller's: 401 `invalid_token`; missing where the operation needs a customer: 401 `unauthorized`.",
+    ),
+}
+
+/**
+ * Declares `X-Customer-Token` on each operation whose `security` names `customerToken` (as a
+ * header parameter too, for clients generated from the document). Register in the storefront
+ * scope, before its routes.
+ */
+export function declareCustomerTokenHeader(app: FastifyInstance) {
+  declareHeaders(app, (route) => {
+    const security = (route.schema as { security?: Record<string, unknown>[] } | undefined)?.security ?? []
+    return security.some((requirement) => 'customerToken' in requirement) ? ZCustomerTokenHeader : {}
+  })
 }
 
 /** The signed-in customer; 401 `unauthorized` when there is none. */

@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { AppError } from '../platform/errors.js'
+import { declareHeaders } from '../platform/http/route-headers.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,13 +41,7 @@ function readEndUserIp(request: FastifyRequest): string | null {
  */
 export function registerEndUserAddress(app: FastifyInstance) {
   app.decorateRequest('endUserIp', null)
-  app.addHook('onRoute', (route) => {
-    const headers = route.schema?.headers
-    route.schema = {
-      ...route.schema,
-      headers: headers instanceof z.ZodObject ? headers.extend(ZEndUserIpHeader) : z.object(ZEndUserIpHeader),
-    }
-  })
+  declareHeaders(app, () => ZEndUserIpHeader)
   // Synchronous: it runs on every storefront call, and most carry no such header.
   app.addHook('onRequest', (request, _reply, done) => {
     try {

@@ -3,6 +3,7 @@ import { authRoutes } from './auth.routes.js'
 import { basketRoutes } from './baskets.routes.js'
 import { catalogRoutes } from './catalog.routes.js'
 import { registerCatalogueCache } from './catalogue-cache.js'
+import { declareCustomerTokenHeader } from './customer-auth.js'
 import { registerEndUserAddress } from './end-user-address.js'
 import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
@@ -14,6 +15,7 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await registerSellerAuth(app)
   registerEndUserAddress(app)
   registerCatalogueCache(app)
+  declareCustomerTokenHeader(app)
   await app.register(sellerRoutes)
   await app.register(authRoutes, { prefix: '/auth' })
   await app.register(meRoutes)

@@ -12,6 +12,7 @@ export const meRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireCustomer,
       schema: {
         tags: ['storefront'],
+        operationId: 'getCurrentCustomer',
         summary: 'The signed-in customer',
         description:
           'Needs `X-Customer-Token` with the Basic credentials of the seller that issued it: missing, 401 `unauthorized`; ' +

@@ -29,6 +29,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireCustomer,
       schema: {
         tags,
+        operationId: 'checkoutBasket',
         summary: 'Check a basket out',
         description:
           'Needs `X-Customer-Token`. Payment is captured by the partner; the order records method, installments and reference. ' +
@@ -69,6 +70,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: requireCustomer,
       schema: {
         tags,
+        operationId: 'listCustomerOrders',
         summary: "The customer's orders",
         description: 'Needs `X-Customer-Token`. Newest first; under `X-Affiliate-Code` only the orders placed under that code.',
         security: withCustomer,
@@ -94,9 +96,10 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: optionalCustomer,
       schema: {
         tags,
+        operationId: 'getOrder',
         summary: 'Read an order',
         description: 'An order of this seller; under `X-Affiliate-Code` only one placed under that code; with `X-Customer-Token` only one of that customer.',
-        security: sellerOnly,
+        security: [...sellerOnly, ...withCustomer],
         params: ZOrderParams,
         response: { 200: ZOrder, ...errorResponses(400, 401, 404) },
       },
@@ -115,6 +118,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
+        operationId: 'registerTicketDownloads',
         summary: 'Register ticket downloads',
         description:
           '`registered`: how many of the identifiers belong to the order; `first_access`: those retrieved for the first time by this call; ' +

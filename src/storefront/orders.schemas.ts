@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { pageOf, ZPageQuery } from '../platform/http/schemas.js'
+import { pageOf, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
 import { ZOrderItem } from './baskets.schemas.js'
 
 export const ZCheckoutBody = z
@@ -39,11 +39,11 @@ export const ZOrder = z
           identifier: z.string(),
           inventory_id: z.uuid(),
           status: z.enum(['valid', 'voided']).describe('`voided`: cancelled with its order or alone; not valid for entry, and back on sale'),
-          first_access_at: z.iso.datetime().nullable(),
+          first_access_at: ZInstant.nullable(),
         })
         .meta({ id: 'Ticket' }),
     ),
-    created_at: z.iso.datetime(),
+    created_at: ZInstant,
   })
   .meta({ id: 'Order' })
 

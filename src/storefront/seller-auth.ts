@@ -1,7 +1,9 @@
 import basicAuth from '@fastify/basic-auth'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AffiliateContext, KeyEntry, SellerContext } from '../domain/sellers/seller-authenticator.js'
+import { z } from 'zod'
 import { AppError } from '../platform/errors.js'
+import { declareHeaders } from '../platform/http/route-headers.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,6 +15,16 @@ declare module 'fastify' {
 }
 
 const MAX_AFFILIATE_CODE = 64
+
+/** `X-Affiliate-Code`, for the document: the hook below checks it before any validation runs. */
+const ZAffiliateCodeHeader = {
+  'x-affiliate-code': z
+    .string()
+    .optional()
+    .describe(
+      "Attributes the call to this affiliate of the seller (any case): listings show only the events it may sell, a basket opened under it belongs to it and answers only with it, orders record it. Not an active affiliate's code: 400 `invalid_affiliate`.",
+    ),
+}
 
 /**
  * basic-auth answers 401 for an error without a status: a failure that is not a refusal (a
@@ -27,6 +39,7 @@ const asServerError = (error: unknown): Error =>
  * hook that stays synchronous while the answers are in memory: this runs on every call.
  */
 export async function registerSellerAuth(app: FastifyInstance) {
+  declareHeaders(app, () => ZAffiliateCodeHeader)
   app.decorateRequest('seller', null as unknown as SellerContext)
   app.decorateRequest('affiliate', null)
   const auth = app.sellerAuth

@@ -26,6 +26,7 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['storefront'],
+        operationId: 'getSellerProfile',
         summary: 'The seller (and affiliate) these credentials act for',
         security: [{ sellerBasic: [] }],
         response: { 200: ZSellerProfile, ...errorResponses(400, 401) },

@@ -75,7 +75,8 @@ describe('the OpenAPI document for /iam/v1', () => {
         expect(op.tags, name).toEqual(['iam'])
         expect(op.summary, name).toBeTruthy()
         if (PUBLIC.has(name)) {
-          expect(op.security, name).toBeUndefined()
+          // Public, and saying so: an empty requirement, not a missing one.
+          expect(op.security, name).toEqual([])
         } else {
           expect(op.security, name).toEqual([{ staffBearer: [] }])
           expect(op.responses, name).toHaveProperty('401')
@@ -120,6 +121,26 @@ describe('the OpenAPI document for /iam/v1', () => {
     expect(schemas.LoginResponse.properties.expires_at.type).toBe('integer')
     expect(schemas.RefreshTokenResponse.properties.expires_at).toMatchObject({ type: 'string', format: 'date-time' })
     expect(schemas.UserResponse.properties).not.toHaveProperty('password')
-    expect(schemas.CreateUserRequestInput.additionalProperties).toBe(false)
+    expect(schemas.CreateUserRequest.additionalProperties).toBe(false)
+    expect(schemas.ServiceHealth.properties.status).toMatchObject({ const: 'ok' })
+    expect(schemas.ServiceInfo.required).toEqual(expect.arrayContaining(['name', 'version', 'started_at', 'uptime_seconds']))
+    expect(schemas.UserInfo.properties.id).toMatchObject({ type: 'string', format: 'uuid' })
+  })
+
+  it('declares 500 on login and refresh, as the source document does, in the error envelope', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    for (const path of ['/iam/v1/auth/login', '/iam/v1/auth/refresh']) {
+      const responses = doc.paths[path].post.responses
+      expect(Object.keys(responses), path).toEqual(expect.arrayContaining(['200', '400', '401', '500', 'default']))
+      expect(responses['500'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+      expect(responses['500'].description).toContain('internal_error')
+    }
+  })
+
+  it('names the health and info answers ServiceHealth and ServiceInfo', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    expect(doc.paths['/iam/v1/health'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ServiceHealth' })
+    expect(doc.paths['/iam/v1/info'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ServiceInfo' })
+    expect(doc.paths['/iam/v1/health'].get.responses['503'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ServiceHealthDown' })
   })
 })

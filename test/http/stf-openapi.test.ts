@@ -3,6 +3,15 @@ import { useTestApp } from '../build-app.js'
 
 const ctx = useTestApp()
 
+type Operation = {
+  security?: Record<string, string[]>[]
+  parameters?: { in: string; name: string; required?: boolean; schema: Record<string, unknown> }[]
+}
+const operationsOf = (doc: { paths: Record<string, Record<string, Operation>> }) =>
+  Object.entries(doc.paths).flatMap(([route, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ name: `${method} ${route}`, route, operation })),
+  )
+
 describe('OpenAPI document of the commerce routes', () => {
   it('documents every storefront commerce route with tags, summary, security and error envelopes', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
@@ -72,5 +81,48 @@ describe('OpenAPI document of the commerce routes', () => {
     expect(doc.paths['/stf/v1/auth/verify-email/resend']?.post).toBeDefined()
     expect(doc.components.schemas.Error.properties.code.enum).toContain('email_not_verified')
     expect(Object.keys(doc.paths['/stf/v1/auth/login'].post.responses)).toContain('403')
+  })
+
+  it('declares X-Affiliate-Code on every storefront operation, X-Customer-Token where a customer may act, Idempotency-Key where honoured', async () => {
+    const header = (operation: Operation, name: string) => operation.parameters?.find((p) => p.in === 'header' && p.name === name)
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    for (const { name, route, operation } of operationsOf(doc)) {
+      if (!route.startsWith('/stf/v1/')) {
+        expect(header(operation, 'x-affiliate-code'), name).toBeUndefined()
+        continue
+      }
+      expect(header(operation, 'x-affiliate-code'), name).toMatchObject({ required: false, schema: { type: 'string' } })
+      expect(header(operation, 'x-end-user-ip'), name).toBeDefined()
+      const takesCustomer = operation.security!.some((requirement) => 'customerToken' in requirement)
+      expect(Boolean(header(operation, 'x-customer-token')), name).toBe(takesCustomer)
+    }
+    const withCustomer = operationsOf(doc)
+      .filter(({ operation }) => header(operation, 'x-customer-token'))
+      .map(({ name }) => name)
+    expect(withCustomer.sort()).toEqual(
+      [
+        'delete /stf/v1/auth/logout',
+        'get /stf/v1/me',
+        'post /stf/v1/baskets',
+        'post /stf/v1/baskets/{id}/checkout',
+        'get /stf/v1/orders',
+        'get /stf/v1/orders/{id}',
+      ].sort(),
+    )
+    const withIdempotency = operationsOf(doc)
+      .filter(({ operation }) => header(operation, 'idempotency-key'))
+      .map(({ name }) => name)
+    expect(withIdempotency.sort()).toEqual(['post /stf/v1/baskets', 'post /stf/v1/baskets/{id}/checkout'])
+  })
+
+  it('gives the uuid and uri formats of the source document', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, unknown> }>
+    expect(schemas.EventImage!.properties).toMatchObject({ id: { format: 'uuid' }, url: { format: 'uri' } })
+    expect(schemas.EventAttribute!.properties).toMatchObject({ id: { format: 'uuid' } })
+    expect(schemas.SellerEvent!.properties).toMatchObject({ id: { format: 'uuid' }, updated_at: { format: 'date-time' } })
+    expect(schemas.AvailabilityInventory!.properties).toMatchObject({ id: { format: 'uuid' } })
+    expect(schemas.RegisterTicketDownloadRequest!.properties).toMatchObject({ order_id: { format: 'uuid' }, user_id: { format: 'uuid' } })
+    expect(schemas.UserInfo!.properties).toMatchObject({ id: { format: 'uuid' } })
   })
 })

@@ -357,6 +357,32 @@ describe('inputs the fuzzing found, kept as examples', () => {
     expect(emoji.json().customer.first_name).toBe('A😀')
   })
 
+  it('refuses dates and instants outside 1900-01-01 .. 2199-12-31 with 400 naming the field, not a database error', async () => {
+    const staff = { authorization: await staffToken() }
+    const event = (await app.inject({ method: 'GET', url: '/stf/v1/events', headers: seller.auth })).json().data[0]
+    const coupon = (await app.inject({ method: 'GET', url: `/adm/v1/sellers/${seller.seller.id}/coupons`, headers: staff })).json().data[0]
+    const cases = [
+      { method: 'GET' as const, url: '/stf/v1/events?date_from=0000-01-01', headers: seller.auth, path: 'querystring.date_from' },
+      { method: 'GET' as const, url: `/stf/v1/events/${event.id}/availability?to=9999-12-20`, headers: seller.auth, path: 'querystring.to' },
+      { method: 'GET' as const, url: `/stf/v1/events/${event.id}/availability?from=9999-12-20`, headers: seller.auth, path: 'querystring.from' },
+      {
+        method: 'POST' as const,
+        url: `/adm/v1/events/${event.id}/inventories`,
+        headers: staff,
+        payload: { date: '0000-01-01', name: 'Year zero', price: 100, capacity: 1 },
+        path: 'date',
+      },
+      { method: 'PUT' as const, url: `/adm/v1/coupons/${coupon.id}`, headers: staff, payload: { starts_at: '0000-01-01T00:00:00Z' }, path: 'starts_at' },
+    ]
+    for (const { path, ...request } of cases) {
+      const before = await fingerprint(app.db)
+      const res = await app.inject(request)
+      expectError(res, 400, 'validation_error')
+      expect(res.json().details.map((d: { path: string }) => d.path)).toContain(path)
+      expect(await fingerprint(app.db)).toBe(before)
+    }
+  })
+
   it('answers a path that does not decode, or a parameter over the router limit, in the envelope', async () => {
     for (const url of ['/stf/v1/baskets/%ED%A0%80', `/iam/v1/roles/${'%E2%82%AC'.repeat(300)}`, '/stf/v1/events/%zz']) {
       const res = await app.inject({ method: 'GET', url, headers: seller.auth })

@@ -15,6 +15,9 @@ export type JsonSchema = {
   oneOf?: JsonSchema[]
   allOf?: JsonSchema[]
   format?: string
+  /** Bounds of a `date` or `date-time` string (ajv-formats' keywords, as an extension). */
+  'x-formatMinimum'?: string
+  'x-formatMaximum'?: string
   pattern?: string
   minLength?: number
   maxLength?: number
@@ -92,6 +95,33 @@ const resolve = (doc: OpenApiDocument, schema: JsonSchema): JsonSchema => {
 const ISO_DATE = fc.integer({ min: -30, max: 400 }).map((days) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10))
 const ISO_INSTANT = fc.integer({ min: -30, max: 400 }).map((days) => new Date(Date.now() + days * 86_400_000).toISOString())
 
+/**
+ * The extremes a `date` or `date-time` schema admits: its declared bounds, else those of the
+ * format itself (year 0 and year 9999), which a schema without bounds lets through to the database.
+ */
+const FORMAT_EXTREMES = {
+  date: { min: '0000-01-01', max: '9999-12-31' },
+  'date-time': { min: '0000-01-01T00:00:00Z', max: '9999-12-31T23:59:59.999Z' },
+} as const
+
+/** Dates and instants of the right format that no booking has: beyond any sensible range, or odd. */
+export const HOSTILE_DATES = {
+  date: ['0000-01-01', '9999-12-31', '1899-12-31', '2200-01-01', '0001-01-01', '1969-12-31', '2023-02-29', '2024-02-30', '+275760-09-13', '-000001-01-01'],
+  'date-time': [
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59.999Z',
+    '1899-12-31T23:59:59.999Z',
+    '2200-01-01T00:00:00Z',
+    '1900-01-01T00:00:00+14:00',
+    '2199-12-31T23:59:59-14:00',
+    '1970-01-01T00:00:00.000000001Z',
+    '2024-01-01T24:00:00Z',
+    '+275760-09-13T00:00:00Z',
+  ],
+} as const
+
+type DateFormat = keyof typeof FORMAT_EXTREMES
+
 /** A valid value of a JSON schema, kept small. */
 export function validValue(doc: OpenApiDocument, raw: JsonSchema, pools: IdPools, depth = 0): fc.Arbitrary<unknown> {
   const schema = resolve(doc, raw)
@@ -148,9 +178,15 @@ function validString(schema: JsonSchema, pools: IdPools): fc.Arbitrary<string> {
     case 'email':
       return fc.emailAddress().filter((e) => e.length <= (schema.maxLength ?? 254) && /^[^@]+@[^@]+\.[a-z]{2,}$/i.test(e))
     case 'date':
-      return ISO_DATE
-    case 'date-time':
-      return ISO_INSTANT
+    case 'date-time': {
+      const near = schema.format === 'date' ? ISO_DATE : ISO_INSTANT
+      const extremes = FORMAT_EXTREMES[schema.format]
+      // The bounds themselves are where bugs live, as for integers.
+      return fc.oneof(
+        { weight: 3, arbitrary: near },
+        { weight: 1, arbitrary: fc.constantFrom(schema['x-formatMinimum'] ?? extremes.min, schema['x-formatMaximum'] ?? extremes.max) },
+      )
+    }
     case 'uri':
       return fc.constantFrom('https://example.com', 'https://shop.example.com/a', 'http://127.0.0.1:8080/img.png')
   }
@@ -338,7 +374,9 @@ export function validParts(doc: OpenApiDocument, op: Operation, pools: IdPools):
         : fc.option(validValue(doc, p.schema, pools), { nil: undefined }).map((v) => (v === undefined ? [] : ([[p.name, String(v)]] as [string, string][]))),
     ),
   )
-  const headerParams = op.params.filter((p) => p.in === 'header')
+  // Credentials and the affiliate come valid from the caller (a random one is only a refusal);
+  // the hostile mutations below send bad ones.
+  const headerParams = op.params.filter((p) => p.in === 'header' && !CALLER_HEADERS.includes(p.name))
   const headers = fc.tuple(
     ...headerParams.map((p) => fc.option(validValue(doc, p.schema, pools), { nil: undefined }).map((v) => (v === undefined ? [] : [[p.name, String(v)]]))),
   )
@@ -387,8 +425,82 @@ function objectAt(value: unknown, path: (string | number)[]): unknown {
   return v
 }
 
+/** `date` or `date-time` when `raw` is (or may be) such a string, else undefined. */
+function dateFormatOf(doc: OpenApiDocument, raw: JsonSchema): DateFormat | undefined {
+  const schema = resolve(doc, raw)
+  if (schema.format === 'date' || schema.format === 'date-time') return schema.format
+  for (const alternative of schema.anyOf ?? schema.oneOf ?? schema.allOf ?? []) {
+    const format = dateFormatOf(doc, alternative)
+    if (format) return format
+  }
+  return undefined
+}
+
+/** The properties an object schema (or one of its alternatives) declares. */
+function propertiesOf(doc: OpenApiDocument, raw: JsonSchema): Record<string, JsonSchema> {
+  const schema = resolve(doc, raw)
+  const own = schema.properties ?? {}
+  const alternatives = (schema.anyOf ?? schema.oneOf ?? schema.allOf ?? []).map((s) => propertiesOf(doc, s))
+  return Object.assign({}, ...alternatives, own)
+}
+
+/** The item schema of an array schema (or of one of its alternatives). */
+function itemsOf(doc: OpenApiDocument, raw: JsonSchema): JsonSchema | undefined {
+  const schema = resolve(doc, raw)
+  return schema.items ?? (schema.anyOf ?? schema.oneOf ?? []).map((s) => itemsOf(doc, s)).find(Boolean)
+}
+
+/**
+ * Every date or date-time field of a body, as a path into `value`: the declared ones of each
+ * object present in it (also when the valid body left them out), in arrays those of each item.
+ */
+function datePaths(doc: OpenApiDocument, schema: JsonSchema, value: unknown, prefix: (string | number)[] = []): [(string | number)[], DateFormat][] {
+  const out: [(string | number)[], DateFormat][] = []
+  if (Array.isArray(value)) {
+    const items = itemsOf(doc, schema)
+    if (items) for (const [i, v] of value.entries()) out.push(...datePaths(doc, items, v, [...prefix, i]))
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, property] of Object.entries(propertiesOf(doc, schema))) {
+      const format = dateFormatOf(doc, property)
+      if (format) out.push([[...prefix, key], format])
+      else if (key in value) out.push(...datePaths(doc, property, (value as Record<string, unknown>)[key], [...prefix, key]))
+    }
+  }
+  return out
+}
+
+/**
+ * Every date or date-time schema a request can carry (parameters and bodies of every
+ * operation, through references), with where it was found.
+ */
+export function dateInputsOf(doc: OpenApiDocument): { where: string; schema: JsonSchema }[] {
+  const found: { where: string; schema: JsonSchema }[] = []
+  const walk = (raw: JsonSchema | undefined, where: string, seen: Set<string>) => {
+    if (!raw || typeof raw !== 'object') return
+    if (raw.$ref) {
+      if (seen.has(raw.$ref)) return
+      return walk(resolve(doc, raw), where, new Set(seen).add(raw.$ref))
+    }
+    if (raw.format === 'date' || raw.format === 'date-time') found.push({ where, schema: raw })
+    for (const [key, property] of Object.entries(raw.properties ?? {})) walk(property, `${where}.${key}`, seen)
+    for (const alternative of [...(raw.anyOf ?? []), ...(raw.oneOf ?? []), ...(raw.allOf ?? [])]) walk(alternative, where, seen)
+    if (raw.items) walk(raw.items, `${where}[]`, seen)
+    if (typeof raw.additionalProperties === 'object') walk(raw.additionalProperties, `${where}.*`, seen)
+  }
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      for (const p of op.parameters ?? []) walk(p.schema, `${method.toUpperCase()} ${path} ${p.in} ${p.name}`, new Set())
+      walk(op.requestBody?.content['application/json']?.schema, `${method.toUpperCase()} ${path} body`, new Set())
+    }
+  }
+  return found
+}
+
 /** Header names every route reads, besides those the operation declares. */
 const AUTH_HEADERS = ['authorization', 'x-customer-token', 'x-affiliate-code', 'x-request-id', 'idempotency-key']
+
+/** Headers whose valid values only the caller has: credentials and the affiliate's code. */
+const CALLER_HEADERS = ['authorization', 'x-customer-token', 'x-affiliate-code']
 
 /** Header values must be sendable: no CR, LF or characters beyond latin-1. */
 const headerSafe = (value: string) =>
@@ -434,6 +546,31 @@ export function hostileRequest(doc: OpenApiDocument, op: Operation, pools: IdPoo
           }),
       },
     ]
+    // Dates: a query parameter or body field of format date or date-time set to a well-formed
+    // date beyond any sensible range (or just inside the declared one), so that no date the
+    // format admits reaches the database unchecked.
+    const dateTargets = [
+      ...op.params
+        .filter((p) => p.in === 'query')
+        .flatMap((p) => {
+          const format = dateFormatOf(doc, p.schema)
+          return format ? [{ where: 'query' as const, path: [p.name] as (string | number)[], format }] : []
+        }),
+      ...(op.body && parts.hasBody ? datePaths(doc, op.body, parts.body).map(([path, format]) => ({ where: 'body' as const, path, format })) : []),
+    ]
+    if (dateTargets.length) {
+      options.push({
+        weight: 3,
+        arbitrary: fc.constantFrom(...dateTargets).chain((target) =>
+          fc.constantFrom(...HOSTILE_DATES[target.format]).map((date) => {
+            const mutation = `date ${target.where} ${target.path.join('.')} = ${date}`
+            if (target.where === 'body') return render(op, { ...base, body: setAt(parts.body, target.path, date) }, { mutation })
+            const name = String(target.path[0])
+            return render(op, { ...base, query: [...base.query.filter(([k]) => k !== name), [name, date]] }, { mutation })
+          }),
+        ),
+      })
+    }
     if (pathNames.length) {
       options.push({
         weight: 3,

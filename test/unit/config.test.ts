@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       mailFrom: 'no-reply@localhost',
       iamResetUrl: 'http://localhost:3000/reset',
+      publicBaseUrl: 'http://127.0.0.1:3000',
       logLevel: 'info',
       corsOrigins: [],
       trustProxy: undefined,
@@ -71,6 +72,12 @@ describe('loadConfig', () => {
     )
     expect(() => loadConfig({ SMTP_URL: 'http://mail' })).toThrowError(/SMTP_URL/)
     expect(() => loadConfig({ REDIS_URL: 'localhost:6379' })).toThrowError(/REDIS_URL/)
+  })
+
+  it('takes PUBLIC_BASE_URL without its trailing slash, and refuses one that is not an http(s) URL', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://tickets.example.com/api/' }).publicBaseUrl).toBe('https://tickets.example.com/api')
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'ftp://tickets.example.com' })).toThrowError(/PUBLIC_BASE_URL/)
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'https://tickets.example.com/?x=1' })).toThrowError(/PUBLIC_BASE_URL must not have a query/)
   })
 
   it('treats empty variables as unset', () => {

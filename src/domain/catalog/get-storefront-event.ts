@@ -19,9 +19,12 @@ export type EventDetailView = {
   images: EventImage[]
 }
 
-/** `EventDetail` by id or slug. Drafts and events outside the affiliate's scope are not found. */
+/**
+ * `EventDetail` by id or slug. Drafts and events outside the affiliate's scope are not found.
+ * Slugs are lower case (SLUG_PATTERN), so one matches whatever the case it is asked in.
+ */
 export async function getStorefrontEvent(db: Db, { sellerId, scope, idOrSlug }: GetStorefrontEventOptions): Promise<EventDetailView> {
-  const event = await findVisibleEvent(db, sellerId, scope, idOrSlug)
+  const event = await findVisibleEvent(db, sellerId, scope, 'slug' in idOrSlug ? { slug: idOrSlug.slug.toLowerCase() } : idOrSlug)
   if (!event) throw new AppError('not_found')
   return {
     id: event.id,

@@ -3,7 +3,8 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import { isDatabaseUnavailable } from '../db/errors.js'
-import { AppError, type ErrorCode, type ErrorDetails } from '../errors.js'
+import { AppError, type ErrorCode, type ErrorDetail, type ErrorDetails } from '../errors.js'
+import { collectAllowedMethods } from './allowed-methods.js'
 
 /** Fastify's own errors, translated to the catalogue. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -23,6 +24,7 @@ const BY_STATUS: Record<number, ErrorCode> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
@@ -48,10 +50,16 @@ export function toAppError(error: unknown): { appError: AppError; unexpected: bo
 
   if (hasZodFastifySchemaValidationErrors(e)) {
     const where = e.validationContext ?? 'body'
-    const details = e.validation.map((v) => ({
-      path: [where === 'body' ? '' : where, ...v.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.'),
-      message: v.message ?? 'is invalid',
-    }))
+    const pathOf = (segments: string[]) => [where === 'body' ? '' : where, ...segments].filter(Boolean).join('.')
+    const details = e.validation.flatMap((v): ErrorDetail[] => {
+      const segments = v.instancePath.split('/').filter(Boolean)
+      // A strict object names its unknown fields in the issue; each one is its own detail, at its own path.
+      const unknown = v.keyword === 'unrecognized_keys' ? (v.params as { keys?: unknown }).keys : undefined
+      if (Array.isArray(unknown) && unknown.length > 0) {
+        return unknown.map((key) => ({ path: pathOf([...segments, String(key)]), message: 'is not a known field' }))
+      }
+      return [{ path: pathOf(segments), message: v.message ?? 'is invalid' }]
+    })
     return { appError: new AppError('validation_error', { details }), unexpected: false }
   }
   if (isResponseSerializationError(e)) return { appError: new AppError('internal_error'), unexpected: true }
@@ -98,8 +106,12 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   )
 }
 
-/** One handler for every failure, and one for unknown routes. */
+/**
+ * One handler for every failure, and one for unknown routes: 405 `method_not_allowed` with
+ * `Allow` for a known path asked with another method, else 404. Register before any route.
+ */
 export function registerErrorHandling(app: FastifyInstance) {
+  const routes = collectAllowedMethods(app)
   app.setErrorHandler((error, request, reply) => {
     const { appError, unexpected } = toAppError(error)
     if (unexpected) {
@@ -110,5 +122,9 @@ export function registerErrorHandling(app: FastifyInstance) {
     return sendError(request, reply, appError)
   })
 
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('not_found', { message: 'No such route' })))
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.allowedFor(request.url.split('?', 1)[0]!)
+    if (allowed.length > 0) return sendError(request, reply, new AppError('method_not_allowed', { headers: { allow: allowed.join(', ') } }))
+    return sendError(request, reply, new AppError('not_found', { message: 'No such route' }))
+  })
 }
