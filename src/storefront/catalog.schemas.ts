@@ -22,8 +22,8 @@ export const ZSellerEvent = z
     price: ZEventPrice.nullable().describe(
       "The lowest price among inventories dated on or after the seller's today (in the date window, if given) with tickets left; null when none is left",
     ),
-    first_date: z.iso.date().nullable().describe("The first date of the event's inventories on or after the seller's today; null when none"),
-    last_date: z.iso.date().nullable().describe("The last date of the event's inventories on or after the seller's today; null when none"),
+    first_date: ZDate.nullable().describe("The first date of the event's inventories on or after the seller's today; null when none"),
+    last_date: ZDate.nullable().describe("The last date of the event's inventories on or after the seller's today; null when none"),
   })
   .meta({ id: 'SellerEvent' })
 

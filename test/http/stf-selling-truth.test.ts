@@ -5,7 +5,7 @@ import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { orders } from '../../src/domain/orders/orders.table.js'
 import { useTestApp } from '../build-app.js'
-import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { createTestCoupon, createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
 import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
@@ -312,11 +312,21 @@ describe('a basket that tells the truth', () => {
       [kept.id, true],
       [dropped.id, false],
     ])
-    expectError(await checkout(basket.id), 409, 'inventory_unavailable')
+    const refused = await checkout(basket.id)
+    expectError(refused, 409, 'inventory_unavailable')
+    expect(refused.json().details).toEqual({ inventory_id: dropped.id })
     // Removing it leaves a basket that can be bought.
     const changed = await patch(basket.id, [{ inventory_id: dropped.id, quantity: 0 }])
     expect(changed.json().items).toEqual([expect.objectContaining({ inventory_id: kept.id, available: true })])
     expect((await checkout(basket.id)).statusCode).toBe(201)
+  })
+
+  it("marks an item unavailable once it is dated before the seller's today", async () => {
+    const inventory = await stock()
+    const basket = await open([{ inventory_id: inventory.id, quantity: 1 }])
+    expect((await adm.put(`/inventories/${inventory.id}`, { date: dayFromToday(-2) })).statusCode).toBe(200)
+    expect((await read(basket.id)).json().items[0]).toMatchObject({ inventory_id: inventory.id, available: false })
+    expectError(await checkout(basket.id), 409, 'inventory_unavailable')
   })
 
   it('marks an item unavailable once its tickets are gone, e.g. taken by another basket after the hold lapsed', async () => {
