@@ -271,7 +271,7 @@ describe('storefront resources of seller B, with seller A credentials', () => {
     await expectSameAsMissing(download(a.orderId, [a.ticket], b.buyer.customer.id), download(a.orderId, [a.ticket], missing), [b.buyer.customer.id, missing])
     const madeUp = 'TICKETTHATDOESNOTEXIST0000'
     const res = await expectSameAsMissing(download(a.orderId, [b.ticket]), download(a.orderId, [madeUp]), [b.ticket, madeUp])
-    expect(res.json()).toEqual({ registered: 0, first_access: [], unknown: [b.ticket] })
+    expect(res.json()).toEqual({ registered: 0, first_access: [], unknown: [b.ticket], voided: [] })
   })
 
   it("customers: B's customer cannot be signed out, signed in, mailed or registered over", async () => {
