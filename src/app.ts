@@ -62,6 +62,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     return503OnClosing: false,
     // `/stf/v1/events/` is `/stf/v1/events`: a trailing slash is no reason to fail a call.
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    // Plugins open resources: the embedded database and its migrations take seconds, more on a
+    // busy machine, and a migration of a large database longer still. No deadline of Fastify's own.
+    pluginTimeout: 0,
     // Requests refused before routing, or by Node's HTTP parser, answer in the envelope too.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
