@@ -4,6 +4,7 @@ import type { CouponProblem } from '../coupons/coupon-rules.js'
 import { countCustomerRedemptions, findCouponsByIds, lockCoupons, type CouponRow } from '../coupons/coupons.repo.js'
 import type { EventScope } from '../inventory/availability.js'
 import { unavailableInventories } from '../inventory/take-tickets.js'
+import { toOrderItemView, type OrderItemView } from '../orders/order-view.js'
 import { findOrderOfBasket, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
 import type { CouponSnapshot } from '../orders/orders.table.js'
 import { findBasket, listBasketLines, type BasketLine, type BasketState } from './baskets.repo.js'
@@ -15,16 +16,7 @@ export type CouponView = CouponSnapshot
 /** A coupon attached to a basket, and whether it discounts anything now (else the code a checkout would refuse with). */
 export type BasketCouponView = CouponView & { applicable: boolean; reason: CouponProblem | null }
 
-export type BasketItemView = {
-  id: string
-  inventory_id: string
-  event_id: string
-  date: string
-  name: string
-  quantity: number
-  unit_price: number
-  discount: number
-  total: number
+export type BasketItemView = Omit<OrderItemView, 'coupon'> & {
   coupon: BasketCouponView | null
   /** False when the basket could not hold (or buy) this item now: its event stopped selling, its tickets are gone. */
   available: boolean
@@ -160,15 +152,8 @@ function soldBasketView(basket: BasketState, lines: BasketLine[], sold: { order:
     customer_id: basket.customerId,
     order_id: order.id,
     items: sold.items.map((item) => ({
+      ...toOrderItemView(item),
       id: itemIds.get(item.inventoryId) ?? item.id,
-      inventory_id: item.inventoryId,
-      event_id: item.eventId,
-      date: item.date,
-      name: item.name,
-      quantity: item.quantity,
-      unit_price: item.unitPrice,
-      discount: item.discount,
-      total: item.total,
       coupon: attached(item.coupon, null),
       available: true,
     })),

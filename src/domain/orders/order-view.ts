@@ -16,6 +16,20 @@ export type OrderItemView = {
   coupon: CouponSnapshot | null
 }
 
+/** An order item as the API answers it. */
+export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
+  id: item.id,
+  inventory_id: item.inventoryId,
+  event_id: item.eventId,
+  date: item.date,
+  name: item.name,
+  quantity: item.quantity,
+  unit_price: item.unitPrice,
+  discount: item.discount,
+  total: item.total,
+  coupon: item.coupon ?? null,
+})
+
 export type OrderView = {
   id: string
   status: 'confirmed' | 'cancelled'
@@ -41,18 +55,7 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
     status: order.status,
     customer_id: order.customerId,
     affiliate_code: order.affiliateCode,
-    items: sortedItems.map((item) => ({
-      id: item.id,
-      inventory_id: item.inventoryId,
-      event_id: item.eventId,
-      date: item.date,
-      name: item.name,
-      quantity: item.quantity,
-      unit_price: item.unitPrice,
-      discount: item.discount,
-      total: item.total,
-      coupon: item.coupon ?? null,
-    })),
+    items: sortedItems.map(toOrderItemView),
     totals: { subtotal: order.subtotal, discount: order.discount, interest: order.interest, total: order.total },
     payment: {
       method: order.paymentMethod,
