@@ -152,7 +152,9 @@ describe('PostgreSQL going away under checkout load', () => {
     for (const failed of answers.filter((a) => a.status === 503))
       expect(failed.body).toMatchObject({ code: 'service_unavailable', trace_id: expect.any(String) })
     expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(3000)
-    const during = answers.filter((a) => a.at > downAt + 200 && a.at < upAt)
+    // Asked after the connections were cut and answered before they were back (`at` is when the
+    // answer came: on a busy machine a sale decided just before the cut can be answered later).
+    const during = answers.filter((a) => a.at - a.ms > downAt + 200 && a.at < upAt)
     expect(during.length).toBeGreaterThan(0)
     expect(during.every((a) => a.status === 503)).toBe(true)
     // Selling again soon after PostgreSQL is back, in the same process.
