@@ -88,7 +88,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       onRequest: write,
       schema: {
         tags,
-        operationId: 'admVoidOrderTicket',
+        operationId: 'admVoidTicket',
         summary: 'Void one ticket',
         description:
           'Needs `adm.orders.write`. Voids the ticket (downloads no longer register it) and returns it to availability; the ' +

@@ -131,6 +131,9 @@ export async function sellTickets(options: { baseUrl: string; sellerId: string; 
   const basket = await client.POST('/stf/v1/baskets', { params: { header: { 'idempotency-key': 'sdk-example-1' } }, body })
   const refused = await client.POST('/stf/v1/baskets', { body: { items: [{ inventory_id: inventory.id, quantity: 21 }] } })
   const code: ErrorCode | undefined = refused.error?.code
+  // Validation errors detail field by field; some refusals (price_changed...) give an object.
+  const details = refused.error?.details
+  const paths = Array.isArray(details) ? details.map((d) => d.path) : undefined
   const health: Schemas['ServiceHealth'] | undefined = (await client.GET('/iam/v1/health')).data
   return {
     title: detail.data?.title,
@@ -138,8 +141,7 @@ export async function sellTickets(options: { baseUrl: string; sellerId: string; 
     basketTotal: basket.data?.totals.total,
     basketStatus: basket.response.status,
     refusedWith: code,
-    // A validation error lists its fields; other refusals name what they refused in an object.
-    refusedDetails: Array.isArray(refused.error?.details) ? refused.error.details.map((d) => d.path) : undefined,
+    refusedDetails: paths,
     health: health?.status,
   }
 }
