@@ -19,6 +19,7 @@ import { limitsPlugin } from './platform/http/rate-limits.js'
 import { RequestLogController } from './platform/http/request-logging.js'
 import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
+import { withoutTrailingSlash } from './platform/http/trailing-slash.js'
 import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
 import { outboxPlugin } from './platform/mail/plugin.js'
 import { resolveSecrets } from './platform/secrets.js'
@@ -60,8 +61,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: config.trustProxy ? [...config.trustProxy] : false,
     // Our own 503 (in the error envelope) answers requests that arrive while closing.
     return503OnClosing: false,
-    // `/stf/v1/events/` is `/stf/v1/events`: a trailing slash is no reason to fail a call.
-    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: true },
+    routerOptions: { maxParamLength: 200 },
+    // `GET /stf/v1/events/` is `GET /stf/v1/events`: a trailing slash is no reason to fail a read.
+    rewriteUrl: withoutTrailingSlash,
     // Plugins open resources: the embedded database and its migrations take seconds, more on a
     // busy machine, and a migration of a large database longer still. No deadline of Fastify's own.
     pluginTimeout: 0,

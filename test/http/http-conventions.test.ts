@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { expectError } from '../support/customer-auth.js'
 import { asAdmin, type TestStaff } from '../support/staff.js'
@@ -125,5 +125,32 @@ describe('a trailing slash', () => {
     const query = await ctx.app.inject({ method: 'GET', url: '/stf/v1/events/?limit=1', headers: seller.auth })
     expect(query.statusCode, query.body).toBe(200)
     expect(query.json().meta.limit).toBe(1)
+    const head = await ctx.app.inject({ method: 'HEAD', url: '/iam/v1/health/' })
+    expect(head.statusCode).toBe(200)
+  })
+
+  it('is not on a write: an empty last id never lands on the sibling route', async () => {
+    const basket = await ctx.app.inject({
+      method: 'POST',
+      url: '/stf/v1/baskets',
+      headers: seller.auth,
+      payload: { items: [{ inventory_id: inventory.id, quantity: 1 }] },
+    })
+    expect(basket.statusCode, basket.body).toBe(201)
+    const coupon = await createTestCoupon(ctx.app, seller.seller.id)
+    const applied = await ctx.app.inject({
+      method: 'POST',
+      url: `/stf/v1/baskets/${basket.json().id}/coupon`,
+      headers: seller.auth,
+      payload: { code: coupon.code },
+    })
+    expect(applied.json().coupon, applied.body).toMatchObject({ code: coupon.code })
+    // `DELETE .../coupon/{item_id}` without its item id is not `DELETE .../coupon`.
+    const removed = await ctx.app.inject({ method: 'DELETE', url: `/stf/v1/baskets/${basket.json().id}/coupon/`, headers: seller.auth })
+    expectError(removed, 400, 'validation_error')
+    expect(removed.json().details).toEqual([expect.objectContaining({ path: 'params.item_id' })])
+    const after = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${basket.json().id}`, headers: seller.auth })
+    expect(after.json().coupon).toMatchObject({ code: coupon.code })
+    expectError(await ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets/', headers: seller.auth, payload: { items: [] } }), 404, 'not_found')
   })
 })

@@ -4,16 +4,14 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * A route path (`/stf/v1/events/:id`, `/docs/*`) as a pattern over raw request paths: a
- * parameter is one segment, a wildcard the rest, and a trailing slash is optional as the
- * router has it (`ignoreTrailingSlash`).
+ * parameter is one segment (never an empty one), a wildcard the rest.
  */
 function patternOf(url: string): RegExp {
   const body = url
-    .replace(/\/+$/, '')
     .split(/(:[A-Za-z0-9_]+|\*)/)
     .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : escapeRegExp(part)))
     .join('')
-  return new RegExp(`^${body}/?$`)
+  return new RegExp(`^${body}$`)
 }
 
 /**
