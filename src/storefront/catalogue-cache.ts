@@ -29,6 +29,8 @@ export type CatalogueCacheOptions = {
   maxEntries?: number
   /** Larger answers are not kept. */
   maxBodyBytes?: number
+  /** At most this many characters of answers in all: the oldest go first. */
+  maxTotalBytes?: number
 }
 
 export type CatalogueCache = ReturnType<typeof createCatalogueCache>
@@ -46,7 +48,15 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
   const { database, maxAgeMs } = options
   const maxEntries = options.maxEntries ?? 5000
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024
+  const maxTotalBytes = options.maxTotalBytes ?? 32 * 1024 * 1024
   const entries = new Map<string, Entry>()
+  let totalBytes = 0
+  const drop = (key: string) => {
+    const entry = entries.get(key)
+    if (!entry) return
+    totalBytes -= entry.body.length
+    entries.delete(key)
+  }
   /** Bumped for a seller by each notice about it; `all` by a reset. */
   const generations = new Map<string, number>()
   let all = 0
@@ -55,12 +65,13 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
   const generation = (sellerId: string) => all + (generations.get(sellerId) ?? 0)
   const forgetSeller = (sellerId: string) => {
     generations.set(sellerId, (generations.get(sellerId) ?? 0) + 1)
-    for (const [key, entry] of entries) if (entry.sellerId === sellerId) entries.delete(key)
+    for (const [key, entry] of entries) if (entry.sellerId === sellerId) drop(key)
   }
   const forgetAll = () => {
     all++
     generations.clear()
     entries.clear()
+    totalBytes = 0
   }
 
   return {
@@ -82,7 +93,7 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
       const entry = entries.get(key)
       if (!entry) return undefined
       if (entry.until > Date.now() && database.listening()) return entry
-      entries.delete(key)
+      drop(key)
       return undefined
     },
 
@@ -94,14 +105,19 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
     /** Keeps an answer computed since `miss`, unless a notice came meanwhile; answers its ETag either way. */
     store(miss: Miss, body: string): string {
       const etag = etagOf(body)
-      if (miss.generation === generation(miss.sellerId) && database.listening() && body.length <= maxBodyBytes) {
-        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string)
+      if (miss.generation === generation(miss.sellerId) && database.listening() && body.length <= Math.min(maxBodyBytes, maxTotalBytes)) {
+        drop(miss.key)
+        // Bounded in count and in size: the oldest answers go first (a Map keeps insertion order).
+        while (entries.size > 0 && (entries.size >= maxEntries || totalBytes + body.length > maxTotalBytes)) drop(entries.keys().next().value as string)
         entries.set(miss.key, { sellerId: miss.sellerId, body, etag, until: Date.now() + maxAgeMs })
+        totalBytes += body.length
       }
       return etag
     },
 
     forgetSeller,
+    /** What is kept now (for tests and metrics). */
+    size: () => ({ entries: entries.size, bytes: totalBytes }),
   }
 }
 

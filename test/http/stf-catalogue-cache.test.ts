@@ -8,6 +8,7 @@ import { createTestAffiliate, createTestSeller, type TestSeller } from '../facto
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { eventually } from '../support/smtp-sink.js'
 import type { FastifyInstance } from 'fastify'
+import { createCatalogueCache } from '../../src/storefront/catalogue-cache.js'
 
 /**
  * The catalogue cache (CATALOGUE_CACHE_MS): answers kept per seller and affiliate scope, with an
@@ -84,5 +85,32 @@ describe('the catalogue cache', () => {
     expect((await get(`/stf/v1/events/${eventId}`, b.auth)).statusCode).toBe(404)
     expect((await get(`/stf/v1/events/${eventId}`, b.auth)).statusCode).toBe(404)
     expect((await get('/stf/v1/events?limit=0', a.auth)).statusCode).toBe(400)
+  })
+})
+
+describe('the catalogue cache’s bounds', () => {
+  it('keeps at most maxTotalBytes of answers and maxEntries answers, dropping the oldest first', async () => {
+    const cache = createCatalogueCache({ database: app.database, maxAgeMs: 60_000, maxEntries: 3, maxTotalBytes: 250 })
+    await cache.start()
+    try {
+      const keep = (key: string, bytes: number) => cache.store(cache.miss(key, a.seller.id), 'x'.repeat(bytes))
+      keep('one', 100)
+      keep('two', 100)
+      expect(cache.size()).toEqual({ entries: 2, bytes: 200 })
+      keep('three', 100) // over 250 bytes: the oldest goes
+      expect(cache.size()).toEqual({ entries: 2, bytes: 200 })
+      expect(cache.lookup('one')).toBeUndefined()
+      expect(cache.lookup('three')?.body).toHaveLength(100)
+      keep('three', 10) // the same key again replaces its answer
+      keep('four', 10)
+      keep('five', 10) // over 3 entries: the oldest goes
+      expect(cache.size().entries).toBe(3)
+      expect(cache.lookup('two')).toBeUndefined()
+      keep('huge', 300) // larger than the whole budget: never kept, and it evicts nothing
+      expect(cache.lookup('huge')).toBeUndefined()
+      expect(cache.size().entries).toBe(3)
+    } finally {
+      await cache.stop()
+    }
   })
 })
