@@ -20,6 +20,8 @@ export type FlashOutcome = {
   /** Answers that are neither a success nor an expected refusal, and lost requests. */
   unexpected: Record<string, number>
   finished: boolean
+  /** The buyers who bought, as they felt it: from their first request to their sale's answer (basket + checkout). */
+  winners: { count: number; p50: number; p99: number }
 }
 
 type Tally = Pick<FlashOutcome, 'buyers' | 'lastSaleMs' | 'sales' | 'ticketsSold' | 'refusals' | 'unexpected'>
@@ -36,7 +38,7 @@ const bump = (map: Record<string, number>, key: string) => {
   map[key] = (map[key] ?? 0) + 1
 }
 
-type Ctx = { buyer: number; basketId: string | null; sentAt: number; idle: boolean }
+type Ctx = { buyer: number; basketId: string | null; sentAt: number; startedAt: number; idle: boolean }
 type Step = {
   /** The request for this buyer, or null to skip this step and the ones after it. */
   build: (ctx: Ctx) => { method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string } | null
@@ -56,6 +58,7 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
   const { buyers } = options
   const t: Tally = { buyers, lastSaleMs: 0, sales: 0, ticketsSold: 0, refusals: {}, unexpected: {} }
   const latencies: number[] = []
+  const winners: number[] = []
   let next = 0
   let done = 0
   let elapsedMs = 0
@@ -80,6 +83,7 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
       const built = ctx.idle ? (index === 0 ? { method: 'GET' as const, path: '/bench/idle' } : null) : step.build(ctx)
       if (!built) return undefined as unknown as autocannon.Request
       ctx.sentAt = performance.now()
+      if (index === 0) ctx.startedAt = ctx.sentAt
       return { ...request, ...built, headers: { ...built.headers } }
     },
     onResponse: (status: number, body: string, context: object) => {
@@ -87,7 +91,10 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
       if (ctx.idle) return
       const now = performance.now()
       latencies.push(now - ctx.sentAt)
-      if (step.handle(status, String(body), ctx, t, now - started)) {
+      const salesBefore = t.sales
+      const buyerDone = step.handle(status, String(body), ctx, t, now - started)
+      if (t.sales > salesBefore) winners.push(now - ctx.startedAt)
+      if (buyerDone) {
         ctx.idle = index < steps.length - 1 // the steps after this one are skipped
         if (ctx.idle) ctx.basketId = null
         finishOne()
@@ -101,11 +108,14 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
       const finished = done >= buyers && !t.unexpected['lost: timeout or connection error']
       const total = finished ? elapsedMs : performance.now() - started
       latencies.sort((a, b) => a - b)
+      winners.sort((a, b) => a - b)
       const buyerRequests = latencies.length
+      const ms = (value: number) => Math.round(value * 10) / 10
       resolve({
         ...t,
         elapsedMs: total,
         finished,
+        winners: { count: winners.length, p50: ms(percentile(winners, 50)), p99: ms(percentile(winners, 99)) },
         row: {
           scenario: '',
           rps: Math.round(buyerRequests / (total / 1000)),
