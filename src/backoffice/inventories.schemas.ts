@@ -4,17 +4,27 @@ import { iso, ZDate, ZDateInput, ZInstant } from '../platform/http/schemas.js'
 import { AT_LEAST_ONE, atLeastOneField, ZName } from './common.schemas.js'
 
 const ZVariant = z.strictObject({
-  name: ZName,
+  name: ZName.describe('What a basket item names in `variant`; distinct within the inventory'),
   description: z.string().max(2000).default(''),
   type: z.string().max(100).default('').describe('e.g. `full`, `half` (meia-entrada)'),
+  price: z.number().int().min(0).max(100_000_000).optional().describe('Centavos per ticket; absent: the inventory’s price'),
 })
+
+/** Buyers name a variant: two of one name would be ambiguous. */
+const distinctNames = (variants: { name: string }[], ctx: z.RefinementCtx) => {
+  const seen = new Set<string>()
+  variants.forEach((variant, n) => {
+    if (seen.has(variant.name)) ctx.addIssue({ code: 'custom', path: [n, 'name'], message: 'two variants have this name' })
+    seen.add(variant.name)
+  })
+}
 
 const fields = {
   date: ZDateInput,
   name: ZName,
   price: z.number().int().min(0).max(100_000_000).describe('Centavos per ticket; 0 for free tickets'),
   capacity: z.number().int().min(0).max(1_000_000),
-  variants: z.array(ZVariant).max(50),
+  variants: z.array(ZVariant).max(50).superRefine(distinctNames),
 }
 
 export const ZCreateInventory = z.strictObject({ ...fields, variants: fields.variants.optional() })
@@ -41,7 +51,9 @@ export const ZInventory = z
     sold: z.number().int().describe('Tickets sold'),
     held: z.number().int().describe('Tickets held by open, unexpired baskets'),
     available: z.number().int().describe('capacity - sold - held, never below 0'),
-    variants: z.array(z.object({ name: z.string(), description: z.string(), type: z.string() })),
+    variants: z.array(
+      z.object({ name: z.string(), description: z.string(), type: z.string(), price: z.number().int().optional().describe('Absent: the inventory’s price') }),
+    ),
     created_at: ZInstant,
     updated_at: ZInstant,
   })
@@ -58,7 +70,7 @@ export const toInventory = (row: CountedInventory) => ({
   sold: row.sold,
   held: row.held,
   available: row.available,
-  variants: row.variants.map(({ name, description, type }) => ({ name, description, type })),
+  variants: row.variants.map(({ name, description, type, price }) => ({ name, description, type, ...(price === undefined ? {} : { price }) })),
   created_at: iso(row.createdAt),
   updated_at: iso(row.updatedAt),
 })

@@ -33,7 +33,8 @@ const onBasket = (request: Pick<FastifyRequest, 'seller' | 'affiliate' | 'custom
   actor: storefrontActor(request),
 })
 
-const toItems = (items: { inventory_id: string; quantity: number }[]) => items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), quantity: i.quantity }))
+const toItems = (items: { inventory_id: string; variant?: string | null | undefined; quantity: number }[]) =>
+  items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), variant: i.variant ?? null, quantity: i.quantity }))
 
 /** `/stf/v1/baskets`: holds, coupons and installment plans. */
 export const basketRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,27 +1,38 @@
 import { z } from 'zod'
 import { MAX_BASKET_ITEMS } from '../domain/baskets/basket-access.js'
 import { PAYMENT_METHODS } from '../domain/baskets/installment-plans.js'
+import { itemKey } from '../domain/baskets/variants.js'
 import { COUPON_PROBLEMS } from '../domain/coupons/coupon-rules.js'
 import { ZDate, ZInstant } from '../platform/http/schemas.js'
 
 const MAX_QUANTITY = 20
 
-/** The same inventory twice in one request is ambiguous: refused. */
-const distinctInventories = (items: { inventory_id: string }[], ctx: z.RefinementCtx) => {
+/** The same inventory (and variant) twice in one request is ambiguous: refused. */
+const distinctItems = (items: { inventory_id: string; variant?: string | null | undefined }[], ctx: z.RefinementCtx) => {
   const seen = new Set<string>()
   items.forEach((item, n) => {
-    const id = item.inventory_id.toLowerCase()
-    if (seen.has(id)) ctx.addIssue({ code: 'custom', path: [n, 'inventory_id'], message: 'the same inventory appears twice' })
-    seen.add(id)
+    const key = itemKey(item.inventory_id.toLowerCase(), item.variant)
+    if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [n, 'inventory_id'], message: 'the same inventory and variant appear twice' })
+    seen.add(key)
   })
 }
+
+const ZItemVariant = z
+  .string()
+  .min(1)
+  .max(200)
+  .nullable()
+  .optional()
+  .describe(
+    'A variant of the inventory, by name (see AvailabilityVariant); its price applies and it shares the inventory’s tickets. Unknown: 400 `validation_error`',
+  )
 
 export const ZCreateBasketBody = z
   .strictObject({
     items: z
-      .array(z.strictObject({ inventory_id: z.uuid(), quantity: z.number().int().min(1).max(MAX_QUANTITY) }))
+      .array(z.strictObject({ inventory_id: z.uuid(), variant: ZItemVariant, quantity: z.number().int().min(1).max(MAX_QUANTITY) }))
       .max(MAX_BASKET_ITEMS)
-      .superRefine(distinctInventories),
+      .superRefine(distinctItems),
   })
   .meta({ id: 'CreateBasketRequest' })
 
@@ -31,12 +42,13 @@ export const ZChangeBasketItemsBody = z
       .array(
         z.strictObject({
           inventory_id: z.uuid(),
+          variant: ZItemVariant,
           quantity: z.number().int().min(0).max(MAX_QUANTITY).describe('0 removes the item'),
         }),
       )
       .min(1)
       .max(MAX_BASKET_ITEMS)
-      .superRefine(distinctInventories),
+      .superRefine(distinctItems),
   })
   .meta({ id: 'ChangeBasketItemsRequest' })
 
@@ -70,8 +82,9 @@ const itemFields = {
   event_id: z.uuid(),
   date: ZDate,
   name: z.string(),
+  variant: z.string().nullable().describe('The variant bought (its name), or null for the inventory itself'),
   quantity: z.number().int(),
-  unit_price: z.number().int(),
+  unit_price: z.number().int().describe('The variant’s price when it has one, else the inventory’s'),
   discount: z.number().int().describe("The item coupon's discount plus this item's share of the basket coupon's (largest remainder, by item total)"),
   total: z.number().int().describe("quantity × unit_price − discount; the items' totals add up to the total"),
 }

@@ -57,7 +57,18 @@ export const ZAvailabilityResponse = z
                 name: z.string(),
                 available: z.number().int(),
                 price: z.number().int(),
-                variants: z.array(z.object({ name: z.string(), description: z.string(), type: z.string() }).meta({ id: 'AvailabilityVariant' })),
+                variants: z
+                  .array(
+                    z
+                      .object({
+                        name: z.string().describe('Name it in a basket item’s `variant` to buy it'),
+                        description: z.string(),
+                        type: z.string(),
+                        price: z.number().int().describe('Centavos per ticket: the variant’s own price, else the inventory’s'),
+                      })
+                      .meta({ id: 'AvailabilityVariant' }),
+                  )
+                  .describe('Ways to buy these tickets (e.g. half price); they share `available`'),
               })
               .meta({ id: 'AvailabilityInventory' }),
           ),

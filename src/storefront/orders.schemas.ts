@@ -38,6 +38,7 @@ export const ZOrder = z
         .object({
           identifier: z.string(),
           inventory_id: z.uuid(),
+          variant: z.string().nullable().describe('The variant of its item, or null'),
           status: z.enum(['valid', 'voided']).describe('`voided`: cancelled with its order or alone; not valid for entry, and back on sale'),
           first_access_at: ZInstant.nullable(),
         })

@@ -54,6 +54,7 @@ describe('POST /stf/v1/baskets', () => {
           event_id: event.id,
           date: dayFromToday(10),
           name: 'Pista',
+          variant: null,
           quantity: 3,
           unit_price: 4500,
           discount: 0,

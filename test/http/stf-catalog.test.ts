@@ -247,7 +247,7 @@ describe('GET /stf/v1/events/{id}/availability', () => {
         {
           date: dayFromToday(5),
           inventories: [
-            { id: soon.id, name: 'Pista', available: 5, price: 8000, variants: [{ name: 'Meia', description: 'Half price', type: 'half' }] },
+            { id: soon.id, name: 'Pista', available: 5, price: 8000, variants: [{ name: 'Meia', description: 'Half price', type: 'half', price: 8000 }] },
             { id: sameDay.id, name: 'Camarote', available: 4, price: 20000, variants: [] },
           ],
         },

@@ -78,7 +78,13 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     ])
     expect(order.tickets).toHaveLength(2)
     for (const t of order.tickets)
-      expect(t).toEqual({ identifier: expect.stringMatching(/^[A-Z2-7]{26}$/), inventory_id: inventoryId, status: 'valid', first_access_at: null })
+      expect(t).toEqual({
+        identifier: expect.stringMatching(/^[A-Z2-7]{26}$/),
+        inventory_id: inventoryId,
+        variant: null,
+        status: 'valid',
+        first_access_at: null,
+      })
     const after = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${basket.id}`, headers: a.auth })
     expect(after.json()).toMatchObject({ status: 'checked_out', customer_id: alice.customer.id })
     const [audit] = await ctx.app.db.select().from(auditLog).where(eq(auditLog.targetId, order.id))

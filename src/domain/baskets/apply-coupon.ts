@@ -10,6 +10,7 @@ import { findCouponByCode } from '../coupons/coupons.repo.js'
 import { listBasketLines, renewBasket, type BasketLine, type BasketState } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
 import { takeTickets } from '../inventory/take-tickets.js'
+import { quantitiesByInventory } from './variants.js'
 
 export type ApplyCouponOptions = {
   sellerId: string
@@ -54,7 +55,7 @@ export const applyCoupon = (db: Db, options: ApplyCouponOptions) =>
         sellerId,
         scope: options.affiliate?.eventIds ?? null,
         basketId,
-        wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
+        wanted: quantitiesByInventory(lines),
         added: new Map(),
         sell: false,
       }),

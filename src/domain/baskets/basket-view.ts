@@ -9,6 +9,7 @@ import { findOrderOfBasket, type OrderItemRow, type OrderRow } from '../orders/o
 import type { CouponSnapshot } from '../orders/orders.table.js'
 import { findBasket, listBasketLines, type BasketLine, type BasketState } from './baskets.repo.js'
 import { priceBasket, type BasketPrice } from './price-basket.js'
+import { itemKey, quantitiesByInventory } from './variants.js'
 
 /** A coupon as orders keep it: what it was when it was redeemed. */
 export type CouponView = CouponSnapshot
@@ -18,7 +19,7 @@ export type BasketCouponView = CouponView & { applicable: boolean; reason: Coupo
 
 export type BasketItemView = Omit<OrderItemView, 'coupon'> & {
   coupon: BasketCouponView | null
-  /** False when the basket could not hold (or buy) this item now: its event stopped selling, its tickets are gone. */
+  /** False when the basket could not hold (or buy) this item now: its event stopped selling, its tickets are gone, its variant was withdrawn. */
   available: boolean
 }
 
@@ -123,12 +124,13 @@ export function toBasketView(basket: BasketState, contents: BasketContents, opti
       event_id: line.eventId,
       date: line.date,
       name: line.name,
+      variant: line.variant,
       quantity: line.quantity,
       unit_price: line.unitPrice,
       discount: price.lines[n]!.discount,
       total: price.lines[n]!.total,
       coupon: attached(couponView(line.couponId ? contents.coupons.get(line.couponId) : null), price.lines[n]!.couponProblem),
-      available: !options.unavailable?.has(line.inventoryId),
+      available: line.variantOffered && !options.unavailable?.has(line.inventoryId),
     })),
     coupon: attached(couponView(basket.couponId ? contents.coupons.get(basket.couponId) : null), price.couponProblem),
     totals: { subtotal: price.subtotal, discount: price.discount, total: price.total },
@@ -142,7 +144,7 @@ export function toBasketView(basket: BasketState, contents: BasketContents, opti
  * so applicable), whatever the catalogue or the coupons became since.
  */
 function soldBasketView(basket: BasketState, lines: BasketLine[], sold: { order: OrderRow; items: OrderItemRow[] }): BasketView {
-  const itemIds = new Map(lines.map((line) => [line.inventoryId, line.id]))
+  const itemIds = new Map(lines.map((line) => [itemKey(line.inventoryId, line.variant), line.id]))
   const { order } = sold
   return {
     id: basket.id,
@@ -153,7 +155,7 @@ function soldBasketView(basket: BasketState, lines: BasketLine[], sold: { order:
     order_id: order.id,
     items: sold.items.map((item) => ({
       ...toOrderItemView(item),
-      id: itemIds.get(item.inventoryId) ?? item.id,
+      id: itemIds.get(itemKey(item.inventoryId, item.variant)) ?? item.id,
       coupon: attached(item.coupon, null),
       available: true,
     })),
@@ -178,7 +180,7 @@ export async function readBasketView(db: Db, basket: BasketState, scope: EventSc
     sellerId: basket.sellerId,
     scope,
     basketId: basket.id,
-    wanted: new Map(contents.lines.map((line) => [line.inventoryId, line.quantity])),
+    wanted: quantitiesByInventory(contents.lines),
   })
   return toBasketView(basket, contents, { unavailable })
 }

@@ -1,9 +1,10 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
-import { inventories } from '../catalog/inventories.table.js'
+import { inventories, type InventoryVariant } from '../catalog/inventories.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { basketItems, baskets } from './baskets.table.js'
+import { findVariant, itemKey } from './variants.js'
 
 export type BasketRow = typeof baskets.$inferSelect
 
@@ -51,26 +52,47 @@ export const lockBasketQuery = (db: Db, sellerId: string, basketId: string) =>
 
 export const basketLocked = (rows: Awaited<ReturnType<typeof lockBasketQuery>>): BasketState | undefined => rows[0] && toState(rows[0])
 
-/** The items of a basket with their inventory's current name, price, event and date. */
-export const listBasketLines = (db: Db, basketId: string) =>
+/**
+ * The items of a basket with their inventory's current name, event, date and prices: `unitPrice`
+ * is the variant's own `variantPrice`, else the inventory's. `variantsDigest` fingerprints the inventory's variants
+ * as read, for the sale to check under the locks that they did not change (null: no variant).
+ * `variantOffered` is false when the item's variant was removed from its inventory since.
+ */
+export const listBasketLines = async (db: Db, basketId: string) => (await basketLinesQuery(db, basketId)).map(withUnitPrice)
+
+/** The statement of `listBasketLines`, to send with others (`inOrder`); `withUnitPrice` completes its rows. */
+export const basketLinesQuery = (db: Db, basketId: string) =>
   db
     .select({
       id: basketItems.id,
       inventoryId: basketItems.inventoryId,
+      variant: basketItems.variant,
       quantity: basketItems.quantity,
       couponId: basketItems.couponId,
       position: basketItems.position,
       eventId: inventories.eventId,
       date: inventories.date,
       name: inventories.name,
-      unitPrice: inventories.price,
+      inventoryPrice: inventories.price,
+      variantPrice: sql<number | null>`(select (v->>'price')::int from jsonb_array_elements(${inventories.variants}) v
+                                          where ${basketItems.variant} is not null and v->>'name' = ${basketItems.variant} limit 1)`,
+      variantOffered: sql<boolean>`${basketItems.variant} is null or ${inventories.variants} @> jsonb_build_array(jsonb_build_object('name', ${basketItems.variant}::text))`,
+      variantsDigest: sql<string | null>`case when ${basketItems.variant} is null then null else md5(${inventories.variants}::text) end`,
     })
     .from(basketItems)
     .innerJoin(inventories, eq(inventories.id, basketItems.inventoryId))
     .where(eq(basketItems.basketId, basketId))
     .orderBy(asc(basketItems.position), asc(basketItems.id))
 
-export type BasketLine = Awaited<ReturnType<typeof listBasketLines>>[number]
+type LineRow = Awaited<ReturnType<typeof basketLinesQuery>>[number]
+
+export const withUnitPrice = (row: LineRow) => ({
+  ...row,
+  variantPrice: row.variantPrice === null ? null : Number(row.variantPrice),
+  unitPrice: Number(row.variantPrice ?? row.inventoryPrice),
+})
+
+export type BasketLine = ReturnType<typeof withUnitPrice>
 
 /**
  * Extends the hold. Only in a transaction that also runs `holdTickets` over every item of the
@@ -97,24 +119,40 @@ export const upsertBasketItemsQuery = (db: Db, rows: (typeof basketItems.$inferI
     : db
         .insert(basketItems)
         .values(rows)
-        .onConflictDoUpdate({ target: [basketItems.basketId, basketItems.inventoryId], set: { quantity: sql`excluded.quantity` } })
+        .onConflictDoUpdate({ target: [basketItems.basketId, basketItems.inventoryId, basketItems.variant], set: { quantity: sql`excluded.quantity` } })
         .returning()
 
-/** Basket lines from item rows and the inventories they hold, in the order the items were added. */
-export const toLines = (items: ItemRow[], inventoryById: ReadonlyMap<string, InventoryState>): BasketLine[] =>
+/**
+ * Basket lines from item rows, the inventories they hold and the variants of those they buy a
+ * variant of (as checked by `checkVariants`), in the order the items were added.
+ */
+export const toLines = (
+  items: ItemRow[],
+  inventoryById: ReadonlyMap<string, InventoryState>,
+  variantsById: ReadonlyMap<string, InventoryVariant[]>,
+): BasketLine[] =>
   items
-    .map((item) => {
+    .map((item): BasketLine => {
       const inventory = inventoryById.get(item.inventoryId)!
+      const variant = findVariant(variantsById.get(item.inventoryId) ?? [], item.variant)
       return {
         id: item.id,
         inventoryId: item.inventoryId,
+        variant: item.variant,
         quantity: item.quantity,
         couponId: item.couponId,
         position: item.position,
         eventId: inventory.eventId,
         date: inventory.date,
         name: inventory.name,
-        unitPrice: inventory.price,
+        inventoryPrice: inventory.price,
+        variantPrice: variant?.price ?? null,
+        unitPrice: variant?.price ?? inventory.price,
+        variantOffered: item.variant === null || variant !== undefined,
+        variantsDigest: null,
       }
     })
     .sort((x, y) => x.position - y.position || (x.id < y.id ? -1 : 1))
+
+/** The key of each line's item (inventory and variant), to find lines by what they buy. */
+export const linesByItem = (lines: readonly BasketLine[]) => new Map(lines.map((line) => [itemKey(line.inventoryId, line.variant), line]))

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid, check } from 'drizzle-orm/pg-core'
+import { check, index, integer, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core'
 import { sql } from 'drizzle-orm'
 import { inventories } from '../catalog/inventories.table.js'
 import { coupons } from '../coupons/coupons.table.js'
@@ -40,6 +40,8 @@ export const basketItems = pgTable(
     inventoryId: uuid()
       .notNull()
       .references(() => inventories.id),
+    /** The variant (by name) of the inventory this item buys; null: the inventory itself. */
+    variant: text(),
     quantity: integer().notNull(),
     couponId: uuid().references(() => coupons.id),
     /** Items read back in the order they were added. */
@@ -53,7 +55,8 @@ export const basketItems = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('basket_items_basket_inventory_key').on(t.basketId, t.inventoryId),
+    // One item per inventory and variant; "no variant" is one value (PostgreSQL 15's NULLS NOT DISTINCT).
+    unique('basket_items_basket_inventory_variant_key').on(t.basketId, t.inventoryId, t.variant).nullsNotDistinct(),
     index('basket_items_inventory_idx').on(t.inventoryId),
     index('basket_items_held_idx').on(t.inventoryId, t.heldUntil).where(sql`${t.heldUntil} is not null`),
     check('basket_items_quantity_check', sql`${t.quantity} between 1 and 20`),

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { inArray } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { runStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
@@ -6,9 +6,10 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { lockOpenBasket, MAX_BASKET_ITEMS } from './basket-access.js'
 import { loadBasketContents, toBasketView } from './basket-view.js'
-import { listBasketLines, renewBasket, toLines, upsertBasketItems } from './baskets.repo.js'
+import { linesByItem, listBasketLines, renewBasket, upsertBasketItems } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
 import type { BasketItemInput } from './create-basket.js'
+import { checkVariants, firstPositions, itemKey, quantitiesByInventory } from './variants.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
 
@@ -17,58 +18,61 @@ export type ChangeBasketItemsOptions = {
   ttlSeconds: number
   affiliate: AffiliateContext | null
   basketId: string
-  /** Distinct inventories; quantity 0 removes, 1..20 sets. Unlisted items stay. */
+  /** Distinct (inventory, variant) pairs; quantity 0 removes, 1..20 sets. Unlisted items stay. */
   items: readonly BasketItemInput[]
   actor: AuditActor
 }
 
 /**
- * Sets the quantities of the listed inventories and renews the hold: all of it, or nothing
- * (409 insufficient_inventory, the basket unchanged). Removing an item removes its coupon.
+ * Sets the quantities of the listed items (an inventory, or one of its variants) and renews the
+ * hold: all of it, or nothing (409 insufficient_inventory, the basket unchanged). Variants share
+ * their inventory's tickets. Removing an item removes its coupon.
  */
 export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
   freeingTickets(db, async (tx, stock) => {
     const { sellerId, basketId } = options
+    const scope = options.affiliate?.eventIds ?? null
     const basket = await lockOpenBasket(tx, sellerId, basketId, options.affiliate)
 
     const lines = await listBasketLines(tx, basketId)
-    const current = new Map(lines.map((line) => [line.inventoryId, line]))
-    const wanted = new Map(lines.map((line) => [line.inventoryId, line.quantity]))
+    const current = linesByItem(lines)
+    const next = new Map([...current].map(([key, line]) => [key, { inventoryId: line.inventoryId, variant: line.variant, quantity: line.quantity }]))
+    const held = new Set(lines.map((line) => line.inventoryId))
     const added = new Map<string, number>()
-    const positions = new Map<string, number>()
     options.items.forEach((item, n) => {
-      positions.set(item.inventoryId, n)
-      if (item.quantity === 0) wanted.delete(item.inventoryId)
+      const key = itemKey(item.inventoryId, item.variant)
+      if (item.quantity === 0) next.delete(key)
       else {
-        wanted.set(item.inventoryId, item.quantity)
-        if (!current.has(item.inventoryId)) added.set(item.inventoryId, n)
+        next.set(key, { inventoryId: item.inventoryId, variant: item.variant ?? null, quantity: item.quantity })
+        if (!held.has(item.inventoryId) && !added.has(item.inventoryId)) added.set(item.inventoryId, n)
       }
     })
-    if (wanted.size > MAX_BASKET_ITEMS) {
-      throw new AppError('validation_error', { details: [{ path: 'items', message: `a basket holds at most ${MAX_BASKET_ITEMS} inventories` }] })
+    if (next.size > MAX_BASKET_ITEMS) {
+      throw new AppError('validation_error', { details: [{ path: 'items', message: `a basket holds at most ${MAX_BASKET_ITEMS} items` }] })
     }
-    const hold = { sellerId, scope: options.affiliate?.eventIds ?? null, basketId, wanted, added, positions }
+    const hold = { sellerId, scope, basketId, wanted: quantitiesByInventory(next.values()), added, positions: firstPositions(options.items) }
     await precheckTickets(tx, hold)
+    await checkVariants(tx, sellerId, scope, options.items)
     const contents = await loadBasketContents(tx, basket, { lines })
     const renewed = await renewBasket(tx, basketId, options.ttlSeconds)
     await recordAudit(tx, options.actor, {
       action: 'stf.basket.changed',
       target: { type: 'basket', id: basketId },
       sellerId,
-      data: { items: options.items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })) },
+      data: { items: options.items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity })) },
     })
 
-    const locked = await runStatement(tx, takeTickets({ ...hold, sell: false }))
-    const removed = lines.filter((line) => !wanted.has(line.inventoryId)).map((line) => line.inventoryId)
-    if (removed.length > 0) {
-      await tx.delete(basketItems).where(and(eq(basketItems.basketId, basketId), inArray(basketItems.inventoryId, removed)))
-    }
-    let next = Math.max(-1, ...lines.map((line) => line.position)) + 1
-    const rows = await upsertBasketItems(
+    await runStatement(tx, takeTickets({ ...hold, sell: false }))
+    const removed = lines.filter((line) => !next.has(itemKey(line.inventoryId, line.variant))).map((line) => line.id)
+    if (removed.length > 0) await tx.delete(basketItems).where(inArray(basketItems.id, removed))
+    let position = Math.max(-1, ...lines.map((line) => line.position)) + 1
+    await upsertBasketItems(
       tx,
-      [...wanted].map(([inventoryId, quantity]) => ({ basketId, inventoryId, quantity, position: current.get(inventoryId)?.position ?? next++ })),
+      [...next].map(([key, item]) => ({ basketId, ...item, position: current.get(key)?.position ?? position++ })),
     )
     // What it held before and holds no longer is available again.
     stock.freed(options.items.map((item) => item.inventoryId))
-    return toBasketView({ ...renewed, affiliateCode: basket.affiliateCode, expired: false, now: basket.now }, { ...contents, lines: toLines(rows, locked) })
+    // Read back under the locks just taken: the prices are those the hold was judged with.
+    const changed = await listBasketLines(tx, basketId)
+    return toBasketView({ ...renewed, affiliateCode: basket.affiliateCode, expired: false, now: basket.now }, { ...contents, lines: changed })
   })

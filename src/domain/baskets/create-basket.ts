@@ -7,12 +7,15 @@ import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { AvailabilityMemo } from '../inventory/availability-memo.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
 import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
+import type { InventoryVariant } from '../catalog/inventories.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
 import { toLines, upsertBasketItemsQuery } from './baskets.repo.js'
 import { baskets } from './baskets.table.js'
+import { checkVariants, firstPositions, quantitiesByInventory } from './variants.js'
 
-export type BasketItemInput = { inventoryId: string; quantity: number }
+/** An item asked for: an inventory, optionally one of its variants (by name), and a quantity. */
+export type BasketItemInput = { inventoryId: string; variant?: string | null | undefined; quantity: number }
 
 export type CreateBasketOptions = {
   sellerId: string
@@ -20,7 +23,7 @@ export type CreateBasketOptions = {
   affiliate: AffiliateContext | null
   /** The customer of `X-Customer-Token`, when one was sent. */
   customerId: string | null
-  /** Distinct inventories, quantities 1..20 (checked by the caller's schema). */
+  /** Distinct (inventory, variant) pairs, quantities 1..20 (checked by the caller's schema). */
   items: readonly BasketItemInput[]
   idempotencyKey?: string | undefined
   actor: AuditActor
@@ -39,34 +42,41 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
   const hold = {
     sellerId,
     scope: affiliate?.eventIds ?? null,
-    wanted: new Map(items.map((i) => [i.inventoryId, i.quantity])),
-    added: new Map(items.map((item, n) => [item.inventoryId, n])),
+    wanted: quantitiesByInventory(items),
+    added: firstPositions(items),
   }
   const guard = options.idempotencyKey
     ? {
         sellerId,
         key: options.idempotencyKey,
-        request: ['POST /baskets', affiliate?.id ?? null, customerId, items.map((i) => [i.inventoryId, i.quantity])],
+        request: [
+          'POST /baskets',
+          affiliate?.id ?? null,
+          customerId,
+          items.map((i) => (i.variant == null ? [i.inventoryId, i.quantity] : [i.inventoryId, i.quantity, i.variant])),
+        ],
       }
     : undefined
   if (!guard) {
     // A clear refusal costs one statement and no transaction: under a rush on a sold-out
     // inventory, refused requests never queue for a connection behind the lock holders.
     await precheckTickets(db, hold, options.availability)
+    const variants = await checkVariants(db, sellerId, hold.scope, items)
     const { result: opened, last: locked } = await transactionEndingWith(db, async (tx) => {
       const opened = await openBasket(tx, options)
       // The hold is the last statement, sent with the COMMIT: the locks last no longer than that.
       return { result: opened, last: takeTickets({ ...hold, basketId: opened.basket.id, sell: false, memo: options.availability }) }
     })
-    return { body: viewOf(opened, locked!), replayed: false }
+    return { body: viewOf(opened, locked!, variants), replayed: false }
   }
   // With a key, a repeat must replay its first answer even when it would now be refused: judged
   // inside, and held before the answer is stored.
   return db.transaction(async (tx) =>
     runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
       await precheckTickets(tx, hold)
+      const variants = await checkVariants(tx, sellerId, hold.scope, items)
       const opened = await openBasket(tx, options)
-      return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })))
+      return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })), variants)
     }),
   )
 }
@@ -90,18 +100,25 @@ async function openBasket(tx: Db, options: CreateBasketOptions) {
       action: 'stf.basket.created',
       target: { type: 'basket', id: basketId },
       sellerId,
-      data: { items: items.map((i) => ({ inventory_id: i.inventoryId, quantity: i.quantity })), affiliate_id: affiliate?.id ?? null },
+      data: {
+        items: items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity })),
+        affiliate_id: affiliate?.id ?? null,
+      },
     }),
     upsertBasketItemsQuery(
       tx,
-      items.map((i, position) => ({ basketId, inventoryId: i.inventoryId, quantity: i.quantity, position })),
+      items.map((i, position) => ({ basketId, inventoryId: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity, position })),
     ),
   )
   return { basket: basket!, rows, affiliateCode: affiliate?.code ?? null }
 }
 
-const viewOf = (opened: Awaited<ReturnType<typeof openBasket>>, locked: ReadonlyMap<string, InventoryState>): BasketView =>
+const viewOf = (
+  opened: Awaited<ReturnType<typeof openBasket>>,
+  locked: ReadonlyMap<string, InventoryState>,
+  variants: ReadonlyMap<string, InventoryVariant[]>,
+): BasketView =>
   toBasketView(
     { ...opened.basket, affiliateCode: opened.affiliateCode, expired: false, now: opened.basket.createdAt },
-    { lines: toLines(opened.rows, locked), coupons: new Map(), customerUses: undefined },
+    { lines: toLines(opened.rows, locked, variants), coupons: new Map(), customerUses: undefined },
   )

@@ -7,8 +7,11 @@ import type { InventoryVariant } from './inventories.table.js'
 
 export type GetEventAvailabilityOptions = { sellerId: string; scope: EventScope; eventId: string; from: string; to: string }
 
+/** A variant as buyers see it: its price resolved (its own, else the inventory's). */
+type AvailabilityVariant = Omit<InventoryVariant, 'price'> & { price: number }
+
 export type AvailabilityView = {
-  data: { date: string; inventories: { id: string; name: string; available: number; price: number; variants: InventoryVariant[] }[] }[]
+  data: { date: string; inventories: { id: string; name: string; available: number; price: number; variants: AvailabilityVariant[] }[] }[]
 }
 
 /**
@@ -36,7 +39,7 @@ export async function getEventAvailability(db: Db, options: GetEventAvailability
       name: inventory.name,
       available: event.status === 'published' && !inventory.past ? availableOf(inventory, held.get(inventory.id) ?? 0) : 0,
       price: inventory.price,
-      variants: inventory.variants,
+      variants: inventory.variants.map((variant) => ({ ...variant, price: variant.price ?? inventory.price })),
     })
   }
   return { data: [...byDate.values()] }

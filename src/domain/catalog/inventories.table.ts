@@ -3,7 +3,8 @@ import { check, date, index, integer, jsonb, pgTable, text, timestamp, uuid } fr
 import { sellers } from '../sellers/sellers.table.js'
 import { events } from './events.table.js'
 
-export type InventoryVariant = { name: string; description: string; type: string }
+/** A way to buy an inventory's tickets (e.g. half price); it shares the inventory's capacity. No `price`: the inventory's. */
+export type InventoryVariant = { name: string; description: string; type: string; price?: number | undefined }
 
 /**
  * One kind of ticket on one date of an event. `sold` counts confirmed tickets; holds of

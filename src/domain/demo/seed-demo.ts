@@ -38,9 +38,10 @@ const actor: AuditActor = { type: 'system' }
 
 const day = (today: Date, offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10)
 
-const meia = [
+/** Full price, and half price (meia-entrada, by law for students, teachers and over-60s). */
+const meia = (price: number) => [
   { name: 'Inteira', description: 'Full price', type: 'full' },
-  { name: 'Meia-entrada', description: 'Students, teachers and over-60s, with proof at the door', type: 'half' },
+  { name: 'Meia-entrada', description: 'Students, teachers and over-60s, with proof at the door', type: 'half', price: Math.round(price / 2) },
 ]
 
 const CATALOGUE = [
@@ -50,7 +51,7 @@ const CATALOGUE = [
     image: 'https://images.example.com/demo/jazz.jpg',
     days: [7, 8],
     inventories: [
-      { name: 'Pista', price: 12_000, capacity: 500, variants: meia },
+      { name: 'Pista', price: 12_000, capacity: 500, variants: meia(12_000) },
       { name: 'Camarote', price: 35_000, capacity: 40, variants: [] },
     ],
   },
@@ -59,7 +60,7 @@ const CATALOGUE = [
     description: 'Four comedians, one microphone.',
     image: 'https://images.example.com/demo/standup.jpg',
     days: [14],
-    inventories: [{ name: 'Plateia', price: 6_000, capacity: 200, variants: meia }],
+    inventories: [{ name: 'Plateia', price: 6_000, capacity: 200, variants: meia(6_000) }],
   },
   {
     title: 'Orquestra Sinfônica: Clássicos do Cinema',
@@ -67,8 +68,8 @@ const CATALOGUE = [
     image: 'https://images.example.com/demo/orchestra.jpg',
     days: [21, 28],
     inventories: [
-      { name: 'Plateia', price: 9_000, capacity: 300, variants: meia },
-      { name: 'Balcão', price: 5_000, capacity: 150, variants: meia },
+      { name: 'Plateia', price: 9_000, capacity: 300, variants: meia(9_000) },
+      { name: 'Balcão', price: 5_000, capacity: 150, variants: meia(5_000) },
     ],
   },
 ]

@@ -109,19 +109,21 @@ export type TakeTickets = {
   scope: EventScope
   /** The unit prices the caller priced with, by inventory id: a changed one refuses. Null: any. */
   prices: ReadonlyMap<string, number> | null
+  /** The variants the caller priced with (md5 of their jsonb text), by inventory id: changed ones refuse. Null, or absent for an id: any. */
+  variants?: ReadonlyMap<string, string> | null | undefined
   /** Add the quantities to `sold` (a checkout), or only judge them (a hold). */
   sell: boolean
 }
 
 /**
  * The hold or the sale, decided under the inventory locks by the database function of migration
- * 0010, which answers the rows as they were before a sale, or raises (SQLSTATE BX409, see
+ * 0010 (last changed in 0018), which answers the rows as they were before a sale, or raises (SQLSTATE BX409, see
  * `refusedRows`) and changes nothing when anything does not fit. ONE statement that refuses by
  * itself: it can end a transaction in the COMMIT's own round trip.
  */
 export const takeTicketsQuery = (take: TakeTickets) => {
   const ids = [...take.quantities.keys()]
-  return sql`select * from take_tickets(${take.sellerId}::uuid, ${sql.param(ids)}::uuid[], ${sql.param(ids.map((id) => take.quantities.get(id)!))}::int[], ${take.basketId}::uuid, ${take.scope === null ? null : sql.param([...take.scope])}::uuid[], ${take.prices === null ? null : sql.param(ids.map((id) => take.prices!.get(id) ?? null))}::int[], ${take.sell})`
+  return sql`select * from take_tickets(${take.sellerId}::uuid, ${sql.param(ids)}::uuid[], ${sql.param(ids.map((id) => take.quantities.get(id)!))}::int[], ${take.basketId}::uuid, ${take.scope === null ? null : sql.param([...take.scope])}::uuid[], ${take.prices === null ? null : sql.param(ids.map((id) => take.prices!.get(id) ?? null))}::int[], ${take.variants ? sql.param(ids.map((id) => take.variants!.get(id) ?? null)) : null}::text[], ${take.sell})`
 }
 
 export const readTakenRows = (rows: Record<string, unknown>[]): HeldInventoryReading[] =>

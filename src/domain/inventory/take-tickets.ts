@@ -35,7 +35,7 @@ export class PricesMoved extends Error {}
  * revived. An inventory newly asked for that is another seller's, of a draft event or outside
  * the affiliate's events: 404 not_found, exactly like a missing one. One dated before the
  * seller's today, or of an event not on sale (cancelled, finished, unpublished since): 409
- * inventory_unavailable. With `prices`, a changed unit price refuses with `PricesMoved`.
+ * inventory_unavailable. With `prices` (and `variants`), a changed unit price (or variant) refuses with `PricesMoved`.
  *
  * With `memo`, what it read under the locks is remembered as the freshest reading there is:
  * refused, as it was; done, with this basket's tickets added to the held (or, with `sell`, to the
@@ -45,7 +45,14 @@ export class PricesMoved extends Error {}
  * The database judged; `judge` below only says, from the rows it judged, what did not fit.
  */
 export function takeTickets(
-  options: HoldTicketsOptions & { basketId: string; prices?: ReadonlyMap<string, number> | undefined; sell: boolean; memo?: AvailabilityMemo | undefined },
+  options: HoldTicketsOptions & {
+    basketId: string
+    prices?: ReadonlyMap<string, number> | undefined
+    /** The variants priced with, by inventory id (`variantsDigest` of the basket lines). */
+    variants?: ReadonlyMap<string, string> | undefined
+    sell: boolean
+    memo?: AvailabilityMemo | undefined
+  },
 ): LastStatement<Map<string, InventoryState>> {
   const { memo, sellerId } = options
   const startEpoch = memo?.epoch() ?? 0
@@ -56,6 +63,7 @@ export function takeTickets(
       quantities: options.wanted,
       scope: options.scope,
       prices: options.prices ?? null,
+      variants: options.variants ?? null,
       sell: options.sell,
     }),
     // The database judged already, and the transaction may have committed: nothing to refuse here.

@@ -9,6 +9,8 @@ export type OrderItemView = {
   event_id: string
   date: string
   name: string
+  /** The variant sold (its name), or null. */
+  variant: string | null
   quantity: number
   unit_price: number
   discount: number
@@ -23,6 +25,7 @@ export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
   event_id: item.eventId,
   date: item.date,
   name: item.name,
+  variant: item.variant,
   quantity: item.quantity,
   unit_price: item.unitPrice,
   discount: item.discount,
@@ -38,7 +41,7 @@ export type OrderView = {
   items: OrderItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }
   payment: { method: string; installments: number; installment_amount: number; reference: string | null }
-  tickets: { identifier: string; inventory_id: string; status: 'valid' | 'voided'; first_access_at: string | null }[]
+  tickets: { identifier: string; inventory_id: string; variant: string | null; status: 'valid' | 'voided'; first_access_at: string | null }[]
   created_at: string
   /** For the back office; the storefront's Order leaves these out. */
   seller_id: string
@@ -49,6 +52,7 @@ export type OrderView = {
 export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): OrderView {
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
+  const variantOf = new Map(sortedItems.map((item) => [item.id, item.variant]))
   const sortedTickets = [...ticketRows].sort((x, y) => itemOrder.get(x.orderItemId)! - itemOrder.get(y.orderItemId)! || (x.identifier < y.identifier ? -1 : 1))
   return {
     id: order.id,
@@ -66,6 +70,7 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
     tickets: sortedTickets.map((t) => ({
       identifier: t.identifier,
       inventory_id: t.inventoryId,
+      variant: variantOf.get(t.orderItemId) ?? null,
       status: t.voidedAt ? 'voided' : 'valid',
       first_access_at: t.firstAccessAt?.toISOString() ?? null,
     })),

@@ -68,6 +68,8 @@ export const orderItems = pgTable(
     eventId: uuid().notNull(),
     date: date({ mode: 'string' }).notNull(),
     name: text().notNull(),
+    /** The variant sold (its name at checkout); null: the inventory itself. */
+    variant: text(),
     quantity: integer().notNull(),
     unitPrice: bigint({ mode: 'number' }).notNull(),
     discount: bigint({ mode: 'number' }).notNull(),

@@ -6,10 +6,11 @@ import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
 import { couponView, loadBasketContents, priceContents, toBasketView, type BasketContents } from '../baskets/basket-view.js'
-import { basketLocked, listBasketLines, lockBasketQuery, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
+import { basketLinesQuery, basketLocked, lockBasketQuery, withUnitPrice, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
 import { baskets } from '../baskets/baskets.table.js'
 import type { BasketPrice } from '../baskets/price-basket.js'
 import { installmentPlans, isPaymentMethod, type InstallmentPlan, type InstallmentSettings, type PaymentMethod } from '../baskets/installment-plans.js'
+import { quantitiesByInventory } from '../baskets/variants.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
@@ -74,7 +75,7 @@ function refusalOf(basket: BasketState, contents: BasketContents, price: BasketP
 /** Everything an order records from its pricing; two readings that agree on it sell the same thing. */
 const fingerprintOf = (pricing: Pricing) =>
   JSON.stringify([
-    pricing.lines.map((line) => [line.inventoryId, line.quantity, line.unitPrice, line.couponId]),
+    pricing.lines.map((line) => [line.inventoryId, line.variant, line.quantity, line.unitPrice, line.couponId]),
     pricing.price,
     pricing.plan,
     [...pricing.contents.coupons.values()].map((coupon) => [coupon.id, couponView(coupon)]).sort(([a], [b]) => (String(a) < String(b) ? -1 : 1)),
@@ -153,7 +154,8 @@ type Placed = { view: OrderView; sale: LastStatement<unknown> | undefined }
 async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   const { sellerId, basketId, customerId, affiliate } = options
   // The lines are read after the basket is locked, in the same round trip.
-  const [locked, lines] = await inOrder(tx, lockBasketQuery(tx, sellerId, basketId), listBasketLines(tx, basketId))
+  const [locked, lineRows] = await inOrder(tx, lockBasketQuery(tx, sellerId, basketId), basketLinesQuery(tx, basketId))
+  const lines = lineRows.map(withUnitPrice)
   const basket = basketLocked(locked)
   assertBasketAccess(basket, affiliate)
   if (basket.customerId !== null && basket.customerId !== customerId) throw new AppError('not_found')
@@ -161,24 +163,37 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   if (lines.length === 0) throw new AppError('basket_empty')
   const method = options.paymentMethod
   if (!isPaymentMethod(method)) throw new AppError('unsupported_payment_method')
+  const withdrawn = lines.find((line) => !line.variantOffered)
+  if (withdrawn) {
+    throw new AppError('inventory_unavailable', {
+      message: `Inventory ${withdrawn.inventoryId} no longer offers the variant "${withdrawn.variant}"; remove the item`,
+      details: { inventory_id: withdrawn.inventoryId, variant: withdrawn.variant },
+    })
+  }
 
   const hold = {
     sellerId,
     scope: affiliate?.eventIds ?? null,
     basketId,
-    wanted: new Map(lines.map((line) => [line.inventoryId, line.quantity])),
+    wanted: quantitiesByInventory(lines),
     added: new Map<string, number>(),
   }
+  const variants = new Map(lines.flatMap((line) => (line.variantsDigest === null ? [] : [[line.inventoryId, line.variantsDigest] as const])))
   const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
   if (draft.refusal) {
     // Refused on a reading without locks: only a reading under the locks may refuse.
-    const locked = await runStatement(tx, takeTickets({ ...hold, sell: true }))
+    const locked = await runStatement(tx, takeTickets({ ...hold, variants, sell: true }))
     const final = await evaluateLocked(tx, basket, lines, locked, options)
     throw final.refusal ?? new PricesMoved()
   }
   const placed = await writeOrder(tx, basket, draft, method, options)
-  // The sale refuses unless every unit price is still the one the order was written with.
-  const sale = takeTickets({ ...hold, prices: new Map(lines.map((line) => [line.inventoryId, line.unitPrice])), sell: true })
+  // The sale refuses unless every price (the inventories' and their variants') is still the one the order was written with.
+  const sale = takeTickets({
+    ...hold,
+    prices: new Map(lines.map((line) => [line.inventoryId, line.inventoryPrice])),
+    variants,
+    sell: true,
+  })
   const couponed = basket.couponId !== null || lines.some((line) => line.couponId !== null)
   if (!couponed) return { view: placed.view, sale }
 
@@ -189,9 +204,15 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   return { view: placed.view, sale: undefined }
 }
 
-/** The basket priced from the locked inventory rows, its coupons locked (after the inventories). */
+/**
+ * The basket priced from the locked inventory rows, its coupons locked (after the inventories).
+ * A variant's own price is as read: a sale with `variants` refuses if the variants changed.
+ */
 async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], locked: ReadonlyMap<string, InventoryState>, options: PlaceOrderOptions) {
-  const pricedLines = lines.map((line) => ({ ...line, unitPrice: locked.get(line.inventoryId)!.price }))
+  const pricedLines = lines.map((line) => {
+    const price = locked.get(line.inventoryId)!.price
+    return { ...line, inventoryPrice: price, unitPrice: line.variantPrice ?? price }
+  })
   return evaluate(basket, await loadBasketContents(tx, basket, { lines: pricedLines, customerId: options.customerId, lock: true }), options)
 }
 
@@ -214,6 +235,7 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       eventId: line.eventId,
       date: line.date,
       name: line.name,
+      variant: line.variant,
       quantity: line.quantity,
       unitPrice: line.unitPrice,
       discount: price.lines[n]!.discount,
