@@ -21,7 +21,7 @@ export type FlashOutcome = {
   unexpected: Record<string, number>
   finished: boolean
   /** The buyers who bought, as they felt it: from their first request to their sale's answer (basket + checkout). */
-  winners: { count: number; p50: number; p99: number }
+  winners: { count: number; p50: number; p99: number; checkoutP50: number; checkoutP99: number }
 }
 
 type Tally = Pick<FlashOutcome, 'buyers' | 'lastSaleMs' | 'sales' | 'ticketsSold' | 'refusals' | 'unexpected'>
@@ -59,6 +59,7 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
   const t: Tally = { buyers, lastSaleMs: 0, sales: 0, ticketsSold: 0, refusals: {}, unexpected: {} }
   const latencies: number[] = []
   const winners: number[] = []
+  const checkouts: number[] = []
   let next = 0
   let done = 0
   let elapsedMs = 0
@@ -93,7 +94,10 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
       latencies.push(now - ctx.sentAt)
       const salesBefore = t.sales
       const buyerDone = step.handle(status, String(body), ctx, t, now - started)
-      if (t.sales > salesBefore) winners.push(now - ctx.startedAt)
+      if (t.sales > salesBefore) {
+        winners.push(now - ctx.startedAt)
+        checkouts.push(now - ctx.sentAt)
+      }
       if (buyerDone) {
         ctx.idle = index < steps.length - 1 // the steps after this one are skipped
         if (ctx.idle) ctx.basketId = null
@@ -109,13 +113,20 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
       const total = finished ? elapsedMs : performance.now() - started
       latencies.sort((a, b) => a - b)
       winners.sort((a, b) => a - b)
+      checkouts.sort((a, b) => a - b)
       const buyerRequests = latencies.length
       const ms = (value: number) => Math.round(value * 10) / 10
       resolve({
         ...t,
         elapsedMs: total,
         finished,
-        winners: { count: winners.length, p50: ms(percentile(winners, 50)), p99: ms(percentile(winners, 99)) },
+        winners: {
+          count: winners.length,
+          p50: ms(percentile(winners, 50)),
+          p99: ms(percentile(winners, 99)),
+          checkoutP50: ms(percentile(checkouts, 50)),
+          checkoutP99: ms(percentile(checkouts, 99)),
+        },
         row: {
           scenario: '',
           rps: Math.round(buyerRequests / (total / 1000)),

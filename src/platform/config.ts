@@ -65,6 +65,8 @@ export const ZEnv = z
     AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
     /** How long a storefront catalogue answer is served from memory at most (0: never). */
     CATALOGUE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+    ADMISSION_SATURATION: z.coerce.number().min(0).max(1.01).default(0.9),
+    ADMISSION_MAX_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     STF_ACCESS_TOKEN_TTL_SECONDS: seconds(15 * 60),
     STF_REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
     STF_RESET_TOKEN_TTL_SECONDS: seconds(30 * 60),
@@ -148,6 +150,7 @@ function toConfig(e: z.output<typeof ZEnv>) {
     /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
     availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
     catalogueCacheMs: e.CATALOGUE_CACHE_MS,
+    admission: { saturation: e.ADMISSION_SATURATION, maxWaitMs: e.ADMISSION_MAX_WAIT_MS },
     ttl: Object.freeze({
       stfAccess: e.STF_ACCESS_TOKEN_TTL_SECONDS,
       stfRefresh: e.STF_REFRESH_TOKEN_TTL_SECONDS,

@@ -26,6 +26,8 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/baskets/:id/checkout',
     {
+      // A buyer who holds tickets: served before new baskets while the process is saturated.
+      config: { admission: 'first' },
       preHandler: requireCustomer,
       schema: {
         tags,

@@ -254,13 +254,20 @@ class PgListener {
   }
 }
 
+/**
+ * PGlite's own default (128MB) is touched as the database opens: 117 MB more of resident memory
+ * for a process that serves one small database (measured: an existing database opened at 286 MB
+ * RSS, at 169 MB with 32MB). Its files stay in the OS page cache, like a server's.
+ */
+const PGLITE_SHARED_BUFFERS = '32MB'
+
 async function openPglite(dataDir: string | null): Promise<Database> {
   let location: string | undefined
   if (dataDir !== null) {
     location = path.resolve(dataDir, 'pglite')
     await mkdir(location, { recursive: true })
   }
-  const client = await PGlite.create(location)
+  const client = await PGlite.create(location, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] })
   const db = drizzlePglite(client, DRIZZLE_OPTIONS) as unknown as Db
   return {
     db,

@@ -1,0 +1,101 @@
+import { performance } from 'node:perf_hooks'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Admission class while the process is saturated: `first` (a buyer finishing what it holds,
+     * e.g. a checkout) is served before `later` (a new arrival, e.g. a new basket). Unset: served
+     * as it comes.
+     */
+    admission?: 'first' | 'later'
+  }
+}
+
+export type AdmissionOptions = {
+  /** Event-loop utilisation (0..1, over the last `sampleMs`) from which the process counts as saturated. */
+  saturation: number
+  /** The longest a `later` request waits for its turn: arrivals are deferred, never starved. */
+  maxWaitMs: number
+  sampleMs?: number
+}
+
+export type Admission = {
+  /** Requests of class `first` in progress, and `later` ones waiting for them. */
+  state(): { first: number; waiting: number; saturated: boolean }
+  /** The class of a route (`POST /stf/v1/baskets`), as registered. */
+  classOf(method: string, url: string): 'first' | 'later' | undefined
+}
+
+const kFirst = Symbol('admission.first')
+type Tracked = FastifyRequest & { [kFirst]?: boolean }
+
+/**
+ * Priority admission. When the event loop is saturated (a flash sale: thousands of arrivals a
+ * second, most of them refused), the buyers who already hold tickets wait for their checkout
+ * behind every new arrival's parsing, authentication and refusal, on one event loop. While it is
+ * saturated and a `first` request is in progress, a `later` request waits, before its body is
+ * parsed, until no `first` one is left (or `maxWaitMs` passed); so the holders' checkouts run on
+ * an event loop that is theirs. An unsaturated process admits everything at once.
+ *
+ * Only the order changes: every request is answered, nothing is refused here. Per process: the
+ * contended resource is this process's CPU.
+ */
+export function registerAdmission(app: FastifyInstance, options: AdmissionOptions): Admission {
+  let first = 0
+  let saturated = false
+  const waiting: { release: () => void; since: number }[] = []
+  const classes = new Map<string, 'first' | 'later'>()
+  app.addHook('onRoute', (route) => {
+    const admission = route.config?.admission
+    if (admission) for (const method of [route.method].flat()) classes.set(`${method} ${route.url}`, admission)
+  })
+  let last = performance.eventLoopUtilization()
+
+  const releaseAll = () => {
+    for (const waiter of waiting.splice(0)) waiter.release()
+  }
+  const sampler = setInterval(() => {
+    const now = performance.eventLoopUtilization()
+    saturated = performance.eventLoopUtilization(now, last).utilization >= options.saturation
+    last = now
+    if (!saturated) return releaseAll()
+    // Deferred, never starved: the longest waiters go once their time is up.
+    const due = performance.now() - options.maxWaitMs
+    while (waiting.length > 0 && waiting[0]!.since <= due) waiting.shift()!.release()
+  }, options.sampleMs ?? 50)
+  sampler.unref()
+
+  const done = (request: Tracked) => {
+    if (!request[kFirst]) return
+    request[kFirst] = false
+    first--
+    if (first === 0) releaseAll()
+  }
+
+  app.addHook('onRequest', (request: Tracked, _reply, next) => {
+    const admission = request.routeOptions.config?.admission
+    if (admission === 'first') {
+      request[kFirst] = true
+      first++
+    } else if (admission === 'later' && saturated && first > 0) {
+      waiting.push({ release: () => next(), since: performance.now() })
+      return
+    }
+    next()
+  })
+  app.addHook('onResponse', (request: Tracked, _reply, next) => {
+    done(request)
+    next()
+  })
+  app.addHook('onRequestAbort', (request: Tracked, next) => {
+    done(request)
+    next()
+  })
+  app.addHook('onClose', (_app, next) => {
+    clearInterval(sampler)
+    releaseAll()
+    next()
+  })
+  return { state: () => ({ first, waiting: waiting.length, saturated }), classOf: (method, url) => classes.get(`${method} ${url}`) }
+}

@@ -1,0 +1,100 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { afterEach, describe, expect, it } from 'vitest'
+import { registerAdmission, type Admission, type AdmissionOptions } from '../../src/platform/http/admission.js'
+import { useTestApp } from '../build-app.js'
+
+// Priority admission (issue 21): while the process is saturated, a checkout in progress is served
+// before new baskets, which wait (never longer than the limit) instead of taking the event loop.
+
+/** Resolves when `condition` holds, checking on every turn of the event loop (bounded). */
+async function until(condition: () => boolean, what: string) {
+  for (let turn = 0; turn < 200_000; turn++) {
+    if (condition()) return
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  throw new Error(`never happened: ${what}`)
+}
+
+let app: FastifyInstance | undefined
+afterEach(async () => {
+  await app?.close()
+  app = undefined
+})
+
+/** An app with a `first` route that answers when told to and a `later` route that answers at once. */
+async function appWith(options: AdmissionOptions) {
+  app = Fastify()
+  const admission: Admission = registerAdmission(app, options)
+  let finishFirst = () => {}
+  const firstStarted = new Promise<void>((started) => {
+    app!.get('/first', { config: { admission: 'first' } }, async () => {
+      started()
+      await new Promise<void>((resolve) => {
+        finishFirst = resolve
+      })
+      return { route: 'first' }
+    })
+  })
+  app.get('/later', { config: { admission: 'later' } }, async () => ({ route: 'later' }))
+  app.get('/other', async () => ({ route: 'other' }))
+  await app.ready()
+  return { app, admission, firstStarted, finishFirst: () => finishFirst() }
+}
+
+describe('priority admission', () => {
+  it('holds a later request while a first one is in progress and the process is saturated, then serves it', async () => {
+    // Saturation 0: every sample counts as saturated.
+    const { app, admission, firstStarted, finishFirst } = await appWith({ saturation: 0, maxWaitMs: 60_000, sampleMs: 5 })
+    await until(() => admission.state().saturated, 'a saturated sample')
+    const first = app.inject({ method: 'GET', url: '/first' })
+    await firstStarted
+    let laterAnswered = false
+    const later = app.inject({ method: 'GET', url: '/later' }).then((res) => {
+      laterAnswered = true
+      return res
+    })
+    await until(() => admission.state().waiting === 1, 'the later request waiting')
+    // A route without a class is not held.
+    expect((await app.inject({ method: 'GET', url: '/other' })).json()).toEqual({ route: 'other' })
+    expect(laterAnswered).toBe(false)
+    finishFirst()
+    expect((await first).json()).toEqual({ route: 'first' })
+    expect((await later).json()).toEqual({ route: 'later' })
+    expect(admission.state()).toMatchObject({ first: 0, waiting: 0 })
+  })
+
+  it('never holds a later request longer than maxWaitMs', async () => {
+    const { app, admission, firstStarted, finishFirst } = await appWith({ saturation: 0, maxWaitMs: 0, sampleMs: 5 })
+    await until(() => admission.state().saturated, 'a saturated sample')
+    const first = app.inject({ method: 'GET', url: '/first' })
+    await firstStarted
+    // The first is still in progress: the later one is released by the time limit alone.
+    expect((await app.inject({ method: 'GET', url: '/later' })).json()).toEqual({ route: 'later' })
+    expect(admission.state().first).toBe(1)
+    finishFirst()
+    await first
+  })
+
+  it('admits everything at once while the process is not saturated', async () => {
+    // Saturation above 1 is never reached: admission is off.
+    const { app, admission, firstStarted, finishFirst } = await appWith({ saturation: 1.01, maxWaitMs: 60_000, sampleMs: 5 })
+    const first = app.inject({ method: 'GET', url: '/first' })
+    await firstStarted
+    expect((await app.inject({ method: 'GET', url: '/later' })).json()).toEqual({ route: 'later' })
+    expect(admission.state()).toMatchObject({ first: 1, waiting: 0, saturated: false })
+    finishFirst()
+    await first
+    expect(admission.state().first).toBe(0)
+  })
+})
+
+describe('admission classes of the storefront', () => {
+  const ctx = useTestApp()
+
+  it('serves checkouts first and holds new baskets', () => {
+    const classOf = (method: string, url: string) => ctx.app.admission.classOf(method, url)
+    expect(classOf('POST', '/stf/v1/baskets/:id/checkout')).toBe('first')
+    expect(classOf('POST', '/stf/v1/baskets')).toBe('later')
+    expect(classOf('GET', '/stf/v1/events')).toBeUndefined()
+  })
+})
