@@ -182,6 +182,15 @@ describe('variants on the storefront', () => {
     expect(sold.items.map((i: Record<string, unknown>) => [i.id, i.variant])).toEqual(basket.items.map((i: Record<string, unknown>) => [i.id, i.variant]))
     const [audit] = await ctx.app.db.select().from(auditLog).where(eq(auditLog.targetId, basket.id))
     expect(audit?.data).toMatchObject({ items: [{ variant: 'Meia' }, { variant: 'Inteira' }] })
+    // Cancelling returns every ticket of every variant to the one capacity.
+    const cancelled = await adm.post(`/orders/${order.id}/cancel`, {})
+    expect(cancelled.statusCode, cancelled.body).toBe(200)
+    expect(cancelled.json().tickets.map((t: { variant: string; status: string }) => [t.variant, t.status])).toEqual([
+      ['Meia', 'voided'],
+      ['Meia', 'voided'],
+      ['Inteira', 'voided'],
+    ])
+    expect(await soldOf(inventory.id)).toBe(0)
   })
 
   it('refuses with price_changed when a variant price moved after the partner charged, and sells at the new price when asked', async () => {
