@@ -4,6 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
+import { webhookChannel } from './domain/webhooks/webhook-channel.js'
+import { countDeliveriesByStatus } from './domain/webhooks/webhooks.repo.js'
 import { iam } from './iam/index.js'
 import { referenceData } from './iam/reference-data.js'
 import { staffAuth } from './iam/staff-auth.js'
@@ -21,8 +23,11 @@ import { RequestLogController } from './platform/http/request-logging.js'
 import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
 import { withoutTrailingSlash } from './platform/http/trailing-slash.js'
+import { emailChannel } from './platform/mail/email-channel.js'
+import { createMailer } from './platform/mail/mailer.js'
 import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
-import { outboxPlugin } from './platform/mail/plugin.js'
+import { createHttpSender } from './platform/outbox/http-sender.js'
+import { outboxPlugin } from './platform/outbox/plugin.js'
 import { resolveSecrets } from './platform/secrets.js'
 import './platform/types.js'
 import { catalogueCachePlugin } from './storefront/catalogue-cache.js'
@@ -94,7 +99,23 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(sellerAuthenticator, { secrets })
   await app.register(availabilityMemo, { config })
   await app.register(catalogueCachePlugin, { maxAgeMs: config.catalogueCacheMs })
-  await app.register(outboxPlugin, { config, startWorker: options.startWorkers })
+  await app.register(outboxPlugin, {
+    config,
+    startWorker: options.startWorkers,
+    channels: (scope) => {
+      const log = scope.log as Logger
+      const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger: log })
+      const sender = createHttpSender({
+        timeoutMs: config.webhooks.timeoutMs,
+        allowPrivate: config.webhooks.allowPrivate,
+        userAgent: `Boxoffice-Webhooks/${pkg.version}`,
+      })
+      return [
+        emailChannel({ db: scope.db, mailer, logger: log }),
+        webhookChannel({ db: scope.db, sender, logger: log, secretKey: secrets.webhookSecrets, retryBaseMs: config.webhooks.retryBaseMs }),
+      ]
+    },
+  })
   await app.register(limitsPlugin, { config })
 
   registerSecurityHeaders(app)
@@ -105,6 +126,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     ...config.metrics,
     poolStats: app.database.poolStats,
     outboxBacklog: () => countEmailsByStatus(app.db),
+    webhookBacklog: () => countDeliveriesByStatus(app.db),
+    outbox: app.outbox,
   })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.

@@ -7,6 +7,7 @@ import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
 import { orderRoutes } from './orders.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
+import { webhookRoutes } from './webhooks.routes.js'
 
 /**
  * `/adm/v1`: the back office. Every route needs a staff Bearer token (401) and then its own
@@ -21,4 +22,5 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(inventoryRoutes)
   await app.register(couponRoutes)
   await app.register(orderRoutes)
+  await app.register(webhookRoutes)
 }

@@ -26,10 +26,11 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { name, storefront_url, settings } = request.body
+      const { name, storefront_url, contact_email, settings } = request.body
       const { seller, apiKey } = await createSeller(app.db, {
         name,
         storefrontUrl: storefront_url,
+        contactEmail: contact_email,
         settings,
         tokenHmac: app.secrets.tokenHmac,
         actor: actorOf(request),
@@ -93,9 +94,17 @@ export const sellerRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { name, storefront_url, status, settings } = request.body
+      const { name, storefront_url, contact_email, status, settings } = request.body
       return toSeller(
-        await updateSeller(app.db, { sellerId: request.params.id, name, storefrontUrl: storefront_url, status, settings, actor: actorOf(request) }),
+        await updateSeller(app.db, {
+          sellerId: request.params.id,
+          name,
+          storefrontUrl: storefront_url,
+          contactEmail: contact_email,
+          status,
+          settings,
+          actor: actorOf(request),
+        }),
       )
     },
   )

@@ -51,11 +51,18 @@ export const ZSellerSettings = z
   })
   .meta({ id: 'AdmSellerSettings' })
 
+const ZContactEmail = z
+  .email()
+  .max(254)
+  .nullable()
+  .describe("Who is told about the seller's integration (e.g. a webhook endpoint turned off after 3 days of failures); null: nobody")
+
 export const ZSeller = z
   .object({
     id: z.uuid(),
     name: z.string(),
     storefront_url: z.string(),
+    contact_email: z.string().nullable().describe("Who is told about the seller's integration, e.g. a webhook endpoint turned off"),
     status: z.enum(SELLER_STATUSES),
     settings: ZSellerSettings,
     created_at: ZInstant,
@@ -70,6 +77,7 @@ export const ZSellerCreated = ZSeller.extend({
 export const ZCreateSeller = z.strictObject({
   name: ZName,
   storefront_url: ZHttpUrl.describe('Base of the links in customer emails; a trailing slash is dropped'),
+  contact_email: ZContactEmail.optional(),
   settings: ZSellerSettingsInput.optional(),
 })
 
@@ -77,6 +85,7 @@ export const ZUpdateSeller = z
   .strictObject({
     name: ZName.optional(),
     storefront_url: ZHttpUrl.optional(),
+    contact_email: ZContactEmail.optional(),
     status: z.enum(SELLER_STATUSES).describe('`disabled` refuses every API key of the seller from its next request on; `active` accepts them again').optional(),
     settings: ZSellerSettingsInput.optional(),
   })
@@ -91,6 +100,7 @@ export const toSeller = (row: SellerRow) => ({
   id: row.id,
   name: row.name,
   storefront_url: row.storefrontUrl,
+  contact_email: row.contactEmail,
   status: row.status,
   settings: settingsOf(row),
   created_at: iso(row.createdAt),

@@ -62,6 +62,14 @@ export const ZEnv = z
     TRUST_PROXY: commaList.optional(),
     SEED_DEMO: booleanFlag(true),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    /** Webhook endpoints may be plain http:// URLs (development, tests). */
+    WEBHOOK_ALLOW_INSECURE: booleanFlag(false),
+    /** Webhook endpoints may resolve to loopback, private, link-local or metadata addresses (development, tests). */
+    WEBHOOK_ALLOW_PRIVATE: booleanFlag(false),
+    /** How long a webhook receiver has to answer, headers and body. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(10_000),
+    /** First retry delay of a failed webhook delivery; each further one doubles it (with jitter), up to 6 hours. */
+    WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
     AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
     /** How long a storefront catalogue answer is served from memory at most (0: never). */
     CATALOGUE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
@@ -147,6 +155,12 @@ function toConfig(e: z.output<typeof ZEnv>) {
     trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
     seedDemo: e.SEED_DEMO,
     outboxPollMs: e.OUTBOX_POLL_MS,
+    webhooks: Object.freeze({
+      allowInsecure: e.WEBHOOK_ALLOW_INSECURE,
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+    }),
     /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
     availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
     catalogueCacheMs: e.CATALOGUE_CACHE_MS,

@@ -10,6 +10,8 @@ export type Secrets = Readonly<{
   customerJwt: string
   /** Keys the HMAC under which API keys and opaque tokens are stored. */
   tokenHmac: Buffer
+  /** Keys the HMAC that makes each webhook endpoint's signing secret from its salt, so the database alone never reveals one. */
+  webhookSecrets: Buffer
 }>
 
 /**
@@ -24,6 +26,7 @@ export async function resolveSecrets(config: Config): Promise<Secrets> {
     staffJwt: derive('staff-jwt').toString('base64url'),
     customerJwt: derive('customer-jwt').toString('base64url'),
     tokenHmac: derive('token-hmac'),
+    webhookSecrets: derive('webhook-secrets'),
   })
 }
 

@@ -2,7 +2,7 @@ import type { Admission } from './http/admission.js'
 import type { Config } from './config.js'
 import type { Database, Db } from './db/database.js'
 import type { Limits } from './http/rate-limits.js'
-import type { OutboxWorker } from './mail/outbox-worker.js'
+import type { OutboxWorker } from './outbox/worker.js'
 import type { Secrets } from './secrets.js'
 
 declare module 'fastify' {

@@ -49,6 +49,16 @@ beforeAll(async () => {
     { method: 'GET', url: `/orders/${randomUUID()}`, permission: 'adm.orders.read' },
     { method: 'POST', url: `/orders/${randomUUID()}/cancel`, permission: 'adm.orders.write' },
     { method: 'POST', url: `/orders/${randomUUID()}/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ/void`, permission: 'adm.orders.write' },
+    // A public address written as such: accepted without a DNS lookup.
+    { method: 'POST', url: `${s}/webhooks`, permission: 'adm.sellers.write', body: { url: 'https://93.184.215.14/hooks' } },
+    { method: 'GET', url: `${s}/webhooks`, permission: 'adm.sellers.read' },
+    { method: 'GET', url: `/webhooks/${randomUUID()}`, permission: 'adm.sellers.read' },
+    { method: 'PUT', url: `/webhooks/${randomUUID()}`, permission: 'adm.sellers.write', body: { active: false } },
+    { method: 'DELETE', url: `/webhooks/${randomUUID()}`, permission: 'adm.sellers.write' },
+    { method: 'POST', url: `/webhooks/${randomUUID()}/rotate-secret`, permission: 'adm.sellers.write' },
+    { method: 'POST', url: `/webhooks/${randomUUID()}/ping`, permission: 'adm.sellers.write' },
+    { method: 'GET', url: `/webhooks/${randomUUID()}/deliveries`, permission: 'adm.sellers.read' },
+    { method: 'POST', url: `/webhooks/${randomUUID()}/deliveries/${randomUUID()}/redeliver`, permission: 'adm.sellers.write' },
   ]
 })
 

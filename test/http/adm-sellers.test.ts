@@ -44,6 +44,7 @@ describe('POST /adm/v1/sellers', () => {
       id: expect.any(String),
       name: 'Acme Tickets',
       storefront_url: 'https://acme.example.com/shop',
+      contact_email: null,
       status: 'active',
       settings: {
         basket_ttl_seconds: 900,

@@ -6,6 +6,7 @@ import { lockCoupons } from '../coupons/coupons.repo.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
+import { recordWebhookEvents, orderEvent } from '../webhooks/webhook-events.js'
 import { lockOrder } from './orders.repo.js'
 import { couponRedemptions, orders, tickets } from './orders.table.js'
 
@@ -19,7 +20,8 @@ export type CancelOrderOptions = {
 /**
  * Cancels an order: its valid tickets go back on sale (sold decreases under the inventory locks,
  * in id order) and are voided, and its coupon redemptions are released. Cancelling a cancelled
- * order changes nothing and answers it as it is.
+ * order changes nothing and answers it as it is. An `order.cancelled` webhook event is written
+ * with the change.
  */
 export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
   freeingTickets(db, async (tx, stock): Promise<{ order: OrderView; changed: boolean }> => {
@@ -61,5 +63,7 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
       sellerId: order.sellerId,
       data: { tickets_returned: Object.fromEntries(quantities), coupons_released: couponIds },
     })
-    return { order: (await loadOrderViews(tx, [cancelled!]))[0]!, changed: true }
+    const view = (await loadOrderViews(tx, [cancelled!]))[0]!
+    await recordWebhookEvents(tx, order.sellerId, [orderEvent('order.cancelled', view)])
+    return { order: view, changed: true }
   })

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, isNull, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, or, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { inOrder, runStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
@@ -16,6 +16,7 @@ import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
 import { PricesMoved, takeTickets } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
+import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { toOrderView, type OrderView } from './order-view.js'
 import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
@@ -104,6 +105,8 @@ const MAX_ATTEMPTS = 3
  * refusal: the order is exactly what was charged, or nothing is sold and the hold stays. A
  * basket already linked to another customer is not found; one checked out already answers 409
  * basket_checked_out with its order (a replay of the same Idempotency-Key answers the order).
+ * The `order.confirmed` webhook event is written in the same transaction (none when no endpoint
+ * of the seller wants it).
  */
 export async function placeOrder(db: Db, options: PlaceOrderOptions) {
   const guard = guardOf(options)
@@ -111,13 +114,16 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions) {
     try {
       const { result } = await transactionEndingWith(db, async (tx) => {
         let sale: LastStatement<unknown> | undefined
+        let event: SQL | undefined
         const result = await runIdempotent(tx, guard, 201, async () => {
           const placed = await checkout(tx, options)
           sale = placed.sale
+          event = webhookEventsStatement(options.sellerId, [orderEvent('order.confirmed', placed.view)])
           return placed.view
         })
-        // After the answer is stored for a replay: the sale may still refuse, rolling it back.
-        return { result, last: sale }
+        // After the answer is stored for a replay: the sale may still refuse, rolling it back. The
+        // webhook event travels with the sale and the COMMIT: no round trip of its own.
+        return { result, last: sale, alongside: event ? [event] : [] }
       })
       return result
     } catch (error) {

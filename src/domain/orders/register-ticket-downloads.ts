@@ -2,6 +2,8 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
+import { recordWebhookEvents, ticketEvents } from '../webhooks/webhook-events.js'
+import { loadOrderViews } from './order-view.js'
 import { findOrder } from './orders.repo.js'
 import { orders, ticketDownloads, tickets } from './orders.table.js'
 
@@ -24,7 +26,8 @@ export type TicketDownloadsView = { registered: number; first_access: string[]; 
  * this call (each ticket is first accessed exactly once, even under concurrent calls), `unknown`
  * those not in the order, `voided` those of the order that are voided (never registered: a voided
  * ticket is not first accessed by anyone). Another seller's order, or a `user_id` other than its customer: 404.
- * Every call is kept with its source, user and time.
+ * Every call is kept with its source, user and time. Each first access writes a
+ * `ticket.first_access` webhook event.
  */
 export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloadsOptions) =>
   db.transaction(async (tx): Promise<TicketDownloadsView> => {
@@ -52,6 +55,10 @@ export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloads
               .returning({ identifier: tickets.identifier })
           ).map((row) => row.identifier),
     )
+    if (firstNow.size > 0) {
+      const [view] = await loadOrderViews(tx, [order])
+      await recordWebhookEvents(tx, order.sellerId, ticketEvents('ticket.first_access', view!, [...firstNow]))
+    }
     const result = {
       registered: known.size,
       first_access: identifiers.filter((id) => firstNow.has(id)),

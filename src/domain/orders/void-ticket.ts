@@ -4,6 +4,7 @@ import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
+import { recordWebhookEvents, ticketEvents } from '../webhooks/webhook-events.js'
 import { lockOrder } from './orders.repo.js'
 import { tickets } from './orders.table.js'
 
@@ -18,7 +19,7 @@ export type VoidTicketOptions = {
  * inventory's lock). The order's totals stay as they were: what was charged is the partner's to
  * refund. Voiding a voided ticket changes nothing and answers the order as it is. The order row
  * is locked first, as a cancellation locks it, so a void and a cancellation of the same order
- * never both return the ticket.
+ * never both return the ticket. A `ticket.voided` webhook event is written with the change.
  */
 export const voidTicket = (db: Db, options: VoidTicketOptions) =>
   freeingTickets(db, async (tx, stock): Promise<{ order: OrderView; changed: boolean }> => {
@@ -39,5 +40,7 @@ export const voidTicket = (db: Db, options: VoidTicketOptions) =>
       sellerId: order.sellerId,
       data: { identifier: ticket.identifier, inventory_id: ticket.inventoryId },
     })
-    return { order: (await loadOrderViews(tx, [order]))[0]!, changed: true }
+    const view = (await loadOrderViews(tx, [order]))[0]!
+    await recordWebhookEvents(tx, order.sellerId, ticketEvents('ticket.voided', view, [ticket.identifier]))
+    return { order: view, changed: true }
   })

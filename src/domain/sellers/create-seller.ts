@@ -9,17 +9,23 @@ import { normalizeStorefrontUrl } from './storefront-url.js'
 export type CreateSellerOptions = {
   name: string
   storefrontUrl: string
+  contactEmail?: string | null | undefined
   settings?: Partial<SellerSettings>
   tokenHmac: Buffer
   actor: AuditActor
 }
 
 /** Creates a seller with its first API key, answered in clear this once. */
-export const createSeller = async (db: Db, { name, storefrontUrl, settings, tokenHmac, actor }: CreateSellerOptions) => {
+export const createSeller = async (db: Db, { name, storefrontUrl, contactEmail, settings, tokenHmac, actor }: CreateSellerOptions) => {
   const problems = settingsProblems(mergeSettings(DEFAULT_SETTINGS, settings))
   if (problems.length > 0) throw new AppError('validation_error', { details: problems })
   return db.transaction(async (tx): Promise<{ seller: SellerRow; apiKey: string; apiKeyId: string }> => {
-    const seller = await insertSeller(tx, { name, storefrontUrl: normalizeStorefrontUrl(storefrontUrl), ...settingsColumns(settings) })
+    const seller = await insertSeller(tx, {
+      name,
+      storefrontUrl: normalizeStorefrontUrl(storefrontUrl),
+      contactEmail: contactEmail ?? null,
+      ...settingsColumns(settings),
+    })
     const { key, apiKey } = await issueApiKey(tx, { sellerId: seller.id, name: 'default', tokenHmac })
     await recordAudit(tx, actor, { action: 'adm.seller.created', target: { type: 'seller', id: seller.id }, sellerId: seller.id })
     await recordAudit(tx, actor, { action: 'adm.api_key.created', target: { type: 'api_key', id: key.id }, sellerId: seller.id })

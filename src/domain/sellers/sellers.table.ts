@@ -18,6 +18,8 @@ export const sellers = pgTable('sellers', {
   loginRequiresVerifiedEmail: boolean().notNull().default(DEFAULT_SETTINGS.login_requires_verified_email),
   /** IANA name; `seller_today()` (migration 0016) reads it. */
   timezone: text().notNull().default(DEFAULT_SETTINGS.timezone),
+  /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
+  contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 })

@@ -10,6 +10,7 @@ export type UpdateSellerOptions = {
   sellerId: string
   name?: string | undefined
   storefrontUrl?: string | undefined
+  contactEmail?: string | null | undefined
   /** `disabled` refuses every API key of the seller from the next request on, in every process. */
   status?: SellerStatus | undefined
   /** Only the settings given change; the result must still be coherent as a whole. */
@@ -18,10 +19,10 @@ export type UpdateSellerOptions = {
 }
 
 /**
- * Changes a seller's name, storefront URL, status or settings. Storefront processes cache
+ * Changes a seller's name, storefront URL, contact email, status or settings. Storefront processes cache
  * all of these with the seller's credentials, so the change is announced to every process.
  */
-export const updateSeller = (db: Db, { sellerId, name, storefrontUrl, status, settings, actor }: UpdateSellerOptions) =>
+export const updateSeller = (db: Db, { sellerId, name, storefrontUrl, contactEmail, status, settings, actor }: UpdateSellerOptions) =>
   changeSellers(db, async (tx, announce): Promise<SellerRow> => {
     const current = await lockSellerById(tx, sellerId)
     if (!current) throw new AppError('not_found')
@@ -36,12 +37,14 @@ export const updateSeller = (db: Db, { sellerId, name, storefrontUrl, status, se
         ? { storefrontUrl: normalizeStorefrontUrl(storefrontUrl) }
         : {}),
       ...(status !== undefined && status !== current.status ? { status } : {}),
+      ...(contactEmail !== undefined && contactEmail !== current.contactEmail ? { contactEmail } : {}),
     }
     const changedSettings = (Object.keys(after) as (keyof SellerSettings)[]).filter((key) => after[key] !== before[key])
     const fields = [
       ...(values.name !== undefined ? ['name'] : []),
       ...(values.storefrontUrl !== undefined ? ['storefront_url'] : []),
       ...(values.status !== undefined ? ['status'] : []),
+      ...(values.contactEmail !== undefined ? ['contact_email'] : []),
       ...changedSettings.map((key) => `settings.${key}`),
     ]
     if (fields.length === 0) return current

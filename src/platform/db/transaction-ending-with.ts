@@ -34,7 +34,8 @@ const explained = (statement: LastStatement<unknown>, error: unknown) => (statem
  * `db.transaction(work)`, cut into as few round trips as the work allows. On PostgreSQL the
  * pool's connections pipeline (database.ts): BEGIN goes out with the work's first statements,
  * statements issued together (`inOrder`) travel together, and the statement `work` names to
- * end with is sent together with the COMMIT. The server runs them in order; whatever the last
+ * end with is sent together with the COMMIT, after the `alongside` statements it names (whose
+ * answers nothing reads; one that fails rolls everything back and is thrown). The server runs them in order; whatever the last
  * statement locked is released as soon as it is done, without waiting for this process to read
  * its answer (on a busy server that wait is the event loop's, and everyone queued on the lock
  * pays it). When a statement fails, the server runs those behind it in an aborted transaction
@@ -47,12 +48,13 @@ const explained = (statement: LastStatement<unknown>, error: unknown) => (statem
  */
 export async function transactionEndingWith<T, L>(
   db: Db,
-  work: (tx: Db) => Promise<{ result: T; last?: LastStatement<L> | undefined }>,
+  work: (tx: Db) => Promise<{ result: T; last?: LastStatement<L> | undefined; alongside?: readonly SQL[] | undefined }>,
 ): Promise<{ result: T; last: L | undefined }> {
   const pool = poolOf(db)
   if (!pool) {
     return db.transaction(async (tx) => {
-      const { result, last } = await work(tx)
+      const { result, last, alongside = [] } = await work(tx)
+      for (const statement of alongside) await tx.execute(statement)
       return { result, last: last && (await runStatement(tx, last)) }
     })
   }
@@ -64,14 +66,34 @@ export async function transactionEndingWith<T, L>(
   try {
     const begun = client.query('begin')
     begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
-    const { result, last } = await work(handleOn(client))
+    const { result, last, alongside = [] } = await work(handleOn(client))
     await begun
+    // Statements whose answers nothing waits for travel with the COMMIT, before the last one.
+    const before = alongside.map((statement) => {
+      const { sql: text, params } = dialect.sqlToQuery(statement)
+      return client.query(text, params)
+    })
+    const failedBefore = async () => {
+      const settled = await Promise.allSettled(before)
+      return settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason as unknown
+    }
     if (!last) {
-      await client.query('commit')
+      const committing = client.query('commit')
+      const [failure] = [await failedBefore(), await committing]
+      if (failure) {
+        // Its COMMIT rolled back: the transaction is over.
+        ended = true
+        throw failure
+      }
       return { result, last: undefined }
     }
     const { sql: text, params } = dialect.sqlToQuery(last.query)
     const [answer, committed] = await Promise.allSettled([client.query(text, params), client.query('commit')])
+    const failure = await failedBefore()
+    if (failure && committed.status === 'fulfilled') {
+      ended = true
+      throw failure
+    }
     if (committed.status === 'rejected') {
       // The connection failed, or its state is unknown: it is closed, not reused.
       broken = committed.reason instanceof Error ? committed.reason : new Error(String(committed.reason))

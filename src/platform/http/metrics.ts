@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { PoolStats } from '../db/database.js'
+import type { OutboxWorker } from '../outbox/worker.js'
 import { AppError } from '../errors.js'
 
 export type MetricsSources = {
@@ -13,6 +14,10 @@ export type MetricsSources = {
   poolStats: () => PoolStats
   /** Emails by outbox status, read when Prometheus scrapes. */
   outboxBacklog: () => Promise<Record<string, number>>
+  /** Webhook deliveries by status (pending = backlog, failed = gave up), read when Prometheus scrapes. */
+  webhookBacklog: () => Promise<Record<string, number>>
+  /** Heard after every delivery attempt, of each kind. */
+  outbox: Pick<OutboxWorker, 'onAttempt'>
 }
 
 const digest = (value: string) => hash('sha256', value, 'buffer')
@@ -63,6 +68,37 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
         // The database being down must not fail the scrape of everything else.
       }
     },
+  })
+
+  new Gauge({
+    name: 'webhook_deliveries',
+    help: 'Webhook deliveries by status (pending = backlog, failed = gave up)',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      try {
+        for (const [status, count] of Object.entries(await sources.webhookBacklog())) this.set({ status }, count)
+      } catch {
+        // As above.
+      }
+    },
+  })
+  const attempts = new Counter({
+    name: 'outbox_attempts_total',
+    help: 'Outbox delivery attempts by kind (email, webhook) and outcome (delivered, retry, gave_up)',
+    labelNames: ['kind', 'outcome'],
+    registers: [registry],
+  })
+  const attemptDuration = new Histogram({
+    name: 'outbox_attempt_duration_seconds',
+    help: 'How long an outbox delivery attempt took (a webhook receiver answering, an SMTP server accepting)',
+    labelNames: ['kind'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  })
+  sources.outbox.onAttempt((kind, outcome, durationMs) => {
+    attempts.inc({ kind, outcome })
+    attemptDuration.observe({ kind }, durationMs / 1000)
   })
 
   app.addHook('onResponse', async (request, reply) => {

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/database.js'
+import { leaseDue } from '../outbox/lease.js'
 import { outboxEmails } from './outbox.table.js'
 
 export type OutboxEmail = typeof outboxEmails.$inferSelect
@@ -13,33 +14,25 @@ export type EmailMessage = {
   html?: string
 }
 
-/** Queues an email. Pass the transaction of the change that causes it. */
-export async function enqueueEmail(db: Db, message: EmailMessage): Promise<void> {
-  await db.insert(outboxEmails).values({
+/** The statement that queues an email. Pass the transaction of the change that causes it. */
+export const emailInsert = (db: Db, message: EmailMessage) =>
+  db.insert(outboxEmails).values({
     kind: message.kind,
     to: message.to,
     subject: message.subject,
     text: message.text,
     html: message.html ?? null,
   })
+
+/** Queues an email. Pass the transaction of the change that causes it. */
+export async function enqueueEmail(db: Db, message: EmailMessage): Promise<void> {
+  await emailInsert(db, message)
 }
 
-/**
- * Leases up to `limit` due emails to this worker for `leaseSeconds`. One statement, so no
- * transaction stays open while the SMTP server is talked to; SKIP LOCKED lets several
- * processes claim disjoint rows, and a crashed worker's lease simply runs out.
- */
+/** Leases up to `limit` due emails to this worker for `leaseSeconds` (`leaseDue`). */
 export async function claimDueEmails(db: Db, limit: number, leaseSeconds: number): Promise<OutboxEmail[]> {
   const result = await db.execute<Record<string, unknown>>(sql`
-    update ${outboxEmails}
-       set locked_until = now() + make_interval(secs => ${leaseSeconds}), attempts = attempts + 1
-     where id in (
-       select id from ${outboxEmails}
-        where status = 'pending' and next_attempt_at <= now()
-          and (locked_until is null or locked_until < now())
-        order by next_attempt_at
-        limit ${limit}
-        for update skip locked)
+    ${leaseDue(outboxEmails, { limit, leaseSeconds })}
     returning id, kind, "to", subject, text, html, attempts`)
   return result.rows as OutboxEmail[]
 }
