@@ -7,7 +7,7 @@
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
- * While iterating: `--only=auth,catalogue,health,baskets,flash,login` runs some groups,
+ * While iterating: `--only=auth,catalogue,health,baskets,flash,webhooks,login` runs some groups,
  * `--duration=<s>`, `--buyers=<n>` and `--starts=<n>` override the sizes, and `--cpu-prof`
  * has the measured server write a CPU profile (bench/results/*.cpuprofile) when it stops.
  *
@@ -23,6 +23,7 @@ import argon2 from 'argon2'
 import type { BenchSeed } from './server/seed-bench.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
 import { flashSale, rawSale, type FlashOutcome } from './lib/flash.js'
+import { startWebhookReceiver } from './lib/webhook-receiver.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
 import { buildServer, createDatabase, peakRssMb, resetPeakRss, root, sampleRss, startServer, type Server } from './lib/server.js'
 
@@ -34,7 +35,7 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
-const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'login') => !only || only.includes(group)
+const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'webhooks' | 'login') => !only || only.includes(group)
 
 const S = {
   ...(smoke
@@ -299,6 +300,88 @@ async function flash(r: Run) {
   )
 }
 
+/**
+ * Webhooks under the flash sale (issue 20): four flash sales of one ticket per buyer (so every
+ * sale is an order and an `order.confirmed` event), alternating without and with an endpoint
+ * subscribed, whose receiver in this process checks every signature with the README's verifier.
+ * After each round with the endpoint on, its backlog is waited for (bounded) before it is turned
+ * off. Target: checkouts/s while selling with the endpoint ≥ 90 % of without.
+ */
+async function webhooks(r: Run) {
+  const { seed } = r
+  const receiver = await startWebhookReceiver()
+  const post = async (url: string, body: object) =>
+    (await fetch(`${r.base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
+  try {
+    const endpoint = (await post('/bench/webhooks', { seller_id: seed.sellerId, url: receiver.url })) as { id: string; secret: string }
+    receiver.setSecret(endpoint.secret)
+    const backlog = async () => (await (await fetch(`${r.base}/bench/webhooks/${endpoint.id}/backlog`)).json()) as Record<string, number>
+    const common = {
+      baseUrl: r.base,
+      connections: S.writeConnections,
+      maxSeconds: smoke ? 60 : 300,
+      buyers: S.buyers,
+      authorization: r.authorization,
+      customers: seed.customers,
+    }
+    const rounds: { on: boolean; sale: FlashOutcome; drainMs: number }[] = []
+    let drained = true
+    for (const [n, inventoryId] of seed.flash.webhookRounds.entries()) {
+      const on = n % 2 === 1
+      await post(`/bench/webhooks/${endpoint.id}/active`, { active: on })
+      const sale = await flashSale({ ...common, inventoryId, quantity: () => 1 })
+      // Every event of the round delivered (or 60 s passed) before the endpoint is turned off.
+      const started = performance.now()
+      for (let polls = 0; on && polls < 600; polls++) {
+        if ((await backlog()).pending === 0) break
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      const left = on ? (await backlog()).pending! : 0
+      drained &&= left === 0
+      rounds.push({ on, sale, drainMs: on ? Math.round(performance.now() - started) : 0 })
+    }
+    const rate = (on: boolean) => {
+      const chosen = rounds.filter((round) => round.on === on)
+      return chosen.reduce((sum, { sale }) => sum + sale.sales, 0) / (chosen.reduce((sum, { sale }) => sum + sale.lastSaleMs, 0) / 1000)
+    }
+    const sold = rounds.filter((round) => round.on).reduce((sum, { sale }) => sum + sale.sales, 0)
+    const got = receiver.tally()
+    const final = await backlog()
+    r.rows.push(
+      flashRow('flash sale, 1 ticket each, no webhook endpoint', ...rounds.filter((round) => !round.on).map((round) => round.sale)),
+      flashRow('flash sale, 1 ticket each, endpoint on order.confirmed', ...rounds.filter((round) => round.on).map((round) => round.sale)),
+    )
+    Object.assign(r.figures, {
+      webhooks_checkouts_per_s_without: Math.round(rate(false)),
+      webhooks_checkouts_per_s_with: Math.round(rate(true)),
+      webhooks_events_received: got.events,
+      webhooks_repeats: got.repeats,
+      webhooks_backlog_drained_ms_after_sale: rounds
+        .filter((round) => round.on)
+        .map((round) => round.drainMs)
+        .join(' '),
+    })
+    const ratio = rate(true) / rate(false)
+    r.checks.push(
+      {
+        target: 'webhooks: checkouts/s while selling with an endpoint ≥ 90 % of without',
+        measured: `${Math.round(rate(true))} vs ${Math.round(rate(false))} /s = ${pct(ratio)}`,
+        pass: ratio >= 0.9,
+        kind: 'target',
+      },
+      {
+        target: 'webhooks: one signed order.confirmed event per order sold with the endpoint on, none lost',
+        measured: `${got.events} events (${got.repeats} repeats, ${got.requests} requests, ${got.badSignatures} failing the verifier) for ${sold} orders; deliveries ${JSON.stringify(final)}`,
+        pass:
+          drained && got.events === sold && got.badSignatures === 0 && final.failed === 0 && Object.keys(got.types).every((type) => type === 'order.confirmed'),
+        kind: 'correctness',
+      },
+    )
+  } finally {
+    await receiver.close()
+  }
+}
+
 /** A flash-sale row: buyers per second over the whole run; latencies of every request. */
 function flashRow(name: string, ...outcomes: FlashOutcome[]): Row {
   const sum = (f: (o: FlashOutcome) => number) => outcomes.reduce((n, o) => n + f(o), 0)
@@ -312,7 +395,7 @@ function flashRow(name: string, ...outcomes: FlashOutcome[]): Row {
     errors: sum((o) => o.row.errors),
     non2xx: sum((o) => o.row.non2xx),
     '5xx': sum((o) => o.row['5xx']),
-    note: `buyers/s; ${sum((o) => o.buyers)} buyers, ${sum((o) => o.sales)} sales${outcomes.length > 1 ? ` (${outcomes.length} runs: before and after the sale)` : ''}`,
+    note: `buyers/s; ${sum((o) => o.buyers)} buyers, ${sum((o) => o.sales)} sales${outcomes.length > 1 ? ` (${outcomes.length} runs)` : ''}`,
   }
 }
 
@@ -381,6 +464,9 @@ async function main() {
     STF_LOGIN_LIMIT_PER_EMAIL: '1000000',
     // The customers' access tokens are signed at seeding and must outlive the run.
     STF_ACCESS_TOKEN_TTL_SECONDS: '7200',
+    // The webhook group's receiver listens on 127.0.0.1, over http.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_ALLOW_INSECURE: 'true',
     // The pool of the measured server: `--pool=<n>` (default: the server's own default).
     ...(option('pool') ? { DB_POOL_MAX: option('pool')! } : {}),
     ...(database ? { DATABASE_URL: database.url } : {}),
@@ -443,6 +529,7 @@ async function main() {
     if (runs('health')) await health(r)
     if (runs('baskets')) await basketWrites(r)
     if (runs('flash')) await flash(r)
+    if (runs('webhooks')) await webhooks(r)
     if (runs('login')) await login(r)
   } finally {
     await server?.stop()

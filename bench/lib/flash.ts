@@ -160,7 +160,10 @@ export function flashSale(options: {
   inventoryId: string
   authorization: string
   customers: Buyer[]
+  /** Tickets wanted by buyer n (default `quantityOf`: 1–4). */
+  quantity?: (n: number) => number
 }): Promise<FlashOutcome> {
+  const quantity = options.quantity ?? quantityOf
   const headersOf = (ctx: Ctx) => ({
     authorization: options.authorization,
     'content-type': 'application/json',
@@ -172,7 +175,7 @@ export function flashSale(options: {
         method: 'POST',
         path: '/stf/v1/baskets',
         headers: headersOf(ctx),
-        body: JSON.stringify({ items: [{ inventory_id: options.inventoryId, quantity: quantityOf(ctx.buyer) }] }),
+        body: JSON.stringify({ items: [{ inventory_id: options.inventoryId, quantity: quantity(ctx.buyer) }] }),
       }),
       handle: (status, body, ctx, t) => {
         if (status === 201) {

@@ -41,3 +41,15 @@ export async function saleState(db: Db, inventoryId: string) {
     orders: Number(row.orders),
   }
 }
+
+/** An endpoint's deliveries by status: `{pending, delivered, failed}`. */
+export async function webhookBacklog(db: Db, endpointId: string) {
+  const rows = (
+    await db.execute<{ status: string; n: number }>(
+      sql`select status, count(*)::int as n from webhook_deliveries where endpoint_id = ${endpointId} group by status`,
+    )
+  ).rows
+  const counts = { pending: 0, delivered: 0, failed: 0 } as Record<string, number>
+  for (const row of rows) counts[row.status] = Number(row.n)
+  return counts
+}

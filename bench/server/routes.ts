@@ -3,7 +3,9 @@ import type { FastifyPluginAsync } from 'fastify'
 import { registerEndUserAddress } from '../../src/storefront/end-user-address.js'
 import { registerSellerAuth } from '../../src/storefront/seller-auth.js'
 import { catalogueBaseline } from './catalogue-baseline.js'
-import { rawSell, saleState } from './flash-sale.js'
+import { createWebhook } from '../../src/domain/webhooks/create-webhook.js'
+import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
+import { rawSell, saleState, webhookBacklog } from './flash-sale.js'
 import { seedBench } from './seed-bench.js'
 
 const int = (value: unknown, fallback: number, max: number) => {
@@ -47,6 +49,33 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.post('/raw-sell', { schema: { hide: true } }, async (request) => {
     const body = request.body as { inventory_id: string; quantity: number }
     return { sold: await rawSell(app.db, body.inventory_id, body.quantity) }
+  })
+
+  /** A webhook endpoint of the bench seller subscribed to `order.confirmed`: `{seller_id, url}` → `{id, secret}`. */
+  app.post('/webhooks', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { seller_id: string; url: string }
+    const { endpoint, secret } = await createWebhook(app.db, {
+      sellerId: body.seller_id,
+      url: body.url,
+      events: ['order.confirmed'],
+      policy: { allowInsecure: true, allowPrivate: true },
+      secretKey: app.secrets.webhookSecrets,
+      actor: { type: 'system' },
+    })
+    return { id: endpoint.id, secret }
+  })
+
+  /** Turns the endpoint on or off between rounds: `{active}`. */
+  app.post('/webhooks/:id/active', { schema: { hide: true } }, async (request) => {
+    const { active } = request.body as { active: boolean }
+    const id = (request.params as { id: string }).id
+    await updateWebhook(app.db, { id, active, policy: { allowInsecure: true, allowPrivate: true }, actor: { type: 'system' } })
+    return { ok: true }
+  })
+
+  /** Deliveries of an endpoint by status, to wait for the backlog to drain. */
+  app.get('/webhooks/:id/backlog', { schema: { hide: true } }, async (request) => {
+    return webhookBacklog(app.db, (request.params as { id: string }).id)
   })
 
   app.get('/inventories/:id/sale', { schema: { hide: true } }, async (request, reply) => {

@@ -73,7 +73,8 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
     .insert(events)
     .values({ sellerId: seller.id, title: 'Bench flash sale', slug: 'bench-flash-sale', status: 'published', source: 'bench' })
     .returning({ id: events.id })
-  const flashNames = ['warm-up', 'sale', 'raw warm-up', 'raw', 'raw again'] as const
+  // The webhook group's four: alternating rounds without and with an endpoint subscribed.
+  const flashNames = ['warm-up', 'sale', 'raw warm-up', 'raw', 'raw again', 'webhooks off 1', 'webhooks on 1', 'webhooks off 2', 'webhooks on 2'] as const
   const flash = await app.db
     .insert(inventories)
     .values(flashNames.map((name) => ({ sellerId: seller.id, eventId: flashEvent!.id, date: day(90), name, price: 10000, capacity: options.flashCapacity })))
@@ -123,6 +124,7 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
       rawWarmUp: flash[2]!.id,
       raw: flash[3]!.id,
       rawAgain: flash[4]!.id,
+      webhookRounds: [flash[5]!.id, flash[6]!.id, flash[7]!.id, flash[8]!.id],
       capacity: options.flashCapacity,
     },
     password: BENCH_PASSWORD,

@@ -229,7 +229,7 @@ describe('events, signed and delivered', () => {
       .join('\n')
       .trim()
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    expect(readme).toContain(`\`\`\`js\n${verifier}\n\`\`\``)
+    expect(readme).toContain(`\`\`\`ts\n${verifier}\n\`\`\``)
     expect(verifier.split('\n').length).toBeLessThanOrEqual(10)
   })
 
