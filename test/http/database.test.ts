@@ -93,6 +93,24 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     expect(result).toBe('still serving')
   })
 
+  it('rolls everything back when a statement sent alongside the last one fails, and throws its error (with or without a last statement)', async () => {
+    await database.db.execute(sql`insert into lock_probe values (40, 5, 0)`)
+    await expect(
+      transactionEndingWith(database.db, async (tx) => {
+        await tx.execute(sql`insert into lock_probe values (41, 0, 0)`)
+        return { result: null, last: sellOne(40), alongside: [sql`insert into lock_probe values (41, 0, 0)`] }
+      }),
+    ).rejects.toSatisfy((error: unknown) => sqlState(error) === '23505')
+    await expect(
+      transactionEndingWith(database.db, async (tx) => {
+        await tx.execute(sql`insert into lock_probe values (42, 0, 0)`)
+        return { result: null, alongside: [sql`select 1 / 0`] }
+      }),
+    ).rejects.toSatisfy((error: unknown) => sqlState(error) === '22012')
+    expect(await soldOf(40)).toBe(0)
+    expect((await database.db.execute(sql`select 1 from lock_probe where id in (41, 42)`)).rows).toHaveLength(0)
+  })
+
   it('sells exactly the capacity, each sale with its work, when 100 such transactions race for 30 seats', async () => {
     await database.db.execute(sql`insert into lock_probe values (15, 30, 0)`)
     const outcomes = await Promise.allSettled(

@@ -71,7 +71,10 @@ export async function transactionEndingWith<T, L>(
     // Statements whose answers nothing waits for travel with the COMMIT, before the last one.
     const before = alongside.map((statement) => {
       const { sql: text, params } = dialect.sqlToQuery(statement)
-      return client.query(text, params)
+      const sending = client.query(text, params)
+      // Read below (failedBefore), maybe only after later answers: never an unhandled rejection.
+      sending.catch(() => undefined)
+      return sending
     })
     const failedBefore = async () => {
       const settled = await Promise.allSettled(before)
