@@ -470,8 +470,10 @@ async function main() {
     // The pool of the measured server: `--pool=<n>` (default: the server's own default).
     ...(option('pool') ? { DB_POOL_MAX: option('pool')! } : {}),
     ...(database ? { DATABASE_URL: database.url } : {}),
-    // Passed through for comparisons: the catalogue cache (CATALOGUE_CACHE_MS=0 measures the uncached routes).
-    ...(process.env.CATALOGUE_CACHE_MS !== undefined ? { CATALOGUE_CACHE_MS: process.env.CATALOGUE_CACHE_MS } : {}),
+    // Passed through for comparisons: the catalogue cache (CATALOGUE_CACHE_MS=0 measures the uncached routes) and admission.
+    ...Object.fromEntries(
+      ['CATALOGUE_CACHE_MS', 'ADMISSION_SATURATION', 'ADMISSION_MAX_WAIT_MS'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
+    ),
   }
   const rows: Row[] = []
   const checks: Check[] = []
