@@ -62,6 +62,7 @@ export const ZEnv = z
     TRUST_PROXY: commaList.optional(),
     SEED_DEMO: booleanFlag(true),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+    OUTBOX_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     /** Webhook endpoints may be plain http:// URLs (development, tests). */
     WEBHOOK_ALLOW_INSECURE: booleanFlag(false),
     /** Webhook endpoints may resolve to loopback, private, link-local or metadata addresses (development, tests). */
@@ -155,6 +156,7 @@ function toConfig(e: z.output<typeof ZEnv>) {
     trustProxy: e.TRUST_PROXY ? Object.freeze(e.TRUST_PROXY) : undefined,
     seedDemo: e.SEED_DEMO,
     outboxPollMs: e.OUTBOX_POLL_MS,
+    outboxRetentionDays: e.OUTBOX_RETENTION_DAYS,
     webhooks: Object.freeze({
       allowInsecure: e.WEBHOOK_ALLOW_INSECURE,
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

@@ -8,7 +8,7 @@ import { leaseDue } from '../../platform/outbox/lease.js'
 import type { AttemptOutcome, OutboxChannel } from '../../platform/outbox/worker.js'
 import { sellers } from '../sellers/sellers.table.js'
 import { endpointSecret, signatureHeader } from './signature.js'
-import { failPendingDeliveries } from './webhooks.repo.js'
+import { failPendingDeliveries, purgeWebhookEvents } from './webhooks.repo.js'
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from './webhooks.table.js'
 
 /** Deliveries are retried for this long, and an endpoint failing for this long is turned off. */
@@ -174,5 +174,15 @@ export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<Le
     }
   }
 
-  return { kind: 'webhook', batchSize: 32, concurrency: 8, claim, send, retryInMs, settle, close: () => sender.close() }
+  return {
+    kind: 'webhook',
+    batchSize: 32,
+    concurrency: 8,
+    claim,
+    send,
+    retryInMs,
+    settle,
+    purge: (days, limit) => purgeWebhookEvents(db, days, limit),
+    close: () => sender.close(),
+  }
 }

@@ -96,3 +96,21 @@ export async function countDeliveriesByStatus(db: Db): Promise<Record<string, nu
   for (const row of rows) counts[row.status] = Number(row.n)
   return counts
 }
+
+/**
+ * Deletes up to `limit` events older than `days` days that no delivery still waits for, with
+ * their deliveries (cascade); answers how many events.
+ */
+export async function purgeWebhookEvents(db: Db, days: number, limit: number): Promise<number> {
+  const result = await db.execute(sql`
+    delete from ${webhookEvents}
+     where id in (
+       select e.id from ${webhookEvents} e
+        where e.created_at < now() - make_interval(days => ${days})
+          and not exists (select 1 from ${webhookDeliveries} d where d.event_id = e.id and d.status = 'pending')
+        order by e.created_at
+        limit ${limit}
+        for update skip locked)
+    returning id`)
+  return result.rows.length
+}

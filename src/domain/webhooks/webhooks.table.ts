@@ -42,19 +42,23 @@ export const webhookEndpoints = pgTable(
  * active endpoint of the seller subscribes to it. `id` is what receivers deduplicate on; `seq`
  * orders the events of one `ordering_key` (an order id).
  */
-export const webhookEvents = pgTable('webhook_events', {
-  id: uuid().primaryKey(),
-  seq: bigint({ mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
-  sellerId: uuid()
-    .notNull()
-    .references(() => sellers.id, { onDelete: 'cascade' }),
-  type: text().notNull(),
-  affiliateCode: text(),
-  orderingKey: text(),
-  /** The event's `data`, kept as text (json, not jsonb) so that it is sent with the API's own key order. */
-  payload: json().notNull(),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-})
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: uuid().primaryKey(),
+    seq: bigint({ mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
+    sellerId: uuid()
+      .notNull()
+      .references(() => sellers.id, { onDelete: 'cascade' }),
+    type: text().notNull(),
+    affiliateCode: text(),
+    orderingKey: text(),
+    /** The event's `data`, kept as text (json, not jsonb) so that it is sent with the API's own key order. */
+    payload: json().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_events_created_idx').on(t.createdAt)],
+)
 
 /** One event to one endpoint: the outbox row the webhook worker leases, sends and retries. */
 export const webhookDeliveries = pgTable(

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js'
 import { jitteredDelayMs } from '../outbox/backoff.js'
 import type { OutboxChannel } from '../outbox/worker.js'
 import type { Mailer } from './mailer.js'
-import { claimDueEmails, markEmailFailed, markEmailSent, type OutboxEmail } from './outbox.repo.js'
+import { claimDueEmails, markEmailFailed, markEmailSent, purgeEmails, type OutboxEmail } from './outbox.repo.js'
 
 export type EmailChannelOptions = {
   db: Db
@@ -37,6 +37,7 @@ export function emailChannel(options: EmailChannelOptions): OutboxChannel<Outbox
     retryInMs: (email) => (email.attempts >= maxAttempts ? null : jitteredDelayMs(email.attempts, baseRetryMs, maxRetryMs)),
     settle: (email, outcome, retryInMs) =>
       outcome.delivered ? markEmailSent(db, email.id) : markEmailFailed(db, email.id, outcome.error.slice(0, 500), retryInMs),
+    purge: (days, limit) => purgeEmails(db, days, limit),
     close: () => mailer.close(),
   }
 }

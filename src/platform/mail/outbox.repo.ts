@@ -70,3 +70,16 @@ export async function countEmailsByStatus(db: Db): Promise<Record<string, number
   for (const row of rows) counts[row.status] = Number(row.count)
   return counts
 }
+
+/** Deletes up to `limit` emails sent or given up on more than `days` days ago; answers how many. */
+export async function purgeEmails(db: Db, days: number, limit: number): Promise<number> {
+  const result = await db.execute(sql`
+    delete from ${outboxEmails}
+     where id in (
+       select id from ${outboxEmails}
+        where status <> 'pending' and created_at < now() - make_interval(days => ${days})
+        limit ${limit}
+        for update skip locked)
+    returning id`)
+  return result.rows.length
+}

@@ -25,5 +25,5 @@ export const outboxEmails = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp({ withTimezone: true }),
   },
-  (t) => [index('outbox_emails_due_idx').on(t.status, t.nextAttemptAt)],
+  (t) => [index('outbox_emails_due_idx').on(t.status, t.nextAttemptAt), index('outbox_emails_created_idx').on(t.createdAt)],
 )

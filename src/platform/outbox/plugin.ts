@@ -19,7 +19,7 @@ export type OutboxPluginOptions = {
 export const outboxPlugin = fp<OutboxPluginOptions>(
   async (app, { config, channels: make, startWorker }) => {
     const channels = make(app)
-    const outbox = createOutboxWorker({ channels, logger: app.log as Logger, pollMs: config.outboxPollMs })
+    const outbox = createOutboxWorker({ channels, logger: app.log as Logger, pollMs: config.outboxPollMs, retentionDays: config.outboxRetentionDays })
     app.decorate('outbox', outbox)
     if (startWorker !== false) app.addHook('onReady', async () => outbox.start())
     app.addHook('onClose', async () => {

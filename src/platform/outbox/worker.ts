@@ -23,6 +23,11 @@ export type OutboxChannel<T extends OutboxItem = OutboxItem, D = unknown> = {
   retryInMs(item: T): number | null
   /** Records the outcome (and, for a failure, the next attempt or the end: `retryInMs` null). */
   settle(item: T, outcome: AttemptOutcome<D>, retryInMs: number | null): Promise<void>
+  /**
+   * Deletes up to `limit` rows that are done with (delivered, or given up on) and older than
+   * `retentionDays`, never one still pending; answers how many it deleted.
+   */
+  purge?(retentionDays: number, limit: number): Promise<number>
   close?(): void | Promise<void>
 }
 
@@ -34,6 +39,8 @@ export type OutboxWorker = {
   stop(): Promise<void>
   /** Delivers what is due now (of one kind, or of every kind); answers how many rows were delivered. */
   runOnce(kind?: string): Promise<number>
+  /** Deletes what is past `retentionDays` (every channel that keeps history); answers how many rows, by kind. */
+  housekeep(): Promise<Record<string, number>>
   onAttempt(listener: AttemptListener): void
 }
 
@@ -41,7 +48,16 @@ export type OutboxWorkerOptions = {
   channels: readonly OutboxChannel<OutboxItem, unknown>[]
   logger: Logger
   pollMs: number
+  /** How long delivered and given-up rows are kept (for the deliveries listing and metrics). */
+  retentionDays: number
+  /** How often a process housekeeps (default hourly): several processes doing it at once is harmless. */
+  housekeepingMs?: number
 }
+
+/** Rows deleted per statement, so that no purge holds many row locks or runs long. */
+const PURGE_BATCH = 1000
+/** Batches per channel per housekeeping, so that a huge backlog of history is worked off over several runs. */
+const PURGE_BATCHES = 50
 
 /**
  * The outbox's one worker: for each channel, leases due rows (SKIP LOCKED, so it is safe to run
@@ -50,7 +66,9 @@ export type OutboxWorkerOptions = {
  * until it runs out, then is sent again: delivery is at least once.
  */
 export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
-  const { channels, logger, pollMs } = options
+  const { channels, logger, pollMs, retentionDays } = options
+  const housekeepingMs = options.housekeepingMs ?? 3_600_000
+  let lastHousekeeping = 0
   const listeners: AttemptListener[] = []
   const running = new Map<string, Promise<number>>()
   let timer: NodeJS.Timeout | undefined
@@ -111,7 +129,27 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     return counts.reduce((a, b) => a + b, 0)
   }
 
+  async function housekeep(): Promise<Record<string, number>> {
+    lastHousekeeping = Date.now()
+    const deleted: Record<string, number> = {}
+    for (const channel of channels) {
+      if (!channel.purge) continue
+      let total = 0
+      for (let batch = 0; batch < PURGE_BATCHES; batch++) {
+        const n = await channel.purge(retentionDays, PURGE_BATCH)
+        total += n
+        if (n < PURGE_BATCH) break
+      }
+      deleted[channel.kind] = total
+      if (total > 0) logger.info({ kind: channel.kind, deleted: total, retentionDays }, 'outbox history purged')
+    }
+    return deleted
+  }
+
   async function tick() {
+    if (Date.now() - lastHousekeeping >= housekeepingMs) {
+      await housekeep().catch((error: unknown) => logger.warn({ err: error }, 'outbox housekeeping failed'))
+    }
     let again = false
     await Promise.all(
       channels.map(async (channel) => {
@@ -146,6 +184,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       await Promise.allSettled([...running.values()])
     },
     runOnce,
+    housekeep,
     onAttempt(listener) {
       listeners.push(listener)
     },

@@ -1,0 +1,2 @@
+CREATE INDEX "outbox_emails_created_idx" ON "outbox_emails" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "webhook_events_created_idx" ON "webhook_events" USING btree ("created_at");
