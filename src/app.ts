@@ -128,6 +128,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     outboxBacklog: () => countEmailsByStatus(app.db),
     webhookBacklog: () => countDeliveriesByStatus(app.db),
     outbox: app.outbox,
+    admission: app.admission,
   })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.

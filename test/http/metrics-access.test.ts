@@ -34,6 +34,9 @@ describe('GET /metrics', () => {
       const res = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })
       expect(res.statusCode).toBe(200)
       expect(res.body).toContain('process_cpu_user_seconds_total')
+      // Priority admission: nothing in progress, nothing waiting.
+      expect(res.body).toContain('admission_requests{state="first"} 0')
+      expect(res.body).toContain('admission_requests{state="waiting"} 0')
     })
 
     it('refuses no token, another token and other schemes with 401', async () => {

@@ -1,3 +1,4 @@
+import type { Admission } from './admission.js'
 import { hash, timingSafeEqual } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -18,6 +19,7 @@ export type MetricsSources = {
   webhookBacklog: () => Promise<Record<string, number>>
   /** Heard after every delivery attempt, of each kind. */
   outbox: Pick<OutboxWorker, 'onAttempt'>
+  admission: Pick<Admission, 'state'>
 }
 
 const digest = (value: string) => hash('sha256', value, 'buffer')
@@ -54,6 +56,17 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
       this.set({ state: 'total' }, stats.total)
       this.set({ state: 'idle' }, stats.idle)
       this.set({ state: 'waiting' }, stats.waiting)
+    },
+  })
+  new Gauge({
+    name: 'admission_requests',
+    help: 'Priority admission while saturated: checkouts in progress (first) and new baskets waiting for them (waiting)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const { first, waiting } = sources.admission.state()
+      this.set({ state: 'first' }, first)
+      this.set({ state: 'waiting' }, waiting)
     },
   })
   new Gauge({
