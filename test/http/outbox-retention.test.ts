@@ -12,9 +12,11 @@ const ctx = useTestApp()
 const daysAgo = (days: number) => sql`now() - make_interval(days => ${days})`
 
 let endpointId: string
+let _sellerId: string
 
 beforeAll(async () => {
   const { seller } = await createTestSeller(ctx.app)
+  _sellerId = seller.id
   const [endpoint] = await ctx.app.db
     .insert(webhookEndpoints)
     .values({ sellerId: seller.id, url: 'https://hooks.example.com/x', secretSalt: 'salt', active: true })

@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, getTableColumns, sql } from 'drizzle-orm'
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core'
 import type { Db } from '../../platform/db/database.js'
 import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
+import { countUndone } from '../../platform/outbox/lease.js'
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from './webhooks.table.js'
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect
@@ -86,16 +87,8 @@ export const failPendingDeliveries = (db: Db, endpointId: string, reason: string
     .set({ status: 'failed', lastError: reason, lockedUntil: null })
     .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'pending')))
 
-export async function countDeliveriesByStatus(db: Db): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ status: webhookDeliveries.status, n: sql<number>`count(*)::int` })
-    .from(webhookDeliveries)
-    .where(sql`${webhookDeliveries.status} <> 'delivered'`)
-    .groupBy(webhookDeliveries.status)
-  const counts: Record<string, number> = { pending: 0, failed: 0 }
-  for (const row of rows) counts[row.status] = Number(row.n)
-  return counts
-}
+/** Deliveries pending (the backlog) and failed (given up on), for /metrics. */
+export const countDeliveriesByStatus = (db: Db) => countUndone(db, webhookDeliveries, 'delivered', ['pending', 'failed'])
 
 /**
  * Deletes up to `limit` events older than `days` days that no delivery still waits for, with

@@ -69,33 +69,24 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
       this.set({ state: 'waiting' }, waiting)
     },
   })
-  new Gauge({
-    name: 'outbox_emails',
-    help: 'Emails in the outbox by status (pending = backlog, dead = gave up)',
-    labelNames: ['status'],
-    registers: [registry],
-    async collect() {
-      try {
-        for (const [status, count] of Object.entries(await sources.outboxBacklog())) this.set({ status }, count)
-      } catch {
-        // The database being down must not fail the scrape of everything else.
-      }
-    },
-  })
-
-  new Gauge({
-    name: 'webhook_deliveries',
-    help: 'Webhook deliveries by status (pending = backlog, failed = gave up)',
-    labelNames: ['status'],
-    registers: [registry],
-    async collect() {
-      try {
-        for (const [status, count] of Object.entries(await sources.webhookBacklog())) this.set({ status }, count)
-      } catch {
-        // As above.
-      }
-    },
-  })
+  // Backlogs read from the database at each scrape; a database that is down must not fail the
+  // scrape of everything else.
+  const statusGauge = (name: string, help: string, read: () => Promise<Record<string, number>>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['status'],
+      registers: [registry],
+      async collect() {
+        try {
+          for (const [status, count] of Object.entries(await read())) this.set({ status }, count)
+        } catch {
+          // Left as last scraped.
+        }
+      },
+    })
+  statusGauge('outbox_emails', 'Emails in the outbox by status (pending = backlog, dead = gave up)', sources.outboxBacklog)
+  statusGauge('webhook_deliveries', 'Webhook deliveries by status (pending = backlog, failed = gave up)', sources.webhookBacklog)
   const attempts = new Counter({
     name: 'outbox_attempts_total',
     help: 'Outbox delivery attempts by kind (email, webhook) and outcome (delivered, retry, gave_up)',

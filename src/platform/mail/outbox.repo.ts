@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/database.js'
 import { leaseDue } from '../outbox/lease.js'
+import { countUndone } from '../outbox/lease.js'
 import { outboxEmails } from './outbox.table.js'
 
 export type OutboxEmail = typeof outboxEmails.$inferSelect
@@ -60,16 +61,8 @@ export async function markEmailFailed(db: Db, id: string, error: string, retryIn
     .where(and(eq(outboxEmails.id, id), eq(outboxEmails.status, 'pending')))
 }
 
-export async function countEmailsByStatus(db: Db): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ status: outboxEmails.status, count: sql<number>`count(*)::int` })
-    .from(outboxEmails)
-    .where(sql`${outboxEmails.status} <> 'sent'`)
-    .groupBy(outboxEmails.status)
-  const counts: Record<string, number> = { pending: 0, dead: 0 }
-  for (const row of rows) counts[row.status] = Number(row.count)
-  return counts
-}
+/** Emails pending (the backlog) and dead (given up on), for /metrics. */
+export const countEmailsByStatus = (db: Db) => countUndone(db, outboxEmails, 'sent', ['pending', 'dead'])
 
 /** Deletes up to `limit` emails sent or given up on more than `days` days ago; answers how many. */
 export async function purgeEmails(db: Db, days: number, limit: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
+import type { Db } from '../db/database.js'
 
 export type LeaseOptions = {
   limit: number
@@ -26,3 +27,14 @@ export const leaseDue = (table: PgTable, { limit, leaseSeconds, where }: LeaseOp
       order by next_attempt_at
       limit ${limit}
       for update skip locked)`
+
+/**
+ * An outbox table's rows by status, leaving out the `done` ones (which only pile up): the backlog
+ * (`pending`) and what was given up on, each counted even when 0, for /metrics.
+ */
+export async function countUndone(db: Db, table: PgTable, done: string, statuses: readonly string[]): Promise<Record<string, number>> {
+  const result = await db.execute<{ status: string; n: number }>(sql`select status, count(*)::int as n from ${table} where status <> ${done} group by status`)
+  const counts: Record<string, number> = Object.fromEntries(statuses.map((status) => [status, 0]))
+  for (const row of result.rows) counts[row.status] = Number(row.n)
+  return counts
+}
