@@ -5,6 +5,7 @@ import { inventories, type InventoryVariant } from '../catalog/inventories.table
 import { affiliates } from '../sellers/affiliates.table.js'
 import { basketItems, baskets } from './baskets.table.js'
 import { findVariant, itemKey } from './variants.js'
+import { preparedOn } from '../../platform/db/prepared.js'
 
 export type BasketRow = typeof baskets.$inferSelect
 
@@ -38,19 +39,26 @@ export async function findBasket(db: Db, sellerId: string, basketId: string): Pr
 
 /** A seller's basket, locked for the rest of the transaction: changes to one basket run one at a time. */
 export async function lockBasket(db: Db, sellerId: string, basketId: string): Promise<BasketState | undefined> {
-  return basketLocked(await lockBasketQuery(db, sellerId, basketId))
+  return basketLocked(await lockBasketQuery(db, sellerId, basketId).execute())
 }
 
 /** The statement of `lockBasket`, to send with others (`inOrder`); `basketLocked` reads its answer. */
-export const lockBasketQuery = (db: Db, sellerId: string, basketId: string) =>
+export const lockBasketQuery = (db: Db, sellerId: string, basketId: string) => {
+  const statement = preparedOn(db, LOCK_BASKET, prepareLockBasket)
+  return { execute: () => statement.execute({ sellerId, basketId }) }
+}
+
+const LOCK_BASKET = Symbol('lock basket')
+const prepareLockBasket = (db: Db) =>
   db
     .select(basketState)
     .from(baskets)
     .leftJoin(affiliates, eq(affiliates.id, baskets.affiliateId))
-    .where(and(eq(baskets.id, basketId), eq(baskets.sellerId, sellerId)))
+    .where(and(eq(baskets.id, sql.placeholder('basketId')), eq(baskets.sellerId, sql.placeholder('sellerId'))))
     .for('update', { of: baskets })
+    .prepare('lock_basket')
 
-export const basketLocked = (rows: Awaited<ReturnType<typeof lockBasketQuery>>): BasketState | undefined => rows[0] && toState(rows[0])
+export const basketLocked = (rows: Awaited<ReturnType<ReturnType<typeof lockBasketQuery>['execute']>>): BasketState | undefined => rows[0] && toState(rows[0])
 
 /**
  * The items of a basket with their inventory's current name, event, date and prices: `unitPrice`
@@ -58,10 +66,16 @@ export const basketLocked = (rows: Awaited<ReturnType<typeof lockBasketQuery>>):
  * as read, for the sale to check under the locks that they did not change (null: no variant).
  * `variantOffered` is false when the item's variant was removed from its inventory since.
  */
-export const listBasketLines = async (db: Db, basketId: string) => (await basketLinesQuery(db, basketId)).map(withUnitPrice)
+export const listBasketLines = async (db: Db, basketId: string) => (await basketLinesQuery(db, basketId).execute()).map(withUnitPrice)
 
 /** The statement of `listBasketLines`, to send with others (`inOrder`); `withUnitPrice` completes its rows. */
-export const basketLinesQuery = (db: Db, basketId: string) =>
+export const basketLinesQuery = (db: Db, basketId: string) => {
+  const statement = preparedOn(db, BASKET_LINES, prepareBasketLines)
+  return { execute: () => statement.execute({ basketId }) }
+}
+
+const BASKET_LINES = Symbol('basket lines')
+const prepareBasketLines = (db: Db) =>
   db
     .select({
       id: basketItems.id,
@@ -81,10 +95,11 @@ export const basketLinesQuery = (db: Db, basketId: string) =>
     })
     .from(basketItems)
     .innerJoin(inventories, eq(inventories.id, basketItems.inventoryId))
-    .where(eq(basketItems.basketId, basketId))
+    .where(eq(basketItems.basketId, sql.placeholder('basketId')))
     .orderBy(asc(basketItems.position), asc(basketItems.id))
+    .prepare('basket_lines')
 
-type LineRow = Awaited<ReturnType<typeof basketLinesQuery>>[number]
+type LineRow = Awaited<ReturnType<ReturnType<typeof basketLinesQuery>['execute']>>[number]
 
 export const withUnitPrice = (row: LineRow) => ({
   ...row,
@@ -108,6 +123,43 @@ export const renewBasket = async (db: Db, basketId: string, ttlSeconds: number, 
   )[0]!
 
 type ItemRow = typeof basketItems.$inferSelect
+
+/** The statement opening a basket until now + `ttlSeconds`, to send with others (`inOrder`); answers its row. */
+export const insertBasketQuery = (
+  db: Db,
+  basket: { id: string; sellerId: string; affiliateId: string | null; customerId: string | null; ttlSeconds: number },
+) => {
+  const statement = preparedOn(db, INSERT_BASKET, prepareInsertBasket)
+  return { execute: async () => (await statement.execute(basket))[0]! }
+}
+
+const INSERT_BASKET = Symbol('insert basket')
+const prepareInsertBasket = (db: Db) =>
+  db
+    .insert(baskets)
+    .values({
+      id: sql.placeholder('id'),
+      sellerId: sql.placeholder('sellerId'),
+      affiliateId: sql.placeholder('affiliateId'),
+      customerId: sql.placeholder('customerId'),
+      expiresAt: sql`now() + make_interval(secs => ${sql.placeholder('ttlSeconds')})`,
+    })
+    .returning()
+    .prepare('insert_basket')
+
+/** The statement marking a basket checked out by its customer, to send with others (`inOrder`). */
+export const checkOutBasketQuery = (db: Db, basketId: string, customerId: string) => {
+  const statement = preparedOn(db, CHECK_OUT_BASKET, prepareCheckOutBasket)
+  return { execute: () => statement.execute({ basketId, customerId }) }
+}
+
+const CHECK_OUT_BASKET = Symbol('check out basket')
+const prepareCheckOutBasket = (db: Db) =>
+  db
+    .update(baskets)
+    .set({ status: 'checked_out', customerId: sql`${sql.placeholder('customerId')}`, updatedAt: sql`now()` })
+    .where(eq(baskets.id, sql.placeholder('basketId')))
+    .prepare('check_out_basket')
 
 /** Writes the quantities of a basket's items, keeping the ids, positions and coupons of those it had. */
 export const upsertBasketItems = (db: Db, rows: (typeof basketItems.$inferInsert)[]): Promise<ItemRow[]> => upsertBasketItemsQuery(db, rows).execute()

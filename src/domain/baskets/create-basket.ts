@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { inOrder, runStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
@@ -10,8 +9,7 @@ import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
 import type { InventoryVariant } from '../catalog/inventories.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
-import { toLines, upsertBasketItemsQuery } from './baskets.repo.js'
-import { baskets } from './baskets.table.js'
+import { insertBasketQuery, toLines, upsertBasketItemsQuery } from './baskets.repo.js'
 import { checkVariants, firstPositions, quantitiesByInventory } from './variants.js'
 
 /** An item asked for: an inventory, optionally one of its variants (by name), and a quantity. */
@@ -90,12 +88,9 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
 async function openBasket(tx: Db, options: CreateBasketOptions) {
   const { sellerId, affiliate, customerId, items } = options
   const basketId = randomUUID()
-  const [[basket], , rows] = await inOrder(
+  const [basket, , rows] = await inOrder(
     tx,
-    tx
-      .insert(baskets)
-      .values({ id: basketId, sellerId, affiliateId: affiliate?.id ?? null, customerId, expiresAt: sql`now() + make_interval(secs => ${options.ttlSeconds})` })
-      .returning(),
+    insertBasketQuery(tx, { id: basketId, sellerId, affiliateId: affiliate?.id ?? null, customerId, ttlSeconds: options.ttlSeconds }),
     auditInsert(tx, options.actor, {
       action: 'stf.basket.created',
       target: { type: 'basket', id: basketId },
@@ -110,7 +105,7 @@ async function openBasket(tx: Db, options: CreateBasketOptions) {
       items.map((i, position) => ({ basketId, inventoryId: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity, position })),
     ),
   )
-  return { basket: basket!, rows, affiliateCode: affiliate?.code ?? null }
+  return { basket, rows, affiliateCode: affiliate?.code ?? null }
 }
 
 const viewOf = (

@@ -6,6 +6,7 @@ import { inventories } from '../catalog/inventories.table.js'
 import type { EventScope } from './availability.js'
 import { firstReleaseSql, heldSql } from './held.js'
 import { pastSql } from './past.js'
+import { preparedOn } from '../../platform/db/prepared.js'
 
 // The SQL of ticket availability: an inventory's state read with what is held on it, and the
 // statements that lock, hold, sell and release its tickets. Nothing else writes `sold`.
@@ -61,7 +62,7 @@ const prepareReadWithHeld = (db: Db) =>
     .where(and(sql`${inventories.id} = any(${sql.placeholder('ids')}::uuid[])`, eq(inventories.sellerId, sql.placeholder('sellerId'))))
     .prepare('read_inventories_with_held')
 
-const readWithHeld = new WeakMap<Db, ReturnType<typeof prepareReadWithHeld>>()
+const READ_WITH_HELD = Symbol('read inventories with held')
 
 /**
  * A seller's inventory rows as committed now, without locking, each with the tickets held by
@@ -76,12 +77,7 @@ export async function readInventoriesWithHeld(
   exceptBasketId?: string,
 ): Promise<HeldInventoryReading[]> {
   if (inventoryIds.length === 0) return []
-  let query = readWithHeld.get(db)
-  if (!query) {
-    query = prepareReadWithHeld(db)
-    readWithHeld.set(db, query)
-  }
-  return query.execute({ ids: [...inventoryIds], sellerId, exceptBasketId: exceptBasketId ?? null })
+  return preparedOn(db, READ_WITH_HELD, prepareReadWithHeld).execute({ ids: [...inventoryIds], sellerId, exceptBasketId: exceptBasketId ?? null })
 }
 
 type LockedRecord = {

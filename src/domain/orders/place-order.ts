@@ -6,8 +6,15 @@ import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
 import { couponView, loadBasketContents, priceContents, toBasketView, type BasketContents } from '../baskets/basket-view.js'
-import { basketLinesQuery, basketLocked, lockBasketQuery, withUnitPrice, type BasketLine, type BasketState } from '../baskets/baskets.repo.js'
-import { baskets } from '../baskets/baskets.table.js'
+import {
+  basketLinesQuery,
+  basketLocked,
+  checkOutBasketQuery,
+  lockBasketQuery,
+  withUnitPrice,
+  type BasketLine,
+  type BasketState,
+} from '../baskets/baskets.repo.js'
 import type { BasketPrice } from '../baskets/price-basket.js'
 import { installmentPlans, isPaymentMethod, type InstallmentPlan, type InstallmentSettings, type PaymentMethod } from '../baskets/installment-plans.js'
 import { quantitiesByInventory } from '../baskets/variants.js'
@@ -18,7 +25,8 @@ import { PricesMoved, takeTickets } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { toOrderView, type OrderView } from './order-view.js'
-import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
+import { insertOrderQuery } from './orders.repo.js'
+import { couponRedemptions } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
 
 export type PlaceOrderOptions = {
@@ -236,7 +244,6 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     const coupon = line.couponId ? contents.coupons.get(line.couponId) : undefined
     return {
       id: randomUUID(),
-      orderId,
       inventoryId: line.inventoryId,
       eventId: line.eventId,
       date: line.date,
@@ -251,14 +258,14 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       position: n,
     }
   })
-  const ticketRows = items.flatMap((item) =>
-    Array.from({ length: item.quantity }, () => ({ orderId, orderItemId: item.id, inventoryId: item.inventoryId, identifier: newTicketIdentifier() })),
+  const issued = items.flatMap((item) =>
+    Array.from({ length: item.quantity }, () => ({ id: randomUUID(), orderItemId: item.id, inventoryId: item.inventoryId, identifier: newTicketIdentifier() })),
   )
-  const [[order], itemRows, issued] = await inOrder(
+  const [written] = await inOrder(
     tx,
-    tx
-      .insert(orders)
-      .values({
+    insertOrderQuery(
+      tx,
+      {
         id: orderId,
         sellerId,
         basketId,
@@ -275,11 +282,11 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
         installments: plan!.installments,
         installmentAmount: plan!.amount,
         paymentReference: options.paymentReference ?? null,
-      })
-      .returning(),
-    tx.insert(orderItems).values(items).returning(),
-    tx.insert(tickets).values(ticketRows).returning(),
-    tx.update(baskets).set({ status: 'checked_out', customerId, updatedAt: sql`now()` }).where(eq(baskets.id, basketId)),
+      },
+      items,
+      issued,
+    ),
+    checkOutBasketQuery(tx, basketId, customerId),
     auditInsert(tx, options.actor, {
       action: 'stf.order.placed',
       target: { type: 'order', id: orderId },
@@ -290,11 +297,11 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
         total: plan!.total,
         payment_method: options.paymentMethod,
         installments: plan!.installments,
-        tickets: ticketRows.length,
+        tickets: issued.length,
       },
     }),
   )
-  return { orderId, view: toOrderView(order!, itemRows, issued) }
+  return { orderId, view: toOrderView(written.order, written.items, written.tickets) }
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */
