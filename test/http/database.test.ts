@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
 import { sqlState } from '../../src/platform/db/errors.js'
-import { inOrder, transactionEndingWith, type LastStatement } from '../../src/platform/db/transaction-ending-with.js'
+import { inOrder, sqlStatement, transactionEndingWith, type LastStatement } from '../../src/platform/db/transaction-ending-with.js'
 import { testConfig } from '../build-app.js'
 import { resetDatabase, testDatabase, testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { freePort } from '../support/smtp-sink.js'
@@ -98,13 +98,13 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     await expect(
       transactionEndingWith(database.db, async (tx) => {
         await tx.execute(sql`insert into lock_probe values (41, 0, 0)`)
-        return { result: null, last: sellOne(40), alongside: [sql`insert into lock_probe values (41, 0, 0)`] }
+        return { result: null, last: sellOne(40), alongside: [sqlStatement(tx, sql`insert into lock_probe values (41, 0, 0)`)] }
       }),
     ).rejects.toSatisfy((error: unknown) => sqlState(error) === '23505')
     await expect(
       transactionEndingWith(database.db, async (tx) => {
         await tx.execute(sql`insert into lock_probe values (42, 0, 0)`)
-        return { result: null, alongside: [sql`select 1 / 0`] }
+        return { result: null, alongside: [sqlStatement(tx, sql`select 1 / 0`)] }
       }),
     ).rejects.toSatisfy((error: unknown) => sqlState(error) === '22012')
     expect(await soldOf(40)).toBe(0)
@@ -160,6 +160,67 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
       expect(granted).toBeLessThan(answerReadAt + 200)
     } finally {
       await waiter.end()
+    }
+  })
+
+  it('runs a work that waits for nothing: its statements, then the last one, answered together; sells exactly the capacity under a race of 100', async () => {
+    await database.db.execute(sql`insert into lock_probe values (60, 30, 0)`)
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, n) =>
+        transactionEndingWith(database.db, (tx) => ({
+          result: inOrder(tx, tx.execute(sql`insert into lock_probe values (${2000 + n}, 0, 0)`), tx.execute(sql`select ${n}::int as n`)),
+          last: sellOne(60),
+        })),
+      ),
+    )
+    const sold = outcomes.filter((o) => o.status === 'fulfilled')
+    expect(sold).toHaveLength(30)
+    for (const o of outcomes) if (o.status === 'rejected') expect(String(o.reason)).toContain('sold out')
+    // Each answers its own statements' rows, and the seat it sold.
+    outcomes.forEach((o, n) => {
+      if (o.status === 'fulfilled') expect([Number(o.value.result[1].rows[0]!.n), o.value.last! >= 1 && o.value.last! <= 30]).toEqual([n, true])
+    })
+    expect(new Set(sold.map((o) => o.value.last)).size).toBe(30)
+    expect(await soldOf(60)).toBe(30)
+    const written = await database.db.execute<{ n: number }>(sql`select count(*)::int as n from lock_probe where id >= 2000 and id < 3000`)
+    expect(written.rows[0]!.n).toBe(30)
+  })
+
+  it('throws the first failure of a work that waits for nothing, and neither its statements nor the last one stay', async () => {
+    await database.db.execute(sql`insert into lock_probe values (61, 5, 0)`)
+    await expect(
+      transactionEndingWith(database.db, (tx) => ({
+        result: inOrder(tx, tx.execute(sql`insert into lock_probe values (62, 0, 0)`), tx.execute(sql`select 1 / 0`)),
+        last: sellOne(61),
+      })),
+    ).rejects.toSatisfy((error: unknown) => sqlState(error) === '22012')
+    expect(await soldOf(61)).toBe(0)
+    expect((await database.db.execute(sql`select 1 from lock_probe where id = 62`)).rows).toHaveLength(0)
+  })
+
+  it.runIf(usesPostgres())('sends a work that waits for nothing with its BEGIN, last statement and COMMIT in one write', async () => {
+    await database.db.execute(sql`insert into lock_probe values (63, 5, 0)`)
+    const pool = (database.db as unknown as { $client: pg.Pool }).$client
+    type Stream = { _write: (...args: unknown[]) => unknown; _writev: (...args: unknown[]) => unknown }
+    let writes = 0
+    let restore = () => {}
+    // The socket of the connection the transaction takes: its writes are counted, not changed.
+    pool.once('acquire', (client) => {
+      const stream = (client as unknown as { connection: { stream: Stream } }).connection.stream
+      const { _write, _writev } = stream
+      stream._write = (...args) => (writes++, _write.apply(stream, args))
+      stream._writev = (...args) => (writes++, _writev.apply(stream, args))
+      restore = () => Object.assign(stream, { _write, _writev })
+    })
+    try {
+      const { last } = await transactionEndingWith(database.db, (tx) => ({
+        result: inOrder(tx, tx.execute(sql`insert into lock_probe values (64, 0, 0)`), tx.execute(sql`select 1`)),
+        last: sellOne(63),
+      }))
+      expect(last).toBe(1)
+      expect(writes).toBe(1)
+    } finally {
+      restore()
     }
   })
 

@@ -60,11 +60,13 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     // inventory, refused requests never queue for a connection behind the lock holders.
     await precheckTickets(db, hold, options.availability)
     const variants = await checkVariants(db, sellerId, hold.scope, items)
-    const { result: opened, last: locked } = await transactionEndingWith(db, async (tx) => {
-      const opened = await openBasket(tx, options)
-      // The hold is the last statement, sent with the COMMIT: the locks last no longer than that.
-      return { result: opened, last: takeTickets({ ...hold, basketId: opened.basket.id, sell: false, memo: options.availability }) }
-    })
+    const basketId = randomUUID()
+    // Waits for nothing: the basket, its items and the hold leave together and are answered in one
+    // round trip. The hold is the last statement, sent with the COMMIT: the locks last no longer than that.
+    const { result: opened, last: locked } = await transactionEndingWith(db, (tx) => ({
+      result: openBasket(tx, basketId, options),
+      last: takeTickets({ ...hold, basketId, sell: false, memo: options.availability }),
+    }))
     return { body: viewOf(opened, locked!, variants), replayed: false }
   }
   // With a key, a repeat must replay its first answer even when it would now be refused: judged
@@ -73,21 +75,20 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
       await precheckTickets(tx, hold)
       const variants = await checkVariants(tx, sellerId, hold.scope, items)
-      const opened = await openBasket(tx, options)
+      const opened = await openBasket(tx, randomUUID(), options)
       return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })), variants)
     }),
   )
 }
 
 /**
- * The basket, its audit entry and its items, in one round trip (the basket's id is made here).
+ * The basket, its audit entry and its items, sent together (the basket's id is made by the caller).
  * The items are written before the inventories are locked (the locks exclude other holds, not
  * rows that merely refer to the inventories), then judged under the locks: if they do not fit,
  * the transaction rolls back with them.
  */
-async function openBasket(tx: Db, options: CreateBasketOptions) {
+async function openBasket(tx: Db, basketId: string, options: CreateBasketOptions) {
   const { sellerId, affiliate, customerId, items } = options
-  const basketId = randomUUID()
   const [basket, , rows] = await inOrder(
     tx,
     insertBasketQuery(tx, { id: basketId, sellerId, affiliateId: affiliate?.id ?? null, customerId, ttlSeconds: options.ttlSeconds }),

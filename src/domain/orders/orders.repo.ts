@@ -1,5 +1,6 @@
 import { asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import type { Executable } from '../../platform/db/transaction-ending-with.js'
 import { orderItems, orders, tickets } from './orders.table.js'
 
 export type OrderRow = typeof orders.$inferSelect
@@ -58,12 +59,11 @@ const array = (values: unknown[]) => sql.param(values)
 
 /**
  * The statement writing a confirmed order with its items and their tickets (ids made by the
- * caller), to send with others (`inOrder`): one round trip, and one text whatever the number of
- * items and tickets (the rows travel as arrays), so that it is prepared once per connection
- * and built without the query builder's cost on the checkout's hot path. Answers the rows as
- * written.
+ * caller), to send with others: one text whatever the number of items and tickets (the rows
+ * travel as arrays), so that it is prepared once per connection and built without the query
+ * builder's cost on the checkout's hot path. `writtenOrderRows` are the rows it writes.
  */
-export function insertOrderQuery(db: Db, order: NewOrder, items: NewOrderItem[], issued: NewTicket[]) {
+export function insertOrderQuery(db: Db, order: NewOrder, items: NewOrderItem[], issued: NewTicket[]): Executable<unknown> {
   const statement = sql`
     with placed as (
       insert into orders (id, seller_id, basket_id, affiliate_id, affiliate_code, customer_id, coupon_id, coupon, subtotal, discount,
@@ -71,7 +71,6 @@ export function insertOrderQuery(db: Db, order: NewOrder, items: NewOrderItem[],
       values (${order.id}::uuid, ${order.sellerId}::uuid, ${order.basketId}::uuid, ${order.affiliateId ?? null}::uuid, ${order.affiliateCode ?? null},
               ${order.customerId}::uuid, ${order.couponId ?? null}::uuid, ${jsonOrNull(order.coupon)}::jsonb, ${order.subtotal}, ${order.discount},
               ${order.interest}, ${order.total}, ${order.paymentMethod}, ${order.installments}, ${order.installmentAmount}, ${order.paymentReference ?? null})
-      returning created_at
     ), items as (
       insert into order_items (id, order_id, inventory_id, event_id, date, name, variant, quantity, unit_price, discount, total, coupon_id, coupon, position)
       select i.id, ${order.id}::uuid, i.inventory_id, i.event_id, i.date, i.name, i.variant, i.quantity, i.unit_price, i.discount, i.total,
@@ -82,39 +81,36 @@ export function insertOrderQuery(db: Db, order: NewOrder, items: NewOrderItem[],
                     ${array(items.map((i) => i.total))}::bigint[], ${array(items.map((i) => i.couponId ?? null))}::uuid[],
                     ${array(items.map((i) => jsonOrNull(i.coupon)))}::text[], ${array(items.map((i) => i.position))}::int[])
           as i(id, inventory_id, event_id, date, name, variant, quantity, unit_price, discount, total, coupon_id, coupon, position)
-    ), issued as (
-      insert into tickets (id, order_id, order_item_id, inventory_id, identifier)
-      select t.id, ${order.id}::uuid, t.order_item_id, t.inventory_id, t.identifier
-        from unnest(${array(issued.map((t) => t.id))}::uuid[], ${array(issued.map((t) => t.orderItemId))}::uuid[],
-                    ${array(issued.map((t) => t.inventoryId))}::uuid[], ${array(issued.map((t) => t.identifier))}::text[])
-          as t(id, order_item_id, inventory_id, identifier)
     )
-    select (extract(epoch from created_at) * 1000)::float8 as created_ms from placed`
-  return {
-    execute: async () => {
-      const [row] = (await db.execute<{ created_ms: number }>(statement)).rows
-      const createdAt = new Date(Number(row!.created_ms))
-      const orderRow: OrderRow = {
-        ...order,
-        affiliateId: order.affiliateId ?? null,
-        affiliateCode: order.affiliateCode ?? null,
-        couponId: order.couponId ?? null,
-        coupon: order.coupon ?? null,
-        paymentReference: order.paymentReference ?? null,
-        status: 'confirmed',
-        createdAt,
-        updatedAt: createdAt,
-        cancelledAt: null,
-      }
-      const itemRows: OrderItemRow[] = items.map((i) => ({
-        ...i,
-        orderId: order.id,
-        variant: i.variant ?? null,
-        couponId: i.couponId ?? null,
-        coupon: i.coupon ?? null,
-      }))
-      const ticketRows: TicketRow[] = issued.map((t) => ({ ...t, orderId: order.id, firstAccessAt: null, voidedAt: null, createdAt }))
-      return { order: orderRow, items: itemRows, tickets: ticketRows }
-    },
+    insert into tickets (id, order_id, order_item_id, inventory_id, identifier)
+    select t.id, ${order.id}::uuid, t.order_item_id, t.inventory_id, t.identifier
+      from unnest(${array(issued.map((t) => t.id))}::uuid[], ${array(issued.map((t) => t.orderItemId))}::uuid[],
+                  ${array(issued.map((t) => t.inventoryId))}::uuid[], ${array(issued.map((t) => t.identifier))}::text[])
+        as t(id, order_item_id, inventory_id, identifier)`
+  return { execute: () => db.execute(statement).execute() }
+}
+
+/** The rows `insertOrderQuery` writes, in a transaction started at `now` (the database's `now()`, the rows' creation time). */
+export function writtenOrderRows(order: NewOrder, items: NewOrderItem[], issued: NewTicket[], now: Date) {
+  const orderRow: OrderRow = {
+    ...order,
+    affiliateId: order.affiliateId ?? null,
+    affiliateCode: order.affiliateCode ?? null,
+    couponId: order.couponId ?? null,
+    coupon: order.coupon ?? null,
+    paymentReference: order.paymentReference ?? null,
+    status: 'confirmed',
+    createdAt: now,
+    updatedAt: now,
+    cancelledAt: null,
   }
+  const itemRows: OrderItemRow[] = items.map((i) => ({
+    ...i,
+    orderId: order.id,
+    variant: i.variant ?? null,
+    couponId: i.couponId ?? null,
+    coupon: i.coupon ?? null,
+  }))
+  const ticketRows: TicketRow[] = issued.map((t) => ({ ...t, orderId: order.id, firstAccessAt: null, voidedAt: null, createdAt: now }))
+  return { order: orderRow, items: itemRows, tickets: ticketRows }
 }

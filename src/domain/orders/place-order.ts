@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, isNull, or, type SQL, sql } from 'drizzle-orm'
+import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { inOrder, runStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
+import { type Executable, inOrder, runStatement, sqlStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
@@ -25,7 +25,7 @@ import { PricesMoved, takeTickets } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { toOrderView, type OrderView } from './order-view.js'
-import { insertOrderQuery } from './orders.repo.js'
+import { insertOrderQuery, writtenOrderRows } from './orders.repo.js'
 import { couponRedemptions } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
 
@@ -121,17 +121,16 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions) {
   for (let attempt = 1; ; attempt++) {
     try {
       const { result } = await transactionEndingWith(db, async (tx) => {
-        let sale: LastStatement<unknown> | undefined
-        let event: SQL | undefined
+        let placed: Placed | undefined
         const result = await runIdempotent(tx, guard, 201, async () => {
-          const placed = await checkout(tx, options)
-          sale = placed.sale
-          event = webhookEventsStatement(options.sellerId, [orderEvent('order.confirmed', placed.view)])
+          placed = await checkout(tx, options)
           return placed.view
         })
         // After the answer is stored for a replay: the sale may still refuse, rolling it back. The
-        // webhook event travels with the sale and the COMMIT: no round trip of its own.
-        return { result, last: sale, alongside: event ? [event] : [] }
+        // order's statements and its webhook event travel with the sale and the COMMIT.
+        if (!placed) return { result }
+        const event = webhookEventsStatement(options.sellerId, [orderEvent('order.confirmed', placed.view)])
+        return { result, last: placed.sale, alongside: [...placed.unsent, ...(event ? [sqlStatement(tx, event)] : [])] }
       })
       return result
     } catch (error) {
@@ -162,8 +161,11 @@ const guardOf = (options: PlaceOrderOptions) =>
       }
     : undefined
 
-/** The order placed, and the sale still to run as the transaction's last statement (none: done). */
-type Placed = { view: OrderView; sale: LastStatement<unknown> | undefined }
+/**
+ * The order placed, the statements writing it that are still to be sent (none: sent), and the
+ * sale still to run as the transaction's last statement (none: done).
+ */
+type Placed = { view: OrderView; unsent: Executable<unknown>[]; sale: LastStatement<unknown> | undefined }
 
 async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   const { sellerId, basketId, customerId, affiliate } = options
@@ -200,7 +202,7 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
     const final = await evaluateLocked(tx, basket, lines, locked, options)
     throw final.refusal ?? new PricesMoved()
   }
-  const placed = await writeOrder(tx, basket, draft, method, options)
+  const placed = writeOrder(tx, basket, draft, method, options)
   // The sale refuses unless every price (the inventories' and their variants') is still the one the order was written with.
   const sale = takeTickets({
     ...hold,
@@ -209,13 +211,15 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
     sell: true,
   })
   const couponed = basket.couponId !== null || lines.some((line) => line.couponId !== null)
-  if (!couponed) return { view: placed.view, sale }
+  // Nothing to decide before the sale: the order is written with it, in the same round trip.
+  if (!couponed) return { view: placed.view, unsent: placed.statements, sale }
 
+  await inOrder(tx, ...placed.statements)
   const final = await evaluateLocked(tx, basket, lines, await runStatement(tx, sale), options)
   if (final.refusal) throw final.refusal
   if (fingerprintOf(final) !== fingerprintOf(draft)) throw new PricesMoved()
   await redeemCoupons(tx, final, placed.orderId, customerId)
-  return { view: placed.view, sale: undefined }
+  return { view: placed.view, unsent: [], sale: undefined }
 }
 
 /**
@@ -231,11 +235,12 @@ async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], 
 }
 
 /**
- * The order, its items and tickets, the basket checked out and the audit entry: nothing here
- * needs the inventory locks, and nothing needs another's answer (the ids are made here), so the
- * five statements travel together.
+ * The statements writing the order, its items and tickets, the basket checked out and the audit
+ * entry, not sent yet, and the order as they write it: nothing here needs the inventory locks,
+ * and nothing needs another's answer (the ids are made here, the creation time is the
+ * transaction's, read with the basket), so they travel together.
  */
-async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
+function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
   const { sellerId, basketId, customerId, affiliate } = options
   const { contents, price, plan } = pricing
   const basketCoupon = basket.couponId ? contents.coupons.get(basket.couponId) : undefined
@@ -261,31 +266,26 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
   const issued = items.flatMap((item) =>
     Array.from({ length: item.quantity }, () => ({ id: randomUUID(), orderItemId: item.id, inventoryId: item.inventoryId, identifier: newTicketIdentifier() })),
   )
-  const [written] = await inOrder(
-    tx,
-    insertOrderQuery(
-      tx,
-      {
-        id: orderId,
-        sellerId,
-        basketId,
-        affiliateId: affiliate?.id ?? null,
-        affiliateCode: affiliate?.code ?? null,
-        customerId,
-        couponId: basketCoupon?.id ?? null,
-        coupon: couponView(basketCoupon),
-        subtotal: price.subtotal,
-        discount: price.discount,
-        interest: plan!.interest,
-        total: plan!.total,
-        paymentMethod: method,
-        installments: plan!.installments,
-        installmentAmount: plan!.amount,
-        paymentReference: options.paymentReference ?? null,
-      },
-      items,
-      issued,
-    ),
+  const order = {
+    id: orderId,
+    sellerId,
+    basketId,
+    affiliateId: affiliate?.id ?? null,
+    affiliateCode: affiliate?.code ?? null,
+    customerId,
+    couponId: basketCoupon?.id ?? null,
+    coupon: couponView(basketCoupon),
+    subtotal: price.subtotal,
+    discount: price.discount,
+    interest: plan!.interest,
+    total: plan!.total,
+    paymentMethod: method,
+    installments: plan!.installments,
+    installmentAmount: plan!.amount,
+    paymentReference: options.paymentReference ?? null,
+  }
+  const statements = [
+    insertOrderQuery(tx, order, items, issued),
     checkOutBasketQuery(tx, basketId, customerId),
     auditInsert(tx, options.actor, {
       action: 'stf.order.placed',
@@ -300,8 +300,9 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
         tickets: issued.length,
       },
     }),
-  )
-  return { orderId, view: toOrderView(written.order, written.items, written.tickets) }
+  ]
+  const written = writtenOrderRows(order, items, issued, basket.now)
+  return { orderId, statements, view: toOrderView(written.order, written.items, written.tickets) }
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */

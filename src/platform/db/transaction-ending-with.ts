@@ -30,32 +30,49 @@ export async function runStatement<L>(tx: Db, statement: LastStatement<L>): Prom
 
 const explained = (statement: LastStatement<unknown>, error: unknown) => (statement.explain ? statement.explain(error) : error)
 
+/** A statement to run, already built: a prepared statement, a repository's query, `sqlStatement`. */
+export type Executable<R> = { execute: () => Promise<R> }
+
+/** An SQL statement run on this handle, as an `Executable`. */
+export const sqlStatement = (tx: Db, query: SQL): Executable<unknown> => ({ execute: () => tx.execute(query).execute() })
+
+/** How a transaction's work ends (`transactionEndingWith`). */
+export type Ending<T, L> = {
+  /** The work's answer; a promise when it is made of the answers of statements still on their way. */
+  result: T | Promise<T>
+  /** The statement sent with the COMMIT. */
+  last?: LastStatement<L> | undefined
+  /** Statements whose answers nothing reads, sent before the last one. */
+  alongside?: readonly Executable<unknown>[] | undefined
+}
+
 /**
  * `db.transaction(work)`, cut into as few round trips as the work allows. On PostgreSQL the
  * pool's connections pipeline (database.ts): BEGIN goes out with the work's first statements,
  * statements issued together (`inOrder`) travel together, and the statement `work` names to
  * end with is sent together with the COMMIT, after the `alongside` statements it names (whose
- * answers nothing reads; one that fails rolls everything back and is thrown). The server runs them in order; whatever the last
- * statement locked is released as soon as it is done, without waiting for this process to read
- * its answer (on a busy server that wait is the event loop's, and everyone queued on the lock
- * pays it). When a statement fails, the server runs those behind it in an aborted transaction
- * (they fail too) and ends it with ROLLBACK whatever is asked, so the COMMIT sent with a last
- * statement that refuses rolls everything back.
+ * answers nothing reads; one that fails rolls everything back and is thrown). A `work` that
+ * answers at once (not a promise), its `result` being the promise of the statements it issued,
+ * waits for nothing: the whole transaction leaves in one write and is answered in one round
+ * trip. The server runs the statements in order; whatever the last statement locked is released
+ * as soon as it is done, without waiting for this process to read its answer (on a busy server
+ * that wait is the event loop's, and everyone queued on the lock pays it). When a statement
+ * fails, the server runs those behind it in an aborted transaction (they fail too) and ends it
+ * with ROLLBACK whatever is asked, so the COMMIT sent with a last statement that refuses rolls
+ * everything back; the first failure is thrown.
  *
  * On the embedded database (one connection, one transaction at a time) there is nothing to win:
- * an ordinary transaction runs the last statement and then commits. Inside `work`, `tx` is a
- * handle on the transaction's connection; it must not open a nested transaction.
+ * an ordinary transaction runs the statements one by one and then commits. Inside `work`, `tx`
+ * is a handle on the transaction's connection; it must not open a nested transaction.
  */
-export async function transactionEndingWith<T, L>(
-  db: Db,
-  work: (tx: Db) => Promise<{ result: T; last?: LastStatement<L> | undefined; alongside?: readonly SQL[] | undefined }>,
-): Promise<{ result: T; last: L | undefined }> {
+export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Ending<T, L> | Promise<Ending<T, L>>): Promise<{ result: T; last: L | undefined }> {
   const pool = poolOf(db)
   if (!pool) {
     return db.transaction(async (tx) => {
       const { result, last, alongside = [] } = await work(tx)
-      for (const statement of alongside) await tx.execute(statement)
-      return { result, last: last && (await runStatement(tx, last)) }
+      const answer = await result
+      for (const statement of alongside) await statement.execute()
+      return { result: answer, last: last && (await runStatement(tx, last)) }
     })
   }
 
@@ -64,29 +81,24 @@ export async function transactionEndingWith<T, L>(
   // Once the COMMIT has been answered the transaction is over, committed or rolled back.
   let ended = false
   try {
-    // BEGIN leaves with the statements the work issues before it first waits.
-    const [begun, working] = writtenTogether(client, () => [client.query('begin'), work(handleOn(client))] as const)
-    begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
-    const { result, last, alongside = [] } = await working
-    await begun
-    // Statements whose answers nothing waits for travel with the COMMIT, before the last one.
-    const ending = alongside.map((statement) => dialect.sqlToQuery(statement))
-    const lastQuery = last && dialect.sqlToQuery(last.query)
-    const [before, answering, committing] = writtenTogether(client, () => {
-      const before = ending.map(({ sql: text, params }) => {
-        const sending = client.query(text, params)
-        // Read below (failedBefore), maybe only after later answers: never an unhandled rejection.
-        sending.catch(() => undefined)
-        return sending
-      })
-      const answering = lastQuery && client.query(lastQuery.sql, lastQuery.params)
-      return [before, answering, client.query('commit')] as const
+    // BEGIN leaves with the statements the work issues before it first waits, and with the end
+    // of the transaction when the work waits for nothing.
+    const [begun, sending] = writtenTogether(client, () => {
+      const begun = client.query('begin')
+      const working = work(handleOn(client))
+      const end = (ending: Ending<T, L>) => writtenTogether(client, () => sendEnd(client, ending))
+      return [begun, working instanceof Promise ? working.then(end) : end(working)] as const
     })
+    begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
+    const { before, answering, committing } = await sending
+    await begun
+    // The first statement that failed, in the order they were sent.
     const failedBefore = async () => {
       const settled = await Promise.allSettled(before)
       return settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason as unknown
     }
-    if (!last || !answering) {
+    const result = (await before[0]!.catch(() => undefined)) as T
+    if (!answering) {
       const [failure] = [await failedBefore(), await committing]
       if (failure) {
         // Its COMMIT rolled back: the transaction is over.
@@ -95,7 +107,7 @@ export async function transactionEndingWith<T, L>(
       }
       return { result, last: undefined }
     }
-    const [answer, committed] = await Promise.allSettled([answering, committing])
+    const [answer, committed] = await Promise.allSettled([answering.sent, committing])
     const failure = await failedBefore()
     if (failure && committed.status === 'fulfilled') {
       ended = true
@@ -104,11 +116,11 @@ export async function transactionEndingWith<T, L>(
     if (committed.status === 'rejected') {
       // The connection failed, or its state is unknown: it is closed, not reused.
       broken = committed.reason instanceof Error ? committed.reason : new Error(String(committed.reason))
-      throw answer.status === 'rejected' ? explained(last, answer.reason) : committed.reason
+      throw answer.status === 'rejected' ? explained(answering.last, answer.reason) : committed.reason
     }
     ended = true
-    if (answer.status === 'rejected') throw explained(last, answer.reason)
-    return { result, last: last.read(answer.value.rows) }
+    if (answer.status === 'rejected') throw explained(answering.last, answer.reason)
+    return { result, last: answering.last.read(answer.value.rows) }
   } catch (error) {
     if (!ended && !broken) {
       await client.query('rollback').catch((rollbackFailed: Error) => {
@@ -122,7 +134,21 @@ export async function transactionEndingWith<T, L>(
   }
 }
 
-type Executable<R> = { execute: () => Promise<R> }
+/**
+ * Sends the end of a transaction, without waiting: the `alongside` statements, the last
+ * statement and the COMMIT. `before` holds the work's result first, then the alongside answers;
+ * none of them is ever an unhandled rejection (they are read, maybe only after later answers).
+ */
+function sendEnd<T, L>(client: pg.PoolClient, { result, last, alongside = [] }: Ending<T, L>) {
+  const before = [Promise.resolve(result), ...alongside.map((statement) => statement.execute())]
+  for (const sending of before) sending.catch(() => undefined)
+  let answering: { last: LastStatement<L>; sent: Promise<pg.QueryResult> } | undefined
+  if (last) {
+    const { sql: text, params } = dialect.sqlToQuery(last.query)
+    answering = { last, sent: client.query(text, params) }
+  }
+  return { before, answering, committing: client.query('commit') }
+}
 
 /**
  * Runs the statements one after the other, in this order, inside a transaction: on a
