@@ -208,8 +208,14 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     pool.once('acquire', (client) => {
       const stream = (client as unknown as { connection: { stream: Stream } }).connection.stream
       const { _write, _writev } = stream
-      stream._write = (...args) => (writes++, _write.apply(stream, args))
-      stream._writev = (...args) => (writes++, _writev.apply(stream, args))
+      const counted =
+        (write: Stream['_write']) =>
+        (...args: unknown[]) => {
+          writes++
+          return write.apply(stream, args)
+        }
+      stream._write = counted(_write)
+      stream._writev = counted(_writev)
       restore = () => Object.assign(stream, { _write, _writev })
     })
     try {
