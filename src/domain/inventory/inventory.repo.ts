@@ -6,6 +6,7 @@ import { inventories } from '../catalog/inventories.table.js'
 import type { EventScope } from './availability.js'
 import { firstReleaseSql, heldSql } from './held.js'
 import { pastSql } from './past.js'
+import type { FixedStatement } from '../../platform/db/fixed-statement.js'
 import { preparedOn } from '../../platform/db/prepared.js'
 
 // The SQL of ticket availability: an inventory's state read with what is held on it, and the
@@ -117,9 +118,21 @@ export type TakeTickets = {
  * `refusedRows`) and changes nothing when anything does not fit. ONE statement that refuses by
  * itself: it can end a transaction in the COMMIT's own round trip.
  */
-export const takeTicketsQuery = (take: TakeTickets) => {
+export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
   const ids = [...take.quantities.keys()]
-  return sql`select * from take_tickets(${take.sellerId}::uuid, ${sql.param(ids)}::uuid[], ${sql.param(ids.map((id) => take.quantities.get(id)!))}::int[], ${take.basketId}::uuid, ${take.scope === null ? null : sql.param([...take.scope])}::uuid[], ${take.prices === null ? null : sql.param(ids.map((id) => take.prices!.get(id) ?? null))}::int[], ${take.variants ? sql.param(ids.map((id) => take.variants!.get(id) ?? null)) : null}::text[], ${take.sell})`
+  return {
+    sql: 'select * from take_tickets($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[], $6::int[], $7::text[], $8)',
+    params: [
+      take.sellerId,
+      ids,
+      ids.map((id) => take.quantities.get(id)!),
+      take.basketId ?? null,
+      take.scope === null ? null : [...take.scope],
+      take.prices === null ? null : ids.map((id) => take.prices!.get(id) ?? null),
+      take.variants ? ids.map((id) => take.variants!.get(id) ?? null) : null,
+      take.sell,
+    ],
+  }
 }
 
 export const readTakenRows = (rows: Record<string, unknown>[]): HeldInventoryReading[] =>

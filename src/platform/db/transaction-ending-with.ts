@@ -1,8 +1,9 @@
-import type { SQL } from 'drizzle-orm'
+import { is, SQL } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { PgDialect } from 'drizzle-orm/pg-core'
 import pg from 'pg'
 import { DRIZZLE_OPTIONS, type Db } from './database.js'
+import { type AnyStatement, executeStatement } from './fixed-statement.js'
 
 /**
  * The statement a transaction ends with, how its rows are read, and what a failure of it means
@@ -12,7 +13,7 @@ import { DRIZZLE_OPTIONS, type Db } from './database.js'
  * so it must not throw.
  */
 export type LastStatement<L> = {
-  query: SQL
+  query: AnyStatement
   read: (rows: Record<string, unknown>[]) => L
   explain?: (error: unknown) => unknown
 }
@@ -21,7 +22,7 @@ export type LastStatement<L> = {
 export async function runStatement<L>(tx: Db, statement: LastStatement<L>): Promise<L> {
   let rows: Record<string, unknown>[]
   try {
-    rows = (await tx.execute(statement.query)).rows
+    rows = (await executeStatement(tx, statement.query)).rows
   } catch (error) {
     throw explained(statement, error)
   }
@@ -34,7 +35,7 @@ const explained = (statement: LastStatement<unknown>, error: unknown) => (statem
 export type Executable<R> = { execute: () => Promise<R> }
 
 /** An SQL statement run on this handle, as an `Executable`. */
-export const sqlStatement = (tx: Db, query: SQL): Executable<unknown> => ({ execute: () => tx.execute(query).execute() })
+export const sqlStatement = (tx: Db, query: AnyStatement): Executable<unknown> => ({ execute: () => executeStatement(tx, query) })
 
 /** How a transaction's work ends (`transactionEndingWith`). */
 export type Ending<T, L> = {
@@ -144,7 +145,7 @@ function sendEnd<T, L>(client: pg.PoolClient, { result, last, alongside = [] }: 
   for (const sending of before) sending.catch(() => undefined)
   let answering: { last: LastStatement<L>; sent: Promise<pg.QueryResult> } | undefined
   if (last) {
-    const { sql: text, params } = dialect.sqlToQuery(last.query)
+    const { sql: text, params } = is(last.query, SQL) ? dialect.sqlToQuery(last.query) : last.query
     answering = { last, sent: client.query(text, params) }
   }
   return { before, answering, committing: client.query('commit') }

@@ -1,0 +1,19 @@
+import { is, type Query, SQL } from 'drizzle-orm'
+import type { Db } from './database.js'
+
+/**
+ * A statement written as its final text (`$1`, `$2`, … placeholders) with its values: what the
+ * query builder would make of an `sql` template, without making it. Building costs several
+ * microseconds per value, so a hot statement of thirty values whose text never changes is kept
+ * written out. The values go to the driver as they are (arrays, numbers, strings, null).
+ */
+export type FixedStatement = Query
+
+/** A statement as the driver receives it. */
+export type AnyStatement = SQL | FixedStatement
+
+/** Runs either kind of statement on this handle (a transaction's, or the database's). */
+export function executeStatement<R = Record<string, unknown>>(db: Db, statement: AnyStatement): Promise<{ rows: R[] }> {
+  if (is(statement, SQL)) return db.execute(statement).execute() as Promise<{ rows: R[] }>
+  return db._.session.prepareQuery(statement, undefined, undefined, false).execute() as Promise<{ rows: R[] }>
+}
