@@ -25,20 +25,21 @@ afterEach(async () => {
 async function appWith(options: AdmissionOptions) {
   app = Fastify()
   const admission: Admission = registerAdmission(app, options)
-  let finishFirst = () => {}
-  const firstStarted = new Promise<void>((started) => {
+  // Each first request in progress, until told to answer (the oldest first).
+  const inProgress: (() => void)[] = []
+  let started = 0
+  const firstStarted = new Promise<void>((onStarted) => {
     app!.get('/first', { config: { admission: 'first' } }, async () => {
-      started()
-      await new Promise<void>((resolve) => {
-        finishFirst = resolve
-      })
+      started++
+      onStarted()
+      await new Promise<void>((resolve) => inProgress.push(resolve))
       return { route: 'first' }
     })
   })
   app.get('/later', { config: { admission: 'later' } }, async () => ({ route: 'later' }))
   app.get('/other', async () => ({ route: 'other' }))
   await app.ready()
-  return { app, admission, firstStarted, finishFirst: () => finishFirst() }
+  return { app, admission, firstStarted, started: () => started, finishFirst: () => inProgress.shift()!() }
 }
 
 describe('priority admission', () => {
@@ -60,6 +61,31 @@ describe('priority admission', () => {
     finishFirst()
     expect((await first).json()).toEqual({ route: 'first' })
     expect((await later).json()).toEqual({ route: 'later' })
+    expect(admission.state()).toMatchObject({ first: 0, waiting: 0 })
+  })
+
+  it('lets one waiting later request in per first request that finishes, and all of them once none is left', async () => {
+    const { app, admission, started, finishFirst } = await appWith({ saturation: 0, maxWaitMs: 60_000, sampleMs: 5 })
+    await until(() => admission.state().saturated, 'a saturated sample')
+    const firsts = [app.inject({ method: 'GET', url: '/first' }), app.inject({ method: 'GET', url: '/first' })]
+    await until(() => started() === 2, 'two first requests in progress')
+    const answered: number[] = []
+    const laters = [0, 1, 2].map((n) =>
+      app.inject({ method: 'GET', url: '/later' }).then((res) => {
+        answered.push(n)
+        return res
+      }),
+    )
+    await until(() => admission.state().waiting === 3, 'three later requests waiting')
+    finishFirst()
+    await firsts[0]
+    // The longest waiter went in; the other two still wait for the first request in progress.
+    await laters[0]
+    expect(answered).toEqual([0])
+    expect(admission.state()).toMatchObject({ first: 1, waiting: 2 })
+    finishFirst()
+    await Promise.all([firsts[1], ...laters])
+    expect(answered).toEqual([0, 1, 2])
     expect(admission.state()).toMatchObject({ first: 0, waiting: 0 })
   })
 

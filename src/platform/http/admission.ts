@@ -35,8 +35,9 @@ type Tracked = FastifyRequest & { [kFirst]?: boolean }
  * second, most of them refused), the buyers who already hold tickets wait for their checkout
  * behind every new arrival's parsing, authentication and refusal, on one event loop. While it is
  * saturated and a `first` request is in progress, a `later` request waits, before its body is
- * parsed, until no `first` one is left (or `maxWaitMs` passed); so the holders' checkouts run on
- * an event loop that is theirs. An unsaturated process admits everything at once.
+ * parsed, for a `first` one to finish (one out, one in; all of them once none is left, or once
+ * `maxWaitMs` passed); so the holders' checkouts run on an event loop that is mostly theirs. An
+ * unsaturated process admits everything at once.
  *
  * Only the order changes: every request is answered, nothing is refused here. Per process: the
  * contended resource is this process's CPU.
@@ -70,7 +71,10 @@ export function registerAdmission(app: FastifyInstance, options: AdmissionOption
     if (!request[kFirst]) return
     request[kFirst] = false
     first--
+    // One out, one in: each holder that finishes lets the longest waiter in, so the sale keeps
+    // filling while the holders' checkouts keep the event loop; all of them once none is left.
     if (first === 0) releaseAll()
+    else waiting.shift()?.release()
   }
 
   app.addHook('onRequest', (request: Tracked, _reply, next) => {
