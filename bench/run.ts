@@ -25,7 +25,7 @@ import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
 import { flashSale, rawSale, type FlashOutcome } from './lib/flash.js'
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
-import { buildServer, createDatabase, peakRssMb, resetPeakRss, root, sampleRss, startServer, type Server } from './lib/server.js'
+import { buildServer, createDatabase, peakRssMb, resetPeakRss, root, sampleCpu, sampleRss, startServer, type Server } from './lib/server.js'
 
 const smoke = process.argv.includes('--smoke')
 const fromSource = process.argv.includes('--source')
@@ -197,11 +197,13 @@ async function flash(r: Run) {
   const common = { baseUrl: r.base, connections: S.writeConnections, maxSeconds: smoke ? 60 : 300, buyers: S.buyers }
   const buyers = { authorization: r.authorization, customers: seed.customers }
   if (S.warmUp) await rawSale({ ...common, buyers: Math.round(S.buyers / 5), inventoryId: seed.flash.rawWarmUp })
-  const raw1 = await rawSale({ ...common, inventoryId: seed.flash.raw })
+  const rawCpu = await sampleCpu(server.pid, () => rawSale({ ...common, inventoryId: seed.flash.raw }))
+  const raw1 = rawCpu.result
   if (S.warmUp) await flashSale({ ...common, ...buyers, buyers: Math.round(S.buyers / 5), inventoryId: seed.flash.warmUp })
   r.figures.peak_rss_mb_before_flash = peakRssMb(server.pid)
   const reset = resetPeakRss(server.pid)
-  const { result: sale, maxRssMb } = await sampleRss(server.pid, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.sale }))
+  const cpu = await sampleCpu(server.pid, () => sampleRss(server.pid, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.sale })))
+  const { result: sale, maxRssMb } = cpu.result
   const flashPeak = reset ? Math.max(peakRssMb(server.pid), maxRssMb) : maxRssMb
   r.figures.flash_peak_rss_mb = flashPeak
   const raw2 = await rawSale({ ...common, inventoryId: seed.flash.rawAgain })
@@ -223,6 +225,9 @@ async function flash(r: Run) {
     raw_attempts_per_s: Math.round(rawPerS),
     raw_sold_out_ms: Math.round((raw1.lastSaleMs + raw2.lastSaleMs) / 2),
     raw_sales_per_s_until_sold_out: Math.round((sellingRate(raw1) + sellingRate(raw2)) / 2),
+    // Where the 2 cores went until the last sale: a share of one core each.
+    flash_cpu_while_selling: cpuShares(cpu.until(sale.lastSaleMs)),
+    raw_cpu_while_selling: cpuShares(rawCpu.until(raw1.lastSaleMs)),
   })
   const ratio = salePerS / rawPerS
   const sellingRatio = sellingRate(sale) / ((sellingRate(raw1) + sellingRate(raw2)) / 2)
@@ -381,6 +386,9 @@ async function webhooks(r: Run) {
     await receiver.close()
   }
 }
+
+const cpuShares = (shares: { server: number; postgres: number; bench: number; spanMs: number }) =>
+  `server ${shares.server}, postgres ${shares.postgres}, load generator ${shares.bench} (cores, over ${shares.spanMs} ms)`
 
 /** A flash-sale row: buyers per second over the whole run; latencies of every request. */
 function flashRow(name: string, ...outcomes: FlashOutcome[]): Row {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { copyFileSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
@@ -122,6 +122,67 @@ export async function sampleRss<T>(pid: number, work: () => Promise<T>): Promise
   } finally {
     clearInterval(timer)
   }
+}
+
+/** CPU time (user + system) of a process so far, in ms; 0 once it is gone (Linux /proc). */
+function cpuMsOf(pid: number | string): number {
+  try {
+    // After the command's closing parenthesis: state is field 3; utime, stime are 14 and 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+  } catch {
+    return 0
+  }
+}
+const CLOCK_TICKS = 100 // sysconf(_SC_CLK_TCK) on Linux
+
+/** CPU time of every process of this machine named `postgres` (a local server's backends), in ms. */
+function postgresCpuMs(): number {
+  let total = 0
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMsOf(pid)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+
+export type CpuSample = { atMs: number; server: number; postgres: number; bench: number }
+
+/**
+ * Samples, every 50 ms while `work` runs, the CPU time used so far by the server, by the local
+ * PostgreSQL's processes (backends that end meanwhile take their time with them: a lower bound)
+ * and by this benchmark process (the load generator). `between(0, t)` answers each one's share of
+ * one core over the first t ms, so a flash sale can say where the 2 cores went while it sold.
+ */
+export async function sampleCpu<T>(pid: number, work: () => Promise<T>) {
+  const started = performance.now()
+  const take = (): CpuSample => {
+    const usage = process.cpuUsage()
+    return { atMs: performance.now() - started, server: cpuMsOf(pid), postgres: postgresCpuMs(), bench: (usage.user + usage.system) / 1000 }
+  }
+  const samples = [take()]
+  const timer = setInterval(() => samples.push(take()), 50)
+  let result: T
+  try {
+    result = await work()
+  } finally {
+    clearInterval(timer)
+  }
+  samples.push(take())
+  /** Each process's CPU over [0, untilMs] as a share of one core (0..2 on 2 cores). */
+  const until = (untilMs: number) => {
+    const first = samples[0]!
+    const last = samples.find((sample) => sample.atMs >= untilMs) ?? samples.at(-1)!
+    const span = last.atMs - first.atMs || 1
+    const share = (key: 'server' | 'postgres' | 'bench') => Math.round(((last[key] - first[key]) / span) * 100) / 100
+    return { server: share('server'), postgres: share('postgres'), bench: share('bench'), spanMs: Math.round(span) }
+  }
+  return { result, until }
 }
 
 /** A fresh database on the server of `url`, and a function that drops it. */

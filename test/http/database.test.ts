@@ -316,6 +316,21 @@ describe.skipIf(!usesPostgres())('prepared statements on PostgreSQL', () => {
     }
   })
 
+  it('names the statement a transaction ends with too (the one sent with the COMMIT)', async () => {
+    const own = await openDatabase({ url: await testDatabaseUrl(), poolMax: 1 })
+    try {
+      const last: LastStatement<number> = { query: { sql: "select $1::int as n, 'probe-last' as tag", params: [7] }, read: (rows) => Number(rows[0]!.n) }
+      for (let n = 0; n < 2; n++) {
+        const ended = await transactionEndingWith(own.db, () => ({ result: n, last }))
+        expect(ended).toEqual({ result: n, last: 7 })
+      }
+      const named = (await preparedOn(own)).filter((row) => row.statement.includes('probe-last'))
+      expect(named.map((row) => row.name)).toEqual([expect.stringMatching(/^s_[A-Za-z0-9_-]{24}$/)])
+    } finally {
+      await own.close()
+    }
+  })
+
   it('sends them unnamed with preparedStatements: false (DB_PREPARED_STATEMENTS=false)', async () => {
     const own = await openDatabase({ url: await testDatabaseUrl(), poolMax: 1, preparedStatements: false })
     try {

@@ -146,7 +146,8 @@ function sendEnd<T, L>(client: pg.PoolClient, { result, last, alongside = [] }: 
   let answering: { last: LastStatement<L>; sent: Promise<pg.QueryResult> } | undefined
   if (last) {
     const { sql: text, params } = is(last.query, SQL) ? dialect.sqlToQuery(last.query) : last.query
-    answering = { last, sent: client.query(text, params) }
+    // As a config object, so that a preparing connection names it like any other statement.
+    answering = { last, sent: client.query({ text, values: params }) }
   }
   return { before, answering, committing: client.query('commit') }
 }
