@@ -207,11 +207,19 @@ async function flash(r: Run) {
   const flashPeak = reset ? Math.max(peakRssMb(server.pid), maxRssMb) : maxRssMb
   r.figures.flash_peak_rss_mb = flashPeak
   const raw2 = await rawSale({ ...common, inventoryId: seed.flash.rawAgain })
+  // The same stock split over five inventories (rows) that buyers take from by turns: what any
+  // scheme of stock buckets could at best achieve on this machine, with no row shared at all.
+  const splitCpu = await sampleCpu(server.pid, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.split[0]!, inventoryIds: seed.flash.split }))
+  const split = splitCpu.result
 
   const rawPerS = (raw1.buyers + raw2.buyers) / ((raw1.elapsedMs + raw2.elapsedMs) / 1000)
   const salePerS = sale.buyers / (sale.elapsedMs / 1000)
   const sellingRate = (o: FlashOutcome) => (o.lastSaleMs > 0 ? o.sales / (o.lastSaleMs / 1000) : 0)
-  r.rows.push(flashRow('raw UPDATE … sold + n <= capacity (bench route)', raw1, raw2), flashRow('flash sale: POST basket (1–4) + checkout', sale))
+  r.rows.push(
+    flashRow('raw UPDATE … sold + n <= capacity (bench route)', raw1, raw2),
+    flashRow('flash sale: POST basket (1–4) + checkout', sale),
+    flashRow('flash sale, the same stock over 5 inventories', split),
+  )
   Object.assign(r.figures, {
     flash_buyers_per_s: Math.round(salePerS),
     flash_checkouts: sale.sales,
@@ -228,6 +236,11 @@ async function flash(r: Run) {
     // Where the 2 cores went until the last sale: a share of one core each.
     flash_cpu_while_selling: cpuShares(cpu.until(sale.lastSaleMs)),
     raw_cpu_while_selling: cpuShares(rawCpu.until(raw1.lastSaleMs)),
+    flash_split_sold_out_ms: Math.round(split.lastSaleMs),
+    flash_split_checkouts_per_s_until_sold_out: Math.round(sellingRate(split)),
+    flash_split_winners_p50_ms: split.winners.p50,
+    flash_split_winners_p99_ms: split.winners.p99,
+    flash_split_cpu_while_selling: cpuShares(splitCpu.until(split.lastSaleMs)),
   })
   const ratio = salePerS / rawPerS
   const sellingRatio = sellingRate(sale) / ((sellingRate(raw1) + sellingRate(raw2)) / 2)
@@ -258,13 +271,12 @@ async function flash(r: Run) {
     },
   )
 
-  const state = (await (await fetch(`${r.base}/bench/inventories/${seed.flash.sale}/sale`)).json()) as {
-    capacity: number
-    sold: number
-    held: number
-    ordered: number
-    tickets: number
-  }
+  const stateOf = async (id: string) =>
+    (await (await fetch(`${r.base}/bench/inventories/${id}/sale`)).json()) as { capacity: number; sold: number; held: number; ordered: number; tickets: number }
+  const state = await stateOf(seed.flash.sale)
+  const splitStates = await Promise.all(seed.flash.split.map(stateOf))
+  const splitTotal = (key: keyof (typeof splitStates)[number]) => splitStates.reduce((n, one) => n + one[key], 0)
+  r.figures.flash_split_state = `capacity ${splitTotal('capacity')}, sold ${splitTotal('sold')}, held ${splitTotal('held')}, in confirmed orders ${splitTotal('ordered')} (tickets ${splitTotal('tickets')})`
   r.figures.flash_state = `capacity ${state.capacity}, sold ${state.sold}, held ${state.held}, in confirmed orders ${state.ordered} (tickets ${state.tickets})`
   const list = (m: Record<string, number>) =>
     Object.entries(m)
@@ -294,6 +306,16 @@ async function flash(r: Run) {
       target: 'flash sale: every refusal is 409 insufficient_inventory',
       measured: `refusals: ${list(sale.refusals)}; anything else: ${list(sale.unexpected)}`,
       pass: Object.keys(sale.unexpected).length === 0,
+      kind: 'correctness',
+    },
+    {
+      target: 'flash sale over 5 inventories: each sold + held ≤ its capacity; sold = tickets in orders = answered; refusals 409',
+      measured: `${splitTotal('sold')} + ${splitTotal('held')} ≤ ${splitTotal('capacity')}; ${splitTotal('ordered')} = ${splitTotal('tickets')} = ${split.ticketsSold}; anything else: ${list(split.unexpected)}`,
+      pass:
+        split.finished &&
+        splitStates.every((one) => one.sold + one.held <= one.capacity && one.sold === one.ordered && one.sold === one.tickets) &&
+        splitTotal('sold') === split.ticketsSold &&
+        Object.keys(split.unexpected).length === 0,
       kind: 'correctness',
     },
     {

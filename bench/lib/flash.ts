@@ -148,7 +148,7 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
 }
 
 /**
- * The flash sale through the API: each buyer opens a basket of 1–4 tickets of one inventory
+ * The flash sale through the API: each buyer opens a basket of 1–4 tickets of one inventory (or of one of `inventoryIds`, by turns)
  * (with the access token of one of the pre-created customers, by turns) and, when that
  * succeeds, checks it out. A buyer refused at either step is done.
  */
@@ -158,12 +158,15 @@ export function flashSale(options: {
   maxSeconds: number
   buyers: number
   inventoryId: string
+  /** The inventories buyer n takes from by turns (n modulo their number), instead of `inventoryId` alone. */
+  inventoryIds?: readonly string[]
   authorization: string
   customers: Buyer[]
   /** Tickets wanted by buyer n (default `quantityOf`: 1–4). */
   quantity?: (n: number) => number
 }): Promise<FlashOutcome> {
   const quantity = options.quantity ?? quantityOf
+  const inventoryIds = options.inventoryIds ?? [options.inventoryId]
   const headersOf = (ctx: Ctx) => ({
     authorization: options.authorization,
     'content-type': 'application/json',
@@ -175,7 +178,7 @@ export function flashSale(options: {
         method: 'POST',
         path: '/stf/v1/baskets',
         headers: headersOf(ctx),
-        body: JSON.stringify({ items: [{ inventory_id: options.inventoryId, quantity: quantity(ctx.buyer) }] }),
+        body: JSON.stringify({ items: [{ inventory_id: inventoryIds[ctx.buyer % inventoryIds.length], quantity: quantity(ctx.buyer) }] }),
       }),
       handle: (status, body, ctx, t) => {
         if (status === 201) {

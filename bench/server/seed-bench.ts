@@ -74,10 +74,16 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
     .values({ sellerId: seller.id, title: 'Bench flash sale', slug: 'bench-flash-sale', status: 'published', source: 'bench' })
     .returning({ id: events.id })
   // The webhook group's four: alternating rounds without and with an endpoint subscribed.
+  // The five of 'split': the sale's stock split over five inventories, each a fifth of it.
   const flashNames = ['warm-up', 'sale', 'raw warm-up', 'raw', 'raw again', 'webhooks off 1', 'webhooks on 1', 'webhooks off 2', 'webhooks on 2'] as const
+  const splitNames = ['split 1', 'split 2', 'split 3', 'split 4', 'split 5'] as const
+  const flashRows = [
+    ...flashNames.map((name) => ({ name, capacity: options.flashCapacity })),
+    ...splitNames.map((name) => ({ name, capacity: Math.floor(options.flashCapacity / splitNames.length) })),
+  ]
   const flash = await app.db
     .insert(inventories)
-    .values(flashNames.map((name) => ({ sellerId: seller.id, eventId: flashEvent!.id, date: day(90), name, price: 10000, capacity: options.flashCapacity })))
+    .values(flashRows.map(({ name, capacity }) => ({ sellerId: seller.id, eventId: flashEvent!.id, date: day(90), name, price: 10000, capacity })))
     .returning({ id: inventories.id })
 
   const [affiliate] = await app.db.insert(affiliates).values({ sellerId: seller.id, code: 'BENCH', name: 'Bench affiliate' }).returning()
@@ -125,6 +131,7 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
       raw: flash[3]!.id,
       rawAgain: flash[4]!.id,
       webhookRounds: [flash[5]!.id, flash[6]!.id, flash[7]!.id, flash[8]!.id],
+      split: flash.slice(flashNames.length).map((row) => row.id),
       capacity: options.flashCapacity,
     },
     password: BENCH_PASSWORD,
