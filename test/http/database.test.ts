@@ -297,6 +297,35 @@ describe.skipIf(!usesPostgres())('PostgreSQL going away and coming back', () => 
   })
 })
 
+describe.skipIf(!usesPostgres())('a connection lost in the middle of a transaction', () => {
+  it('fails the transaction with the error and leaves no statement of it an unhandled rejection', async () => {
+    const target = new URL(await testDatabaseUrl())
+    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432))
+    const viaProxy = new URL(target)
+    viaProxy.port = String(proxy.port)
+    const own = await openDatabase({ url: viaProxy.toString(), poolMax: 1, connectTimeoutMs: 500 })
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      await own.ping() // the pool's one connection is open and idle
+      // BEGIN, a statement, the last statement and the COMMIT all go out before any answer: the
+      // connection is cut before BEGIN is answered, so every one of them fails.
+      const last: LastStatement<number> = { query: { sql: 'select $1::int as n', params: [1] }, read: (rows) => Number(rows[0]!.n) }
+      const ending = transactionEndingWith(own.db, (tx) => ({ result: sqlStatement(tx, sql`select ${2}::int`).execute(), last }))
+      await proxy.down()
+      await expect(ending).rejects.toThrow()
+      // Unhandled rejections are reported once the microtasks of the turn that rejected are done.
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+      await own.close()
+      await proxy.down()
+    }
+  })
+})
+
 describe.skipIf(!usesPostgres())('prepared statements on PostgreSQL', () => {
   const preparedOn = async (db: Database) =>
     (await db.db.execute<{ name: string; statement: string }>(sql`select name, statement from pg_prepared_statements where ${1} = 1`)).rows

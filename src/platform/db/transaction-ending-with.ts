@@ -148,8 +148,13 @@ function sendEnd<T, L>(client: pg.PoolClient, { result, last, alongside = [] }: 
     const { sql: text, params } = is(last.query, SQL) ? dialect.sqlToQuery(last.query) : last.query
     // As a config object, so that a preparing connection names it like any other statement.
     answering = { last, sent: client.query({ text, values: params }) }
+    answering.sent.catch(() => undefined)
   }
-  return { before, answering, committing: client.query('commit') }
+  // Both are read below, unless an earlier failure (a connection lost before BEGIN was answered)
+  // ends the transaction first: then they fail too, and must not be unhandled rejections.
+  const committing = client.query('commit')
+  committing.catch(() => undefined)
+  return { before, answering, committing }
 }
 
 /**
