@@ -86,11 +86,11 @@ export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Endi
     // of the transaction when the work waits for nothing.
     const [begun, sending] = writtenTogether(client, () => {
       const begun = client.query('begin')
+      begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
       const working = work(handleOn(client))
       const end = (ending: Ending<T, L>) => writtenTogether(client, () => sendEnd(client, ending))
       return [begun, working instanceof Promise ? working.then(end) : end(working)] as const
     })
-    begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
     const { before, answering, committing } = await sending
     await begun
     // The first statement that failed, in the order they were sent.
