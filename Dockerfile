@@ -14,7 +14,9 @@ FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/data
 # A bounded heap: V8 otherwise lets garbage pile up toward a limit sized for the whole machine
 # (peak RSS 250 MB instead of 150 MB under the benchmark's flash sale). The live heap is ~50 MB.
-ENV NODE_OPTIONS=--max-old-space-size=256
+# A young generation of 8 MB semi-spaces instead of 16: peak RSS in the flash sale 142-147 MB
+# instead of 159-165 on PostgreSQL (275-294 instead of 293-326 on PGlite), sales/s unchanged.
+ENV NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=8"
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force

@@ -37,7 +37,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The Node flags the image runs the server with (Dockerfile, NODE_OPTIONS): the benchmark measures the same. */
-export const IMAGE_NODE_FLAGS = ['--max-old-space-size=256']
+export const IMAGE_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=8']
 
 /** Starts the server as its own process and waits for its first healthy answer. */
 export async function startServer(env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {

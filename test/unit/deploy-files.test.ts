@@ -73,7 +73,7 @@ describe('Dockerfile', () => {
   })
 
   it('runs the server with the Node flags the benchmark measures', () => {
-    expect(dockerfile).toContain(`ENV NODE_OPTIONS=${IMAGE_NODE_FLAGS.join(' ')}\n`)
+    expect(dockerfile).toContain(`ENV NODE_OPTIONS="${IMAGE_NODE_FLAGS.join(' ')}"\n`)
   })
 })
 
