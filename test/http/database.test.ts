@@ -267,13 +267,19 @@ describe('a database that cannot be reached', () => {
   })
 })
 
+/** The test database's URL through a TCP proxy that the test can cut (`proxy.down()`) and restore. */
+async function throughProxy() {
+  const target = new URL(await testDatabaseUrl())
+  const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432))
+  const viaProxy = new URL(target)
+  viaProxy.port = String(proxy.port)
+  return { proxy, url: viaProxy.toString() }
+}
+
 describe.skipIf(!usesPostgres())('PostgreSQL going away and coming back', () => {
   it('answers 503 while it is down and recovers by itself, without a restart', async () => {
-    const target = new URL(await testDatabaseUrl())
-    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432))
-    const viaProxy = new URL(target)
-    viaProxy.port = String(proxy.port)
-    const proxied = await openDatabase({ url: viaProxy.toString(), connectTimeoutMs: 500, statementTimeoutMs: 1000 })
+    const { proxy, url } = await throughProxy()
+    const proxied = await openDatabase({ url, connectTimeoutMs: 500, statementTimeoutMs: 1000 })
     const app = await buildApp({ config: testConfig(), database: proxied, startWorkers: false })
     try {
       expect((await app.inject({ method: 'GET', url: '/iam/v1/health' })).statusCode).toBe(200)
@@ -299,11 +305,8 @@ describe.skipIf(!usesPostgres())('PostgreSQL going away and coming back', () => 
 
 describe.skipIf(!usesPostgres())('a connection lost in the middle of a transaction', () => {
   it('fails the transaction with the error and leaves no statement of it an unhandled rejection', async () => {
-    const target = new URL(await testDatabaseUrl())
-    const proxy = await TcpProxy.start(target.hostname, Number(target.port || 5432))
-    const viaProxy = new URL(target)
-    viaProxy.port = String(proxy.port)
-    const own = await openDatabase({ url: viaProxy.toString(), poolMax: 1, connectTimeoutMs: 500 })
+    const { proxy, url } = await throughProxy()
+    const own = await openDatabase({ url, poolMax: 1, connectTimeoutMs: 500 })
     const unhandled: unknown[] = []
     const onUnhandled = (reason: unknown) => unhandled.push(reason)
     process.on('unhandledRejection', onUnhandled)
