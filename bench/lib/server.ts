@@ -124,6 +124,8 @@ export async function sampleRss<T>(pid: number, work: () => Promise<T>): Promise
   }
 }
 
+const CLOCK_TICKS = 100 // sysconf(_SC_CLK_TCK) on Linux
+
 /** CPU time (user + system) of a process so far, in ms; 0 once it is gone (Linux /proc). */
 function cpuMsOf(pid: number | string): number {
   try {
@@ -135,7 +137,6 @@ function cpuMsOf(pid: number | string): number {
     return 0
   }
 }
-const CLOCK_TICKS = 100 // sysconf(_SC_CLK_TCK) on Linux
 
 /** CPU time of every process of this machine named `postgres` (a local server's backends), in ms. */
 function postgresCpuMs(): number {
@@ -151,13 +152,13 @@ function postgresCpuMs(): number {
   return total
 }
 
-export type CpuSample = { atMs: number; server: number; postgres: number; bench: number }
+type CpuSample = { atMs: number; server: number; postgres: number; bench: number }
 
 /**
  * Samples, every 50 ms while `work` runs, the CPU time used so far by the server, by the local
  * PostgreSQL's processes (backends that end meanwhile take their time with them: a lower bound)
- * and by this benchmark process (the load generator). `between(0, t)` answers each one's share of
- * one core over the first t ms, so a flash sale can say where the 2 cores went while it sold.
+ * and by this benchmark process (the load generator). `until(t)` answers each one's share of one
+ * core over the first t ms, so a flash sale can say where the 2 cores went while it sold.
  */
 export async function sampleCpu<T>(pid: number, work: () => Promise<T>) {
   const started = performance.now()

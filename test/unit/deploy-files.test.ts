@@ -75,6 +75,13 @@ describe('Dockerfile', () => {
   it('runs the server with the Node flags the benchmark measures', () => {
     expect(dockerfile).toContain(`ENV NODE_OPTIONS="${IMAGE_NODE_FLAGS.join(' ')}"\n`)
   })
+
+  it('runs `npm start` with the same young generation as the image', () => {
+    const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+    const semiSpace = IMAGE_NODE_FLAGS.find((flag) => flag.startsWith('--max-semi-space-size='))
+    expect(semiSpace).toBeDefined()
+    expect(start).toContain(`node ${semiSpace} `)
+  })
 })
 
 describe('.env.example', () => {
