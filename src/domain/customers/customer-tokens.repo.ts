@@ -37,12 +37,20 @@ export const useRefreshToken = async (db: Db, sellerId: string, tokenHash: strin
       .returning()
   )[0]
 
-export const findRefreshToken = async (db: Db, sellerId: string, tokenHash: string) =>
+/**
+ * A refresh token of this seller, locked until the transaction ends. Whoever revokes a family
+ * because its token was presented again takes this lock first, and those who lost the race to use
+ * the token may already hold it (a conditional UPDATE that waited for the winner keeps the row it
+ * rechecked locked): so they queue on the token, none holding another row of the family that the
+ * next one needs, and never deadlock.
+ */
+export const lockRefreshToken = async (db: Db, sellerId: string, tokenHash: string) =>
   (
     await db
       .select()
       .from(customerRefreshTokens)
       .where(and(eq(customerRefreshTokens.tokenHash, tokenHash), eq(customerRefreshTokens.sellerId, sellerId)))
+      .for('update')
   )[0]
 
 /**

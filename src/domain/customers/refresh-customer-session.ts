@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
 import { changeSellers } from '../sellers/seller-changes.js'
 import { issueRefreshToken, type CustomerGrant } from './customer-sessions.js'
-import { findRefreshToken, revokeRefreshFamily, useRefreshToken } from './customer-tokens.repo.js'
+import { lockRefreshToken, revokeRefreshFamily, useRefreshToken } from './customer-tokens.repo.js'
 import { findCustomerById } from './customers.repo.js'
 
 export type RefreshCustomerSessionOptions = {
@@ -41,7 +41,7 @@ export async function refreshCustomerSession(db: Db, options: RefreshCustomerSes
       })
       return { customer, ...issued }
     }
-    const known = await findRefreshToken(tx, sellerId, tokenHash)
+    const known = await lockRefreshToken(tx, sellerId, tokenHash)
     if (known?.usedAt) {
       const revoked = await revokeRefreshFamily(tx, known.familyId)
       if (revoked > 0) {
