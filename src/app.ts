@@ -4,6 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
+import { checkin } from './checkin/index.js'
+import { createTicketCodes } from './domain/checkin/ticket-codes.js'
 import { webhookChannel } from './domain/webhooks/webhook-channel.js'
 import { countDeliveriesByStatus } from './domain/webhooks/webhooks.repo.js'
 import { iam } from './iam/index.js'
@@ -94,6 +96,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const secrets = await resolveSecrets(config)
   app.decorate('config', config)
   app.decorate('secrets', secrets)
+  app.decorate('ticketCodes', createTicketCodes(secrets.ticketCodes))
   app.decorate('info', { name: pkg.name, version: pkg.version, startedAt: new Date() })
 
   await app.register(sellerAuthenticator, { secrets })
@@ -152,6 +155,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     },
     { prefix: '/adm/v1' },
   )
+
+  // Scanner devices: no CORS (a device token belongs in a gate's app, not a web page).
+  await app.register(checkin, { prefix: '/chk/v1' })
 
   // Closing runs in the reverse order of registration: requests in flight finish first.
   await app.register(drainFirst, { drain, timeoutMs: DRAIN_TIMEOUT_MS })

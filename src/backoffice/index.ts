@@ -2,7 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { authenticateStaff } from '../iam/staff-auth.js'
 import { affiliateRoutes } from './affiliates.routes.js'
 import { apiKeyRoutes } from './api-keys.routes.js'
+import { checkinListRoutes } from './checkin-lists.routes.js'
 import { couponRoutes } from './coupons.routes.js'
+import { deviceRoutes } from './devices.routes.js'
 import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
 import { orderRoutes } from './orders.routes.js'
@@ -23,4 +25,6 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(couponRoutes)
   await app.register(orderRoutes)
   await app.register(webhookRoutes)
+  await app.register(deviceRoutes)
+  await app.register(checkinListRoutes)
 }

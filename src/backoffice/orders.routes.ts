@@ -36,6 +36,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       if (!(await findSellerById(app.db, request.params.id))) throw new AppError('not_found')
       const { data, total } = await listOrders(app.db, {
+        codes: app.ticketCodes,
         sellerId: request.params.id,
         affiliateCode: request.query.affiliate_code,
         status: request.query.status,
@@ -60,7 +61,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getOrder(app.db, { sellerId: null, affiliate: null, customerId: null, orderId: request.params.id }),
+    async (request) => getOrder(app.db, { codes: app.ticketCodes, sellerId: null, affiliate: null, customerId: null, orderId: request.params.id }),
   )
 
   app.post(
@@ -79,7 +80,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => (await cancelOrder(app.db, { orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,
+    async (request) => (await cancelOrder(app.db, { codes: app.ticketCodes, orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,
   )
 
   app.post(
@@ -100,6 +101,13 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      (await voidTicket(app.db, { orderId: request.params.id, identifier: request.params.identifier, actor: auditActorOf(staffActorOf(request)) })).order,
+      (
+        await voidTicket(app.db, {
+          codes: app.ticketCodes,
+          orderId: request.params.id,
+          identifier: request.params.identifier,
+          actor: auditActorOf(staffActorOf(request)),
+        })
+      ).order,
   )
 }

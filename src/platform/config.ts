@@ -100,6 +100,8 @@ export const ZEnv = z
     STF_TOKEN_LIMIT_PER_IP: count(60),
     /** Without X-End-User-IP the per-IP customer limits count per connection, this many times higher. */
     STF_LIMIT_FACTOR_WITHOUT_END_USER_IP: z.coerce.number().int().min(1).max(1000).default(20),
+    /** Pairing attempts of scanner devices per client address per minute (POST /chk/v1/pair). */
+    CHK_PAIR_LIMIT_PER_IP: count(10),
     /** Serves GET /metrics on the API port to `Authorization: Bearer <METRICS_TOKEN>`. */
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Serves GET /metrics on this port of 127.0.0.1, without authentication. */
@@ -206,6 +208,8 @@ function toConfig(e: z.output<typeof ZEnv>) {
       tokenPerIp: e.STF_TOKEN_LIMIT_PER_IP,
       limitFactorWithoutEndUserIp: e.STF_LIMIT_FACTOR_WITHOUT_END_USER_IP,
     }),
+    /** Pairing attempts per client address per minute: codes cannot be guessed, and this keeps it so. */
+    chkPairPerIp: e.CHK_PAIR_LIMIT_PER_IP,
     /** Where GET /metrics is served; neither set: nowhere. */
     metrics: Object.freeze({ token: e.METRICS_TOKEN, port: e.METRICS_PORT }),
   })

@@ -12,6 +12,8 @@ export type Secrets = Readonly<{
   tokenHmac: Buffer
   /** Keys the HMAC that makes each webhook endpoint's signing secret from its salt, so the database alone never reveals one. */
   webhookSecrets: Buffer
+  /** The root from which each seller's Ed25519 key for tickets' signed codes is derived (checkin/ticket-codes.ts). */
+  ticketCodes: Buffer
 }>
 
 /**
@@ -27,6 +29,7 @@ export async function resolveSecrets(config: Config): Promise<Secrets> {
     customerJwt: derive('customer-jwt').toString('base64url'),
     tokenHmac: derive('token-hmac'),
     webhookSecrets: derive('webhook-secrets'),
+    ticketCodes: derive('ticket-codes'),
   })
 }
 

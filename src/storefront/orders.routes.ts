@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import QRCode from 'qrcode'
+import { z } from 'zod'
 import { getOrder } from '../domain/orders/get-order.js'
 import { listOrders } from '../domain/orders/list-orders.js'
 import { placeOrder } from '../domain/orders/place-order.js'
 import { registerTicketDownloads } from '../domain/orders/register-ticket-downloads.js'
+import { AppError } from '../platform/errors.js'
 import { errorResponses, pageMeta } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
 import { ZBasketParams, ZIdempotencyHeaders } from './baskets.schemas.js'
@@ -13,6 +16,7 @@ import {
   ZOrderList,
   ZOrderListQuery,
   ZOrderParams,
+  ZTicketQrParams,
   ZRegisterTicketDownloadRequest,
   ZRegisterTicketDownloadResponse,
 } from './orders.schemas.js'
@@ -49,6 +53,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { body, replayed } = await placeOrder(app.db, {
+        codes: app.ticketCodes,
         sellerId: request.seller.id,
         affiliate: request.affiliate,
         basketId: request.params.id,
@@ -82,6 +87,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { data, total } = await listOrders(app.db, {
+        codes: app.ticketCodes,
         sellerId: request.seller.id,
         customerId: request.customer!.id,
         affiliateId: request.affiliate?.id,
@@ -108,11 +114,46 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) =>
       getOrder(app.db, {
+        codes: app.ticketCodes,
         sellerId: request.seller.id,
         affiliate: request.affiliate,
         customerId: request.customer?.id ?? null,
         orderId: request.params.id,
       }),
+  )
+
+  app.get(
+    '/orders/:id/tickets/:identifier/qr.svg',
+    {
+      schema: {
+        tags,
+        operationId: 'getTicketQr',
+        summary: "A ticket's QR code, as SVG",
+        description:
+          'The ticket’s signed `code` as a QR image (`image/svg+xml`), for a ticket page or an email: one `<img>`. An order of this seller ' +
+          '(under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it.',
+        security: sellerOnly,
+        params: ZTicketQrParams,
+        response: { 200: z.string().describe('An SVG document'), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const order = await getOrder(app.db, {
+        codes: app.ticketCodes,
+        sellerId: request.seller.id,
+        affiliate: request.affiliate,
+        customerId: null,
+        orderId: request.params.id,
+      })
+      const ticket = order.tickets.find((t) => t.identifier === request.params.identifier)
+      if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
+      const svg = await QRCode.toString(ticket.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
+      return reply
+        .type('image/svg+xml')
+        .header('cache-control', 'private, max-age=3600')
+        .serializer((payload: unknown) => payload as string)
+        .send(svg)
+    },
   )
 
   app.post(
@@ -132,6 +173,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) =>
       registerTicketDownloads(app.db, {
+        codes: app.ticketCodes,
         sellerId: request.seller.id,
         affiliate: request.affiliate,
         orderId: request.body.order_id,

@@ -41,6 +41,11 @@ export const ZOrder = z
           variant: z.string().nullable().describe('The variant of its item, or null'),
           status: z.enum(['valid', 'voided']).describe('`voided`: cancelled with its order or alone; not valid for entry, and back on sale'),
           first_access_at: ZInstant.nullable(),
+          code: z
+            .string()
+            .describe(
+              'The signed code to put in the QR: a compact JWS (EdDSA, Ed25519, `kid` in its header) of `{tid, sid, eid, inv, d, v}`, verifiable offline with the keys of GET /chk/v1/keys. The same on every read',
+            ),
         })
         .meta({ id: 'Ticket' }),
     ),
@@ -53,6 +58,8 @@ export const ZOrderList = pageOf(ZOrder).meta({ id: 'OrderList' })
 export const ZOrderListQuery = ZPageQuery
 
 export const ZOrderParams = z.object({ id: z.uuid() })
+
+export const ZTicketQrParams = z.object({ id: z.uuid(), identifier: z.string().min(1).max(64) })
 
 export const ZRegisterTicketDownloadRequest = z
   .strictObject({

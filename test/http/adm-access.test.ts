@@ -58,6 +58,17 @@ beforeAll(async () => {
     { method: 'POST', url: `/webhooks/${randomUUID()}/rotate-secret`, permission: 'adm.sellers.write' },
     { method: 'POST', url: `/webhooks/${randomUUID()}/ping`, permission: 'adm.sellers.write' },
     { method: 'GET', url: `/webhooks/${randomUUID()}/deliveries`, permission: 'adm.sellers.read' },
+    { method: 'POST', url: `${s}/devices`, permission: 'adm.checkin.write', body: { name: 'Gate' } },
+    { method: 'GET', url: `${s}/devices`, permission: 'adm.checkin.read' },
+    { method: 'GET', url: `/devices/${randomUUID()}`, permission: 'adm.checkin.read' },
+    { method: 'POST', url: `/devices/${randomUUID()}/revoke`, permission: 'adm.checkin.write' },
+    { method: 'POST', url: `/events/${event.id}/checkin-lists`, permission: 'adm.checkin.write', body: { name: 'Gate' } },
+    { method: 'GET', url: `/events/${event.id}/checkin-lists`, permission: 'adm.checkin.read' },
+    { method: 'GET', url: `/checkin-lists/${randomUUID()}`, permission: 'adm.checkin.read' },
+    { method: 'PUT', url: `/checkin-lists/${randomUUID()}`, permission: 'adm.checkin.write', body: { name: 'Gate' } },
+    { method: 'DELETE', url: `/checkin-lists/${randomUUID()}`, permission: 'adm.checkin.write' },
+    { method: 'GET', url: `/checkin-lists/${randomUUID()}/status`, permission: 'adm.checkin.read' },
+    { method: 'GET', url: `/checkin-lists/${randomUUID()}/checkins`, permission: 'adm.checkin.read' },
     { method: 'POST', url: `/webhooks/${randomUUID()}/deliveries/${randomUUID()}/redeliver`, permission: 'adm.sellers.write' },
   ]
 })

@@ -38,6 +38,7 @@ async function order(s: TestSeller, quantity = 1, affiliateCode?: string, invent
   expect(basket.statusCode).toBe(201)
   const affiliate = affiliateCode ? await ctx.app.sellerAuth.resolveAffiliate(s.seller.id, affiliateCode) : null
   const { body } = await placeOrder(ctx.app.db, {
+    codes: ctx.app.ticketCodes,
     sellerId: s.seller.id,
     affiliate,
     basketId: basket.json().id,

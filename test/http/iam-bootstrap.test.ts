@@ -42,7 +42,7 @@ describe('built-in permissions and the admin role', () => {
     const permissions = await app.db.select().from(staffPermissions)
     expect(permissions.map((p) => p.name).sort()).toEqual([...BUILT_IN_PERMISSION_NAMES].sort())
     expect(permissions.every((p) => p.builtIn && p.description.length > 0)).toBe(true)
-    expect(BUILT_IN_PERMISSION_NAMES).toHaveLength(12)
+    expect(BUILT_IN_PERMISSION_NAMES).toHaveLength(14)
     expect(await adminRolePermissionNames(app)).toEqual([...BUILT_IN_PERMISSION_NAMES].sort())
   })
 
@@ -54,7 +54,7 @@ describe('built-in permissions and the admin role', () => {
     await ensureBuiltins(app.db)
     await ensureBuiltins(app.db)
     expect(await adminRolePermissionNames(app)).toEqual([...BUILT_IN_PERMISSION_NAMES, 'reports.export'].sort())
-    expect(await app.db.select().from(staffPermissions)).toHaveLength(13)
+    expect(await app.db.select().from(staffPermissions)).toHaveLength(15)
     expect(await app.db.select().from(staffRoles)).toHaveLength(1)
     const [kept] = await app.db.select().from(staffPermissions).where(eq(staffPermissions.id, custom!.id))
     expect(kept!.builtIn).toBe(false)

@@ -235,7 +235,7 @@ describe('holds under concurrency', () => {
     const actor = { type: 'system' as const }
     const [checkouts, cancels] = await Promise.all([
       Promise.all(open.map((id) => checkout(id))),
-      Promise.all(placed.map((orderId) => cancelOrder(ctx.app.db, { orderId, actor }))),
+      Promise.all(placed.map((orderId) => cancelOrder(ctx.app.db, { codes: ctx.app.ticketCodes, orderId, actor }))),
     ])
     expect(checkouts.map((r) => r.statusCode)).toEqual(Array(20).fill(201))
     expect(cancels.every((c) => c.changed)).toBe(true)

@@ -84,6 +84,7 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
         variant: null,
         status: 'valid',
         first_access_at: null,
+        code: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       })
     const after = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${basket.id}`, headers: a.auth })
     expect(after.json()).toMatchObject({ status: 'checked_out', customer_id: alice.customer.id })

@@ -36,6 +36,7 @@ const buyer = (seller: TestSeller = a) => insertTestCustomer(ctx.app, seller.sel
 
 const checkout = (seller: TestSeller, basketId: string, customerId: string, extra: Partial<PlaceOrderOptions> = {}) =>
   placeOrder(ctx.app.db, {
+    codes: ctx.app.ticketCodes,
     sellerId: seller.seller.id,
     affiliate: null,
     basketId,
@@ -243,7 +244,7 @@ describe('cancelOrder', () => {
     expect((await inventoryRow(x.id)).sold).toBe(3)
 
     const staff = { type: 'staff' as const, id: randomUUID() }
-    const { order: cancelled, changed } = await cancelOrder(ctx.app.db, { orderId: order.id, actor: staff })
+    const { order: cancelled, changed } = await cancelOrder(ctx.app.db, { codes: ctx.app.ticketCodes, orderId: order.id, actor: staff })
     expect(changed).toBe(true)
     expect(cancelled.status).toBe('cancelled')
     expect((await inventoryRow(x.id)).sold).toBe(0)
@@ -251,7 +252,7 @@ describe('cancelOrder', () => {
     const voided = await ctx.app.db.select().from(tickets).where(eq(tickets.orderId, order.id))
     expect(voided.every((t) => t.voidedAt instanceof Date)).toBe(true)
 
-    const again = await cancelOrder(ctx.app.db, { orderId: order.id, actor: staff })
+    const again = await cancelOrder(ctx.app.db, { codes: ctx.app.ticketCodes, orderId: order.id, actor: staff })
     expect(again.changed).toBe(false)
     expect((await inventoryRow(x.id)).sold).toBe(0)
 
@@ -266,8 +267,10 @@ describe('cancelOrder', () => {
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     const { body: order } = await checkout(a, open.id, await buyer())
     const staff = { type: 'staff' as const }
-    await expect(cancelOrder(ctx.app.db, { orderId: randomUUID(), actor: staff })).rejects.toMatchObject({ code: 'not_found' })
-    await expect(cancelOrder(ctx.app.db, { orderId: order.id, sellerId: b.seller.id, actor: staff })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(cancelOrder(ctx.app.db, { codes: ctx.app.ticketCodes, orderId: randomUUID(), actor: staff })).rejects.toMatchObject({ code: 'not_found' })
+    await expect(cancelOrder(ctx.app.db, { codes: ctx.app.ticketCodes, orderId: order.id, sellerId: b.seller.id, actor: staff })).rejects.toMatchObject({
+      code: 'not_found',
+    })
   })
 })
 
@@ -279,7 +282,7 @@ describe('registerTicketDownloads', () => {
     const { body: order } = await checkout(a, open.id, customer)
     const [t1, t2, t3] = order.tickets.map((t) => t.identifier)
     const register = (identifiers: string[], extra: { userId?: string; source?: string } = {}) =>
-      registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers, ...extra })
+      registerTicketDownloads(ctx.app.db, { codes: ctx.app.ticketCodes, sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers, ...extra })
 
     expect(await register([t1!, t2!, 'NOPE'], { source: 'app', userId: customer })).toEqual({
       registered: 2,
@@ -308,7 +311,13 @@ describe('registerTicketDownloads', () => {
     const identifier = order.tickets[0]!.identifier
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
-        registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers: [identifier] }),
+        registerTicketDownloads(ctx.app.db, {
+          codes: ctx.app.ticketCodes,
+          sellerId: a.seller.id,
+          affiliate: null,
+          orderId: order.id,
+          identifiers: [identifier],
+        }),
       ),
     )
     expect(answers.filter((r) => r.first_access.length === 1)).toHaveLength(1)
@@ -319,11 +328,20 @@ describe('registerTicketDownloads', () => {
     const open = await basket(a, [{ inventory_id: x.id, quantity: 1 }])
     const { body: order } = await checkout(a, open.id, await buyer())
     const identifiers = [order.tickets[0]!.identifier]
-    await expect(registerTicketDownloads(ctx.app.db, { sellerId: b.seller.id, affiliate: null, orderId: order.id, identifiers })).rejects.toMatchObject({
+    await expect(
+      registerTicketDownloads(ctx.app.db, { codes: ctx.app.ticketCodes, sellerId: b.seller.id, affiliate: null, orderId: order.id, identifiers }),
+    ).rejects.toMatchObject({
       code: 'not_found',
     })
     await expect(
-      registerTicketDownloads(ctx.app.db, { sellerId: a.seller.id, affiliate: null, orderId: order.id, identifiers, userId: randomUUID() }),
+      registerTicketDownloads(ctx.app.db, {
+        codes: ctx.app.ticketCodes,
+        sellerId: a.seller.id,
+        affiliate: null,
+        orderId: order.id,
+        identifiers,
+        userId: randomUUID(),
+      }),
     ).rejects.toMatchObject({ code: 'not_found' })
   })
 })

@@ -18,12 +18,12 @@ function importsOf(folder: string): { file: string; target: string }[] {
 
 describe('the house: who may import whom', () => {
   it('the platform imports nothing of the domain or of the route groups', () => {
-    const upward = importsOf('platform').filter(({ target }) => /^(domain|storefront|iam|backoffice)\//.test(target))
+    const upward = importsOf('platform').filter(({ target }) => /^(domain|storefront|iam|backoffice|checkin)\//.test(target))
     expect(upward).toEqual([])
   })
 
   it('the domain never touches Fastify nor the route groups', () => {
-    const http = importsOf('domain').filter(({ target }) => /^(fastify|@fastify\/)/.test(target) || /^(storefront|iam|backoffice)\//.test(target))
+    const http = importsOf('domain').filter(({ target }) => /^(fastify|@fastify\/)/.test(target) || /^(storefront|iam|backoffice|checkin)\//.test(target))
     expect(http).toEqual([])
   })
 

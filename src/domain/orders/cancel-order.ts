@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { lockCoupons } from '../coupons/coupons.repo.js'
@@ -11,6 +12,8 @@ import { lockOrder } from './orders.repo.js'
 import { couponRedemptions, orders, tickets } from './orders.table.js'
 
 export type CancelOrderOptions = {
+  /** Signs the tickets' codes of the order answered (and of its webhook events). */
+  codes: TicketCodes
   orderId: string
   /** Restricts to one seller's orders; the back office passes none. */
   sellerId?: string | undefined
@@ -27,12 +30,12 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
   freeingTickets(db, async (tx, stock): Promise<{ order: OrderView; changed: boolean }> => {
     const order = await lockOrder(tx, options.orderId)
     if (!order || (options.sellerId && order.sellerId !== options.sellerId)) throw new AppError('not_found')
-    if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, [order]))[0]!, changed: false }
+    if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, options.codes, [order]))[0]!, changed: false }
 
     // Tickets voided one by one are back on sale already: only the valid ones return now.
     const voided = await tx
       .update(tickets)
-      .set({ voidedAt: sql`now()` })
+      .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
       .where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
       .returning({ inventoryId: tickets.inventoryId })
     const quantities = new Map<string, number>()
@@ -63,7 +66,7 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
       sellerId: order.sellerId,
       data: { tickets_returned: Object.fromEntries(quantities), coupons_released: couponIds },
     })
-    const view = (await loadOrderViews(tx, [cancelled!]))[0]!
+    const view = (await loadOrderViews(tx, options.codes, [cancelled!]))[0]!
     await recordWebhookEvents(tx, order.sellerId, [orderEvent('order.cancelled', view)])
     return { order: view, changed: true }
   })

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
@@ -7,6 +8,8 @@ import { findOrder } from './orders.repo.js'
 import { orders } from './orders.table.js'
 
 export type GetOrderOptions = {
+  /** Signs the tickets' codes of the order answered (and of its webhook events). */
+  codes: TicketCodes
   /** The caller's seller; null only for staff, who read every seller's orders. */
   sellerId: string | null
   /** With `X-Affiliate-Code`: only that affiliate's orders. */
@@ -28,5 +31,5 @@ export async function getOrder(db: Db, options: GetOrderOptions): Promise<OrderV
     ),
   )
   if (!order) throw new AppError('not_found')
-  return (await loadOrderViews(db, [order]))[0]!
+  return (await loadOrderViews(db, options.codes, [order]))[0]!
 }

@@ -1,10 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { pageOrders } from './orders.repo.js'
 import { orders, type ORDER_STATUSES } from './orders.table.js'
 
 export type ListOrdersOptions = {
+  /** Signs the tickets' codes of the order answered (and of its webhook events). */
+  codes: TicketCodes
   sellerId: string
   /** Only this customer's orders. */
   customerId?: string | undefined
@@ -27,5 +30,5 @@ export async function listOrders(db: Db, options: ListOrdersOptions): Promise<{ 
     options.status ? eq(orders.status, options.status) : undefined,
   )
   const { rows, total } = await pageOrders(db, where, options.limit, (options.page - 1) * options.limit)
-  return { data: await loadOrderViews(db, rows), total }
+  return { data: await loadOrderViews(db, options.codes, rows), total }
 }

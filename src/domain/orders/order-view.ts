@@ -1,4 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
+import { withTicketCodes } from '../checkin/sign-order-tickets.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { orderDetails, type OrderItemRow, type OrderRow, type TicketRow } from './orders.repo.js'
 import type { CouponSnapshot } from './orders.table.js'
 
@@ -33,7 +35,8 @@ export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
   coupon: item.coupon ?? null,
 })
 
-export type OrderView = {
+/** An order before its tickets' signed codes are added (`signOrderView`). */
+export type UnsignedOrderView = {
   id: string
   status: 'confirmed' | 'cancelled'
   customer_id: string
@@ -48,8 +51,14 @@ export type OrderView = {
   cancelled_at: string | null
 }
 
-/** The API shape of an order (API.md 3.5). Tickets follow their items' order. */
-export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): OrderView {
+/** The API shape of an order (API.md 3.5 and 7.5): every ticket with its signed `code`. */
+export type OrderView = Omit<UnsignedOrderView, 'tickets'> & { tickets: (UnsignedOrderView['tickets'][number] & { code: string })[] }
+
+/** The order with its tickets' signed codes. */
+export const signOrderView = (codes: TicketCodes, view: UnsignedOrderView): Promise<OrderView> => withTicketCodes(codes, view.seller_id, view)
+
+/** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order. */
+export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): UnsignedOrderView {
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
   const variantOf = new Map(sortedItems.map((item) => [item.id, item.variant]))
@@ -80,17 +89,22 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
   }
 }
 
-/** Orders with their items and tickets, in the order given. */
-export async function loadOrderViews(db: Db, rows: OrderRow[]): Promise<OrderView[]> {
+/** Orders with their items and tickets, in the order given, signed. */
+export async function loadOrderViews(db: Db, codes: TicketCodes, rows: OrderRow[]): Promise<OrderView[]> {
   const { items, tickets } = await orderDetails(
     db,
     rows.map((o) => o.id),
   )
-  return rows.map((order) =>
-    toOrderView(
-      order,
-      items.filter((i) => i.orderId === order.id),
-      tickets.filter((t) => t.orderId === order.id),
+  return Promise.all(
+    rows.map((order) =>
+      signOrderView(
+        codes,
+        toOrderView(
+          order,
+          items.filter((i) => i.orderId === order.id),
+          tickets.filter((t) => t.orderId === order.id),
+        ),
+      ),
     ),
   )
 }

@@ -6,7 +6,8 @@ import { orderItems, orders, tickets } from './orders.table.js'
 
 export type OrderRow = typeof orders.$inferSelect
 export type OrderItemRow = typeof orderItems.$inferSelect
-export type TicketRow = typeof tickets.$inferSelect
+/** A ticket as orders show it (the feed's change marker is the scanners' business). */
+export type TicketRow = Omit<typeof tickets.$inferSelect, 'changedXid'>
 
 export const findOrder = async (db: Db, where: SQL | undefined) => (await db.select().from(orders).where(where))[0]
 

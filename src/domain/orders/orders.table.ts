@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, check, customType, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { baskets } from '../baskets/baskets.table.js'
 import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
@@ -81,6 +81,9 @@ export const orderItems = pgTable(
   (t) => [index('order_items_order_idx').on(t.orderId, t.position), check('order_items_quantity_check', sql`${t.quantity} >= 1`)],
 )
 
+/** A transaction id (PostgreSQL's 64-bit `xid8`), as a decimal string. */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' })
+
 /** One ticket per unit sold. `identifier` is 128 random bits: unguessable, unique. */
 export const tickets = pgTable(
   'tickets',
@@ -100,8 +103,17 @@ export const tickets = pgTable(
     /** Set when the ticket is voided, alone or with its cancelled order; it is then back on sale. */
     voidedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * The transaction that last changed what a gate needs to know (issued, voided, checked in):
+     * the scanners' ticket feed reads changes in this order (see checkin/ticket-feed.ts).
+     */
+    changedXid: xid8().notNull().default(sql`pg_current_xact_id()`),
   },
-  (t) => [uniqueIndex('tickets_identifier_key').on(t.identifier), index('tickets_order_idx').on(t.orderId)],
+  (t) => [
+    uniqueIndex('tickets_identifier_key').on(t.identifier),
+    index('tickets_order_idx').on(t.orderId),
+    index('tickets_inventory_changed_idx').on(t.inventoryId, t.changedXid, t.id),
+  ],
 )
 
 /** One row per coupon per confirmed order: the per-customer limit counts these. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { type Executable, inOrder, runStatement, sqlStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
@@ -24,12 +25,14 @@ import type { InventoryState } from '../inventory/inventory.repo.js'
 import { PricesMoved, takeTickets } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
-import { toOrderView, type OrderView } from './order-view.js'
+import { signOrderView, toOrderView, type OrderView } from './order-view.js'
 import { insertOrderQuery, writtenOrderRows } from './orders.repo.js'
 import { couponRedemptions } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
 
 export type PlaceOrderOptions = {
+  /** Signs the tickets' codes of the order answered (and of its webhook events). */
+  codes: TicketCodes
   sellerId: string
   affiliate: AffiliateContext | null
   basketId: string
@@ -202,7 +205,7 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
     const final = await evaluateLocked(tx, basket, lines, locked, options)
     throw final.refusal ?? new PricesMoved()
   }
-  const placed = writeOrder(tx, basket, draft, method, options)
+  const placed = await writeOrder(tx, basket, draft, method, options)
   // The sale refuses unless every price (the inventories' and their variants') is still the one the order was written with.
   const sale = takeTickets({
     ...hold,
@@ -240,7 +243,7 @@ async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], 
  * and nothing needs another's answer (the ids are made here, the creation time is the
  * transaction's, read with the basket), so they travel together.
  */
-function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
+async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
   const { sellerId, basketId, customerId, affiliate } = options
   const { contents, price, plan } = pricing
   const basketCoupon = basket.couponId ? contents.coupons.get(basket.couponId) : undefined
@@ -302,7 +305,7 @@ function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: Payme
     }),
   ]
   const written = writtenOrderRows(order, items, issued, basket.now)
-  return { orderId, statements, view: toOrderView(written.order, written.items, written.tickets) }
+  return { orderId, statements, view: await signOrderView(options.codes, toOrderView(written.order, written.items, written.tickets)) }
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */

@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { recordWebhookEvents, ticketEvents } from '../webhooks/webhook-events.js'
@@ -8,6 +9,8 @@ import { findOrder } from './orders.repo.js'
 import { orders, ticketDownloads, tickets } from './orders.table.js'
 
 export type RegisterTicketDownloadsOptions = {
+  /** Signs the tickets' codes of the order answered (and of its webhook events). */
+  codes: TicketCodes
   sellerId: string
   affiliate: AffiliateContext | null
   orderId: string
@@ -56,7 +59,7 @@ export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloads
           ).map((row) => row.identifier),
     )
     if (firstNow.size > 0) {
-      const [view] = await loadOrderViews(tx, [order])
+      const [view] = await loadOrderViews(tx, options.codes, [order])
       await recordWebhookEvents(tx, order.sellerId, ticketEvents('ticket.first_access', view!, [...firstNow]))
     }
     const result = {

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
@@ -9,6 +10,8 @@ import { lockOrder } from './orders.repo.js'
 import { tickets } from './orders.table.js'
 
 export type VoidTicketOptions = {
+  /** Signs the tickets' codes of the order answered (and of its webhook events). */
+  codes: TicketCodes
   orderId: string
   identifier: string
   actor: AuditActor
@@ -30,17 +33,17 @@ export const voidTicket = (db: Db, options: VoidTicketOptions) =>
       .from(tickets)
       .where(and(eq(tickets.orderId, order.id), eq(tickets.identifier, options.identifier)))
     if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
-    if (ticket.voidedAt) return { order: (await loadOrderViews(tx, [order]))[0]!, changed: false }
+    if (ticket.voidedAt) return { order: (await loadOrderViews(tx, options.codes, [order]))[0]!, changed: false }
 
     await stock.release(order.sellerId, new Map([[ticket.inventoryId, 1]]))
-    await tx.update(tickets).set({ voidedAt: sql`now()` }).where(eq(tickets.id, ticket.id))
+    await tx.update(tickets).set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` }).where(eq(tickets.id, ticket.id))
     await recordAudit(tx, options.actor, {
       action: 'adm.ticket.voided',
       target: { type: 'order', id: order.id },
       sellerId: order.sellerId,
       data: { identifier: ticket.identifier, inventory_id: ticket.inventoryId },
     })
-    const view = (await loadOrderViews(tx, [order]))[0]!
+    const view = (await loadOrderViews(tx, options.codes, [order]))[0]!
     await recordWebhookEvents(tx, order.sellerId, ticketEvents('ticket.voided', view, [ticket.identifier]))
     return { order: view, changed: true }
   })

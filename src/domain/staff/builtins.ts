@@ -15,6 +15,8 @@ export const BUILT_IN_PERMISSIONS = [
   { name: 'adm.catalog.write', description: 'Manage events, inventories and coupons' },
   { name: 'adm.orders.read', description: 'Read orders' },
   { name: 'adm.orders.write', description: 'Cancel orders' },
+  { name: 'adm.checkin.read', description: 'Read scanner devices, check-in lists, their status and scans' },
+  { name: 'adm.checkin.write', description: 'Create and revoke scanner devices; manage check-in lists' },
 ] as const
 
 export type BuiltInPermission = (typeof BUILT_IN_PERMISSIONS)[number]['name']

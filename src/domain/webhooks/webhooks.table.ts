@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { bigint, boolean, index, integer, json, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { sellers } from '../sellers/sellers.table.js'
 
-export const WEBHOOK_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'ticket.voided', 'ticket.first_access', 'webhook.ping'] as const
+export const WEBHOOK_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'ticket.voided', 'ticket.first_access', 'ticket.checked_in', 'webhook.ping'] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const

@@ -11,6 +11,7 @@ const DESCRIPTION = `White-label ticket selling.
   A signed-in customer adds \`X-Customer-Token\`; \`X-Affiliate-Code\` attributes the call to an affiliate.
 * \`/iam/v1\`: staff identity and access. \`Authorization: Bearer <access_token>\` from \`POST /iam/v1/auth/login\`.
 * \`/adm/v1\`: back office, with the same staff tokens, checked against permissions.
+* \`/chk/v1\`: door check-in for paired scanner devices. \`Authorization: Device <token>\` from \`POST /chk/v1/pair\`.
 
 Errors share one envelope \`{ code, message, trace_id }\` (validation errors add \`details\`, a list; some
 refusals add \`details\`, an object: \`basket_checked_out\` its \`order_id\`, \`price_changed\` the new total,
@@ -39,6 +40,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string) {
         { name: 'storefront', description: 'Partner storefronts (/stf/v1), HTTP Basic' },
         { name: 'iam', description: 'Staff identity and access (/iam/v1), Bearer' },
         { name: 'backoffice', description: 'Back office (/adm/v1), Bearer with permissions' },
+        { name: 'checkin', description: 'Door check-in for scanner devices (/chk/v1), `Authorization: Device <token>`' },
       ],
       components: {
         securitySchemes: {
@@ -50,6 +52,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string) {
             description: 'A customer access token, with the Basic credentials of its seller',
           },
           staffBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          deviceToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'A paired scanner device: `Authorization: Device <token>` (from POST /chk/v1/pair)',
+          },
         },
       },
     },
@@ -172,7 +180,9 @@ function rewriteRefs(value: unknown, rename: (name: string) => string): unknown 
 
 function rewriteAll(doc: Document, rename: (name: string) => string) {
   if (doc.paths) doc.paths = rewriteRefs(doc.paths, rename) as Document['paths']
-  if (doc.components?.schemas) doc.components.schemas = rewriteRefs(doc.components.schemas, rename) as Record<string, Json>
+  // In place: callers hold the schemas object across renames.
+  const schemas = doc.components?.schemas
+  if (schemas) for (const name of Object.keys(schemas)) schemas[name] = rewriteRefs(schemas[name], rename) as Json
 }
 
 /** The components the paths refer to, directly or through other components. */

@@ -1,0 +1,200 @@
+import { z } from 'zod'
+import { SCAN_REASONS, SCAN_TYPES } from '../domain/checkin/checkin.table.js'
+import { pageOf, ZDate, ZInstant, ZInstantInput, ZPageQuery } from '../platform/http/schemas.js'
+
+/** How far in the future a scan's own time may lie: a gate's clock a little fast, not a day. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000
+
+/** How many scans one offline upload may carry. */
+export const MAX_BATCH = 1000
+
+export const ZDevice = z
+  .object({
+    id: z.uuid(),
+    seller_id: z.uuid(),
+    name: z.string(),
+    event_ids: z.array(z.uuid()).nullable().describe('The events it may scan; null: every event of the seller'),
+    paired_at: ZInstant.nullable(),
+    last_seen_at: ZInstant.nullable(),
+    revoked_at: ZInstant.nullable(),
+    created_at: ZInstant,
+  })
+  .meta({ id: 'Device' })
+
+export const ZCreateDeviceRequest = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    event_ids: z.array(z.uuid()).min(1).max(100).nullable().optional().describe('Events of the seller it may scan; absent or null: every event'),
+  })
+  .meta({ id: 'CreateDeviceRequest' })
+
+export const ZCreatedDevice = ZDevice.extend({
+  pairing_code: z.string().describe('Shown this once; works once, until `pairing_expires_at` (24 h). Print it, or show it as a QR code'),
+  pairing_expires_at: ZInstant,
+}).meta({ id: 'CreatedDevice' })
+
+export const ZDeviceList = pageOf(ZDevice).meta({ id: 'DeviceList' })
+
+export const ZPairRequest = z
+  .strictObject({
+    pairing_code: z.string().min(1).max(64).describe('As printed; case, spaces and dashes do not matter'),
+    hardware: z.string().max(200).optional(),
+    software: z.string().max(200).optional(),
+  })
+  .meta({ id: 'PairRequest' })
+
+export const ZPairResponse = z
+  .object({ device: ZDevice, token: z.string().describe('Shown this once: send it as `Authorization: Device <token>`') })
+  .meta({ id: 'PairResponse' })
+
+const listSettings = {
+  name: z.string().trim().min(1).max(100),
+  inventory_ids: z.array(z.uuid()).min(1).max(200).nullable().optional().describe('Inventories of the event it admits; absent or null: all'),
+  variants: z
+    .array(z.string().min(1).max(100))
+    .min(1)
+    .max(100)
+    .nullable()
+    .optional()
+    .describe('Variant names it admits; absent or null: all, and tickets without a variant'),
+  allow_multiple_entries: z.boolean().optional().describe('A ticket may enter again and again (default false)'),
+  allow_entry_after_exit: z.boolean().optional().describe('A ticket that went out may enter again (default true)'),
+}
+
+export const ZCheckinListRequest = z.strictObject(listSettings).meta({ id: 'CheckinListRequest' })
+
+export const ZCheckinList = z
+  .object({
+    id: z.uuid(),
+    event_id: z.uuid(),
+    name: z.string(),
+    inventory_ids: z.array(z.uuid()).nullable(),
+    variants: z.array(z.string()).nullable(),
+    allow_multiple_entries: z.boolean(),
+    allow_entry_after_exit: z.boolean(),
+    created_at: ZInstant,
+    updated_at: ZInstant,
+  })
+  .meta({ id: 'CheckinList' })
+
+export const ZCheckinListPage = pageOf(ZCheckinList).meta({ id: 'CheckinListPage' })
+
+export const ZCheckin = z
+  .object({
+    id: z.uuid(),
+    list_id: z.uuid().nullable().describe('Null when the scan named none of the device’s lists, or fitted several'),
+    device_id: z.uuid(),
+    identifier: z.string().describe('The ticket’s identifier; for an `invalid` scan, what was presented (at most 128 characters)'),
+    type: z.enum(SCAN_TYPES),
+    successful: z.boolean(),
+    reason: z.enum(SCAN_REASONS).nullable().describe('Why it was refused; for a forced scan, what it overrode'),
+    forced: z.boolean(),
+    nonce: z.string().nullable(),
+    scanned_at: ZInstant,
+    annulled_at: ZInstant.nullable().describe('Taken back by its device (POST /chk/v1/annul): it no longer counts'),
+    created_at: ZInstant,
+  })
+  .meta({ id: 'Checkin' })
+
+export const ZCheckinPage = pageOf(ZCheckin).meta({ id: 'CheckinPage' })
+
+export const ZCheckinQuery = ZPageQuery.extend({
+  identifier: z.string().min(1).max(128).optional(),
+  successful: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
+})
+
+const counts = { tickets: z.number().int(), checked_in: z.number().int() }
+
+export const ZCheckinStatus = z
+  .object({
+    list_id: z.uuid(),
+    ...counts,
+    inside: z.number().int().describe('Entered and not gone out since'),
+    inventories: z.array(
+      z.object({
+        inventory_id: z.uuid(),
+        name: z.string(),
+        date: ZDate,
+        ...counts,
+        variants: z.array(z.object({ name: z.string(), ...counts })),
+      }),
+    ),
+  })
+  .meta({ id: 'CheckinStatus' })
+
+export const ZScanTicket = z
+  .object({
+    identifier: z.string(),
+    order_id: z.uuid(),
+    event_id: z.uuid(),
+    inventory_id: z.uuid(),
+    date: ZDate,
+    name: z.string().describe('The inventory’s name'),
+    variant: z.string().nullable(),
+    status: z.enum(['valid', 'voided']),
+    holder: z.object({ name: z.string() }).nullable(),
+    checked_in: z.boolean().describe('Entered on this list (a successful entry that was not annulled)'),
+    last_checkin_at: ZInstant.nullable(),
+  })
+  .meta({ id: 'ScanTicket' })
+
+export const ZRedeemRequest = z
+  .strictObject({
+    code: z.string().min(1).max(2048).describe('A ticket’s identifier, or its signed `code` (the QR)'),
+    list_ids: z.array(z.uuid()).min(1).max(50).describe('The lists this gate admits to'),
+    type: z.enum(SCAN_TYPES).default('entry'),
+    scanned_at: ZInstantInput.refine((value) => Date.parse(value) <= Date.now() + MAX_CLOCK_SKEW_MS, 'is more than 5 minutes in the future')
+      .optional()
+      .describe('When the gate scanned it (an offline scan’s own time); default now'),
+    force: z.boolean().default(false).describe('An offline scan uploaded later: recorded whatever but `invalid` or `ambiguous`, with `forced: true`'),
+    nonce: z.string().min(1).max(64).optional().describe('Makes a retry safe: the same device and nonce answer the first answer again'),
+  })
+  .meta({ id: 'RedeemRequest' })
+
+export const ZRedeemAnswer = z
+  .object({
+    status: z.enum(['ok', 'refused']),
+    reason: z.enum(SCAN_REASONS).nullable(),
+    ticket: ZScanTicket.nullable(),
+    list_id: z.uuid().nullable(),
+    checkin: ZCheckin.nullable(),
+  })
+  .meta({ id: 'RedeemAnswer' })
+
+export const ZRedeemBatchRequest = z.strictObject({ scans: z.array(ZRedeemRequest).min(1).max(MAX_BATCH) }).meta({ id: 'RedeemBatchRequest' })
+
+export const ZRedeemBatchResponse = z.object({ results: z.array(ZRedeemAnswer) }).meta({ id: 'RedeemBatchResponse' })
+
+export const ZAnnulRequest = z.strictObject({ list_id: z.uuid(), nonce: z.string().min(1).max(64) }).meta({ id: 'AnnulRequest' })
+
+export const ZDeviceLists = z.object({ data: z.array(ZCheckinList) }).meta({ id: 'DeviceCheckinLists' })
+
+export const ZSearchQuery = z.object({ list_id: z.uuid(), q: z.string().trim().min(3).max(100) })
+
+export const ZScanTickets = z.object({ data: z.array(ZScanTicket) }).meta({ id: 'ScanTickets' })
+
+export const ZFeedParams = z.object({ id: z.uuid() })
+
+export const ZFeedQuery = z.object({
+  cursor: z.string().min(1).max(200).optional().describe('`next_cursor` of the previous page; absent: from the start'),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+})
+
+export const ZTicketFeed = z
+  .object({
+    data: z.array(ZScanTicket),
+    next_cursor: z.string().describe('Ask with it for what changes next'),
+    has_more: z.boolean().describe('More changes are waiting: ask again at once'),
+  })
+  .meta({ id: 'TicketFeed' })
+
+export const ZSigningKeys = z
+  .object({
+    keys: z.array(
+      z.object({ kid: z.string(), kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), active: z.boolean() }).meta({ id: 'SigningKey' }),
+    ),
+  })
+  .meta({ id: 'SigningKeys' })

@@ -1,0 +1,227 @@
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
+import { checkins, type ScanType } from './checkin.table.js'
+import type { ListRow } from './lists.repo.js'
+import type { ScanTicketView } from './views.js'
+
+export type CheckinRow = typeof checkins.$inferSelect
+
+/** A ticket as the gates judge it, with its window of entry in the seller's time zone. */
+export type ScanTicketRow = {
+  id: string
+  identifier: string
+  order_id: string
+  event_id: string
+  inventory_id: string
+  date: string
+  name: string
+  variant: string | null
+  voided: boolean
+  holder: string | null
+  /** Entries are valid from the start of the ticket's date until 06:00 of the next day. */
+  opens_at: Date
+  closes_at: Date
+}
+
+/** A ticket's scans on one list that count: successful and not annulled. */
+export type ScanState = { entered: boolean; lastType: ScanType | null; lastAt: Date | null }
+
+const asDate = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)))
+
+const TICKET_COLUMNS = sql`
+  t.id, t.identifier, t.order_id, t.inventory_id, oi.event_id, oi.date::text as date, oi.name, oi.variant,
+  t.voided_at is not null as voided, nullif(trim(c.first_name || ' ' || c.last_name), '') as holder`
+
+const TICKET_JOINS = sql`
+  from tickets t
+  join orders o on o.id = t.order_id
+  join order_items oi on oi.id = t.order_item_id
+  join customers c on c.id = o.customer_id`
+
+/** The events a device may scan: `eventIds` null is every event. */
+const onEvents = (eventIds: readonly string[] | null): SQL => (eventIds ? sql`and oi.event_id = any(${sql.param([...eventIds])}::uuid[])` : sql``)
+
+/**
+ * Locks the ticket with this identifier of this seller, on the events given, and answers it; or
+ * nothing. The row lock is what makes two gates scanning one ticket at once give one `ok`: the
+ * second waits here until the first has committed its check-in, then reads it.
+ */
+export async function lockScanTicket(db: Db, sellerId: string, eventIds: readonly string[] | null, identifier: string): Promise<ScanTicketRow | undefined> {
+  const { rows } = await db.execute(sql`
+    select ${TICKET_COLUMNS},
+           (oi.date::timestamp at time zone s.timezone) as opens_at,
+           ((oi.date + 1)::timestamp + interval '6 hours') at time zone s.timezone as closes_at
+    ${TICKET_JOINS}
+    join sellers s on s.id = o.seller_id
+    where t.identifier = ${identifier} and o.seller_id = ${sellerId}::uuid ${onEvents(eventIds)}
+    for update of t`)
+  const row = rows[0] as (ScanTicketRow & { opens_at: unknown; closes_at: unknown }) | undefined
+  return row && { ...row, opens_at: asDate(row.opens_at), closes_at: asDate(row.closes_at) }
+}
+
+/** What the scans of a ticket on a list that count say: entered at all, and the latest one. */
+export async function scanState(db: Db, ticketId: string, listId: string): Promise<ScanState> {
+  const { rows } = await db.execute(sql`
+    select type, scanned_at, exists (
+             select 1 from checkins e
+              where e.ticket_id = ${ticketId}::uuid and e.list_id = ${listId}::uuid and e.successful and e.annulled_at is null and e.type = 'entry'
+           ) as entered
+      from (select 1) one
+      left join lateral (
+        select type, scanned_at from checkins
+         where ticket_id = ${ticketId}::uuid and list_id = ${listId}::uuid and successful and annulled_at is null
+         order by scanned_at desc, created_at desc limit 1
+      ) last on true`)
+  const row = rows[0] as { type: ScanType | null; scanned_at: unknown; entered: boolean }
+  return { entered: row.entered, lastType: row.type, lastAt: row.scanned_at ? asDate(row.scanned_at) : null }
+}
+
+/** The answer already given to this device for this nonce, if any. */
+export async function answerForNonce(db: Db, deviceId: string, nonce: string): Promise<unknown> {
+  const [row] = await db
+    .select({ answer: checkins.answer })
+    .from(checkins)
+    .where(and(eq(checkins.deviceId, deviceId), eq(checkins.nonce, nonce)))
+  return row?.answer
+}
+
+/** Records a scan; answers false (and writes nothing) when the device already used this nonce. */
+export async function insertCheckin(db: Db, values: typeof checkins.$inferInsert): Promise<boolean> {
+  const inserted = await db.insert(checkins).values(values).onConflictDoNothing().returning({ id: checkins.id })
+  return inserted.length > 0
+}
+
+/** Marks a ticket changed for the scanners' feed (a check-in, an annulment). */
+export const markTicketChanged = (db: Db, ticketId: string) =>
+  db.execute(sql`update tickets set changed_xid = pg_current_xact_id() where id = ${ticketId}::uuid`)
+
+/** The condition "this ticket is on the list": its inventory and its variant. */
+const onList = (list: ListRow): SQL => sql`
+  ${list.inventoryIds ? sql`t.inventory_id = any(${sql.param(list.inventoryIds)}::uuid[])` : sql`oi.event_id = ${list.eventId}::uuid`}
+  ${list.variants ? sql`and oi.variant = any(${sql.param(list.variants)}::text[])` : sql``}
+  and oi.event_id = ${list.eventId}::uuid`
+
+/** A ticket's standing on a list, as the columns `checked_in` and `last_checkin_at`. */
+const standingOn = (list: ListRow): SQL => sql`
+  exists (select 1 from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
+           and e.successful and e.annulled_at is null and e.type = 'entry') as checked_in,
+  (select max(e.scanned_at) from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
+           and e.successful and e.annulled_at is null) as last_checkin_at`
+
+type StandingRow = ScanTicketRow & { checked_in: boolean; last_checkin_at: unknown }
+
+export const toScanTicketView = (row: Omit<ScanTicketRow, 'opens_at' | 'closes_at'>, checkedIn: boolean, lastCheckinAt: Date | null): ScanTicketView => ({
+  identifier: row.identifier,
+  order_id: row.order_id,
+  event_id: row.event_id,
+  inventory_id: row.inventory_id,
+  date: row.date,
+  name: row.name,
+  variant: row.variant,
+  status: row.voided ? 'voided' : 'valid',
+  holder: row.holder ? { name: row.holder } : null,
+  checked_in: checkedIn,
+  last_checkin_at: lastCheckinAt?.toISOString() ?? null,
+})
+
+const standingView = (row: StandingRow) => toScanTicketView(row, row.checked_in, row.last_checkin_at ? asDate(row.last_checkin_at) : null)
+
+/** A position in the ticket feed: the transaction that last changed a ticket, then its id. */
+export type FeedPosition = { xid: string; id: string }
+
+/**
+ * The list's tickets changed after `after`, in the order of the transactions that changed them.
+ * Only changes of transactions older than every transaction still running are read: one that
+ * commits later has a larger id than any read now, so a client that goes on from the last row
+ * never misses a change (it may read a ticket twice, which only repeats its newest state).
+ */
+export async function ticketFeed(db: Db, list: ListRow, after: FeedPosition, limit: number): Promise<{ tickets: ScanTicketView[]; last: FeedPosition | null }> {
+  const { rows } = await db.execute(sql`
+    select ${TICKET_COLUMNS}, t.changed_xid::text as xid, ${standingOn(list)}
+    ${TICKET_JOINS}
+    where ${onList(list)}
+      and (t.changed_xid, t.id) > (${after.xid}::xid8, ${after.id}::uuid)
+      and t.changed_xid < pg_snapshot_xmin(pg_current_snapshot())
+    order by t.changed_xid, t.id
+    limit ${limit}`)
+  const typed = rows as (StandingRow & { xid: string })[]
+  const tail = typed.at(-1)
+  return { tickets: typed.map(standingView), last: tail ? { xid: tail.xid, id: tail.id } : null }
+}
+
+/** Escapes LIKE's wildcards in a search term. */
+const likeEscaped = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/** Tickets of the list whose identifier or order id starts with `q`, or whose holder's name or email contains it. */
+export async function searchTickets(db: Db, list: ListRow, q: string, limit: number): Promise<ScanTicketView[]> {
+  const term = likeEscaped(q)
+  const { rows } = await db.execute(sql`
+    select ${TICKET_COLUMNS}, ${standingOn(list)}
+    ${TICKET_JOINS}
+    where ${onList(list)}
+      and (t.identifier like ${`${term.toUpperCase()}%`} or o.id::text like ${`${term.toLowerCase()}%`}
+           or (c.first_name || ' ' || c.last_name) ilike ${`%${term}%`} or c.email ilike ${`%${term}%`})
+    order by t.identifier
+    limit ${limit}`)
+  return (rows as StandingRow[]).map(standingView)
+}
+
+export type StatusRow = { inventory_id: string; name: string; date: string; variant: string | null; tickets: number; checked_in: number; inside: number }
+
+/** Valid tickets of the list by inventory and variant: how many, how many checked in, how many inside now. */
+export async function listStatusRows(db: Db, list: ListRow): Promise<StatusRow[]> {
+  const { rows } = await db.execute(sql`
+    select t.inventory_id, i.name, i.date::text as date, oi.variant,
+           count(*)::int as tickets,
+           count(*) filter (where s.entered)::int as checked_in,
+           count(*) filter (where s.last_type = 'entry')::int as inside
+    ${TICKET_JOINS}
+    join inventories i on i.id = t.inventory_id
+    cross join lateral (
+      select exists (select 1 from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
+                      and e.successful and e.annulled_at is null and e.type = 'entry') as entered,
+             (select e.type from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
+                      and e.successful and e.annulled_at is null order by e.scanned_at desc, e.created_at desc limit 1) as last_type
+    ) s
+    where ${onList(list)} and t.voided_at is null
+    group by t.inventory_id, i.name, i.date, oi.variant
+    order by i.date, i.name, t.inventory_id, oi.variant nulls first`)
+  return rows as StatusRow[]
+}
+
+/** A list's scans, newest first, filtered by identifier and success. */
+export async function listCheckinRows(
+  db: Db,
+  listId: string,
+  filter: { identifier?: string | undefined; successful?: boolean | undefined },
+  paging: Paging,
+): Promise<Page<CheckinRow>> {
+  const where = and(
+    eq(checkins.listId, listId),
+    filter.identifier === undefined ? undefined : eq(checkins.identifier, filter.identifier),
+    filter.successful === undefined ? undefined : eq(checkins.successful, filter.successful),
+  )
+  const rows = await db.select().from(checkins).where(where).orderBy(desc(checkins.createdAt), desc(checkins.id)).limit(paging.limit).offset(offsetOf(paging))
+  const [total] = await db.select({ n: count() }).from(checkins).where(where)
+  return { rows, total: total?.n ?? 0 }
+}
+
+/** This device's successful scan on the list with this nonce, locked. */
+export const lockOwnCheckin = async (db: Db, deviceId: string, listId: string, nonce: string) =>
+  (
+    await db
+      .select()
+      .from(checkins)
+      .where(and(eq(checkins.deviceId, deviceId), eq(checkins.listId, listId), eq(checkins.nonce, nonce), eq(checkins.successful, true)))
+      .for('update')
+  )[0]
+
+export const annulCheckinRow = async (db: Db, id: string) =>
+  (
+    await db
+      .update(checkins)
+      .set({ annulledAt: sql`coalesce(${checkins.annulledAt}, now())` })
+      .where(eq(checkins.id, id))
+      .returning()
+  )[0]!

@@ -1,0 +1,68 @@
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
+import { inventories } from '../catalog/inventories.table.js'
+import { checkinLists } from './checkin.table.js'
+
+export type ListRow = typeof checkinLists.$inferSelect
+export type ListValues = Pick<typeof checkinLists.$inferInsert, 'name' | 'inventoryIds' | 'variants' | 'allowMultipleEntries' | 'allowEntryAfterExit'>
+
+export const insertList = async (db: Db, values: typeof checkinLists.$inferInsert) => (await db.insert(checkinLists).values(values).returning())[0]!
+
+export const findList = async (db: Db, id: string) => (await db.select().from(checkinLists).where(eq(checkinLists.id, id)))[0]
+
+export const updateListRow = async (db: Db, id: string, values: ListValues) =>
+  (
+    await db
+      .update(checkinLists)
+      .set({ ...values, updatedAt: sql`now()` })
+      .where(eq(checkinLists.id, id))
+      .returning()
+  )[0]
+
+export const deleteListRow = async (db: Db, id: string) => (await db.delete(checkinLists).where(eq(checkinLists.id, id)).returning())[0]
+
+/** An event's lists, oldest first. */
+export async function listRowsOfEvent(db: Db, eventId: string, paging: Paging): Promise<Page<ListRow>> {
+  const where = eq(checkinLists.eventId, eventId)
+  const rows = await db
+    .select()
+    .from(checkinLists)
+    .where(where)
+    .orderBy(asc(checkinLists.createdAt), asc(checkinLists.id))
+    .limit(paging.limit)
+    .offset(offsetOf(paging))
+  const [total] = await db.select({ n: count() }).from(checkinLists).where(where)
+  return { rows, total: total?.n ?? 0 }
+}
+
+/** The lists of a seller on the events a device may scan (`eventIds` null: all), newest last; `ids` narrows them. */
+export const deviceListRows = (db: Db, sellerId: string, eventIds: readonly string[] | null, ids?: readonly string[]) =>
+  db
+    .select()
+    .from(checkinLists)
+    .where(
+      and(
+        eq(checkinLists.sellerId, sellerId),
+        eventIds ? inArray(checkinLists.eventId, [...eventIds]) : undefined,
+        ids ? inArray(checkinLists.id, [...ids]) : undefined,
+      ),
+    )
+    .orderBy(asc(checkinLists.createdAt), asc(checkinLists.id))
+
+/** Which of these ids are inventories of the event. */
+export async function inventoriesOfEvent(db: Db, eventId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set()
+  const rows = await db
+    .select({ id: inventories.id })
+    .from(inventories)
+    .where(and(eq(inventories.eventId, eventId), inArray(inventories.id, [...ids])))
+  return new Set(rows.map((r) => r.id))
+}
+
+/** The inventories a list covers: its own, or every inventory of its event. */
+export async function inventoryIdsOfList(db: Db, list: ListRow): Promise<string[]> {
+  if (list.inventoryIds) return list.inventoryIds
+  const rows = await db.select({ id: inventories.id }).from(inventories).where(eq(inventories.eventId, list.eventId))
+  return rows.map((r) => r.id)
+}

@@ -1,0 +1,75 @@
+import type { Db } from '../../platform/db/database.js'
+import { AppError, type ErrorDetail } from '../../platform/errors.js'
+import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import { findEventById } from '../catalog/events.repo.js'
+import { deleteListRow, findList, insertList, inventoriesOfEvent, updateListRow, type ListValues } from './lists.repo.js'
+import { toCheckinListView, type CheckinListView } from './views.js'
+
+export type CheckinListInput = {
+  name: string
+  /** Absent or null: every inventory of the event. */
+  inventoryIds?: string[] | null | undefined
+  /** Absent or null: every variant, and the inventory's own tickets. */
+  variants?: string[] | null | undefined
+  allowMultipleEntries?: boolean | undefined
+  allowEntryAfterExit?: boolean | undefined
+}
+
+/** The row values of a list of this event; an inventory of another event is 400, naming the entry. */
+async function listValues(db: Db, eventId: string, input: CheckinListInput): Promise<ListValues> {
+  const inventoryIds = input.inventoryIds ? [...new Set(input.inventoryIds)] : null
+  if (inventoryIds) {
+    const owned = await inventoriesOfEvent(db, eventId, inventoryIds)
+    const details: ErrorDetail[] = []
+    input.inventoryIds!.forEach((id, index) => {
+      if (!owned.has(id)) details.push({ path: `inventory_ids.${index}`, message: 'is not an inventory of this event' })
+    })
+    if (details.length > 0) throw new AppError('validation_error', { details })
+  }
+  return {
+    name: input.name,
+    inventoryIds,
+    variants: input.variants ? [...new Set(input.variants)] : null,
+    allowMultipleEntries: input.allowMultipleEntries ?? false,
+    allowEntryAfterExit: input.allowEntryAfterExit ?? true,
+  }
+}
+
+/** Creates a check-in list for an event. */
+export const createCheckinList = (db: Db, options: { eventId: string; input: CheckinListInput; actor: AuditActor }) =>
+  db.transaction(async (tx): Promise<CheckinListView> => {
+    const event = await findEventById(tx, options.eventId)
+    if (!event) throw new AppError('not_found')
+    const list = await insertList(tx, { sellerId: event.sellerId, eventId: event.id, ...(await listValues(tx, event.id, options.input)) })
+    await recordAudit(tx, options.actor, {
+      action: 'adm.checkin_list.created',
+      target: { type: 'checkin_list', id: list.id },
+      sellerId: event.sellerId,
+      data: { event_id: event.id },
+    })
+    return toCheckinListView(list)
+  })
+
+/** Replaces a list's settings (omitted ones take their defaults, as on creation); its scans stay. */
+export const updateCheckinList = (db: Db, options: { listId: string; input: CheckinListInput; actor: AuditActor }) =>
+  db.transaction(async (tx): Promise<CheckinListView> => {
+    const list = await findList(tx, options.listId)
+    if (!list) throw new AppError('not_found')
+    const updated = await updateListRow(tx, list.id, await listValues(tx, list.eventId, options.input))
+    if (!updated) throw new AppError('not_found')
+    await recordAudit(tx, options.actor, { action: 'adm.checkin_list.updated', target: { type: 'checkin_list', id: list.id }, sellerId: list.sellerId })
+    return toCheckinListView(updated)
+  })
+
+/** Deletes a list and its history of scans; devices scanning against it get `invalid` from then on. */
+export const deleteCheckinList = (db: Db, options: { listId: string; actor: AuditActor }) =>
+  db.transaction(async (tx): Promise<void> => {
+    const list = await deleteListRow(tx, options.listId)
+    if (!list) throw new AppError('not_found')
+    await recordAudit(tx, options.actor, {
+      action: 'adm.checkin_list.deleted',
+      target: { type: 'checkin_list', id: list.id },
+      sellerId: list.sellerId,
+      data: { event_id: list.eventId, name: list.name },
+    })
+  })

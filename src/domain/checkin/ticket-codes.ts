@@ -1,0 +1,98 @@
+import { createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto'
+import { CompactSign, calculateJwkThumbprint, compactVerify, decodeProtectedHeader } from 'jose'
+
+/** What a ticket's signed code says (API.md 7.5): enough for a gate to judge it offline. */
+export type TicketClaims = {
+  /** The ticket's identifier. */
+  tid: string
+  sid: string
+  eid: string
+  inv: string
+  /** The inventory's date, `YYYY-MM-DD`. */
+  d: string
+  v: string | null
+}
+
+/** A seller's public key as `GET /chk/v1/keys` publishes it. */
+export type PublicJwk = { kid: string; kty: 'OKP'; crv: 'Ed25519'; x: string; active: boolean }
+
+type SellerKey = { privateKey: KeyObject; publicKey: KeyObject; jwk: PublicJwk }
+
+/** An Ed25519 private key in PKCS #8 DER is this fixed prefix and the 32-byte seed (RFC 8410). */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
+
+/** How many sellers' keys one process keeps made (each is a few hundred bytes). */
+const MAX_KEYS = 10_000
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * Signs and verifies tickets' codes: compact JWS, EdDSA over Ed25519, one key per seller.
+ *
+ * No private key is stored anywhere. Each seller's key is derived, when first needed, from
+ * `root` (itself derived from `JWT_SECRET`, secrets.ts) and the seller's id with HKDF, and kept
+ * in this process's memory only. Ed25519 signatures are deterministic, so a ticket's code is
+ * the same on every read and every replica. Changing `JWT_SECRET` changes every seller's key:
+ * codes issued before no longer verify (gates refuse them as `invalid` until the holder shows
+ * the code its ticket page now carries, or the gate types the identifier), and devices must
+ * fetch `/chk/v1/keys` again.
+ */
+export function createTicketCodes(root: Buffer) {
+  const keys = new Map<string, Promise<SellerKey>>()
+
+  async function derive(sellerId: string): Promise<SellerKey> {
+    const seed = Buffer.from(hkdfSync('sha256', root, sellerId, 'ticket-code-ed25519', 32))
+    const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' })
+    const publicKey = createPublicKey(privateKey)
+    const { x } = publicKey.export({ format: 'jwk' }) as { x: string }
+    const kid = await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x })
+    return { privateKey, publicKey, jwk: { kid, kty: 'OKP', crv: 'Ed25519', x, active: true } }
+  }
+
+  function keyOf(sellerId: string): Promise<SellerKey> {
+    let key = keys.get(sellerId)
+    if (!key) {
+      if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value as string)
+      key = derive(sellerId)
+      keys.set(sellerId, key)
+    }
+    return key
+  }
+
+  return {
+    /** The seller's public keys, as JWKs. */
+    async publicKeys(sellerId: string): Promise<PublicJwk[]> {
+      return [(await keyOf(sellerId)).jwk]
+    },
+
+    /** The ticket's code: a compact JWS with `kid` in its header. */
+    async sign(claims: TicketClaims): Promise<string> {
+      const key = await keyOf(claims.sid)
+      const payload = { tid: claims.tid, sid: claims.sid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v }
+      return new CompactSign(encoder.encode(JSON.stringify(payload))).setProtectedHeader({ alg: 'EdDSA', kid: key.jwk.kid }).sign(key.privateKey)
+    },
+
+    /**
+     * The claims of a code signed with this seller's key, or null for anything else: malformed,
+     * tampered, signed by another key, or of another seller.
+     */
+    async verify(sellerId: string, code: string): Promise<TicketClaims | null> {
+      try {
+        const key = await keyOf(sellerId)
+        if (decodeProtectedHeader(code).kid !== key.jwk.kid) return null
+        const { payload } = await compactVerify(code, key.publicKey, { algorithms: ['EdDSA'] })
+        const claims = JSON.parse(decoder.decode(payload)) as Partial<TicketClaims>
+        if (claims.sid !== sellerId || typeof claims.tid !== 'string') return null
+        return claims as TicketClaims
+      } catch {
+        return null
+      }
+    },
+  }
+}
+
+export type TicketCodes = ReturnType<typeof createTicketCodes>
+
+/** Whether a scanned code is shaped as a compact JWS (three base64url parts), not an identifier. */
+export const looksSigned = (code: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(code)

@@ -1,0 +1,123 @@
+import type { ScanReason, ScanType } from './checkin.table.js'
+import type { DeviceRow } from './devices.repo.js'
+import type { ListRow } from './lists.repo.js'
+
+/** A scanner device as the API answers it (API.md 7.5). */
+export type DeviceView = {
+  id: string
+  seller_id: string
+  name: string
+  event_ids: string[] | null
+  paired_at: string | null
+  last_seen_at: string | null
+  revoked_at: string | null
+  created_at: string
+}
+
+const instant = (value: Date | null) => value?.toISOString() ?? null
+
+export const toDeviceView = (row: DeviceRow): DeviceView => ({
+  id: row.id,
+  seller_id: row.sellerId,
+  name: row.name,
+  event_ids: row.eventIds ?? null,
+  paired_at: instant(row.pairedAt),
+  last_seen_at: instant(row.lastSeenAt),
+  revoked_at: instant(row.revokedAt),
+  created_at: row.createdAt.toISOString(),
+})
+
+/** A check-in list as the API answers it. */
+export type CheckinListView = {
+  id: string
+  event_id: string
+  name: string
+  inventory_ids: string[] | null
+  variants: string[] | null
+  allow_multiple_entries: boolean
+  allow_entry_after_exit: boolean
+  created_at: string
+  updated_at: string
+}
+
+export const toCheckinListView = (row: ListRow): CheckinListView => ({
+  id: row.id,
+  event_id: row.eventId,
+  name: row.name,
+  inventory_ids: row.inventoryIds ?? null,
+  variants: row.variants ?? null,
+  allow_multiple_entries: row.allowMultipleEntries,
+  allow_entry_after_exit: row.allowEntryAfterExit,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+})
+
+/** One scan as the API answers it. */
+export type CheckinView = {
+  id: string
+  list_id: string | null
+  device_id: string
+  identifier: string
+  type: ScanType
+  successful: boolean
+  reason: ScanReason | null
+  forced: boolean
+  nonce: string | null
+  scanned_at: string
+  annulled_at: string | null
+  created_at: string
+}
+
+export type CheckinRowLike = {
+  id: string
+  listId: string | null
+  deviceId: string
+  identifier: string
+  type: ScanType
+  successful: boolean
+  reason: ScanReason | null
+  forced: boolean
+  nonce: string | null
+  scannedAt: Date
+  annulledAt: Date | null
+  createdAt: Date
+}
+
+export const toCheckinView = (row: CheckinRowLike): CheckinView => ({
+  id: row.id,
+  list_id: row.listId,
+  device_id: row.deviceId,
+  identifier: row.identifier,
+  type: row.type,
+  successful: row.successful,
+  reason: row.reason,
+  forced: row.forced,
+  nonce: row.nonce,
+  scanned_at: row.scannedAt.toISOString(),
+  annulled_at: instant(row.annulledAt),
+  created_at: row.createdAt.toISOString(),
+})
+
+/** A ticket as a gate sees it; `checked_in` and `last_checkin_at` are of one list. */
+export type ScanTicketView = {
+  identifier: string
+  order_id: string
+  event_id: string
+  inventory_id: string
+  date: string
+  name: string
+  variant: string | null
+  status: 'valid' | 'voided'
+  holder: { name: string } | null
+  checked_in: boolean
+  last_checkin_at: string | null
+}
+
+/** The answer to one scan. */
+export type RedeemAnswer = {
+  status: 'ok' | 'refused'
+  reason: ScanReason | null
+  ticket: ScanTicketView | null
+  list_id: string | null
+  checkin: CheckinView | null
+}

@@ -1,0 +1,327 @@
+import { eq } from 'drizzle-orm'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { checkins } from '../../src/domain/checkin/checkin.table.js'
+import { useTestApp } from '../build-app.js'
+import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
+import { useTwoSellers } from '../factories/sellers.js'
+import type { AdmClient } from '../support/adm-client.js'
+import { buyTickets, checkinAdmin, pairedDevice, scanner } from '../support/checkin.js'
+import { expectError } from '../support/customer-auth.js'
+
+/** API.md 7.5: a gate lets each ticket in once per list, says why not, and keeps every scan. */
+const ctx = useTestApp()
+// In UTC, so that a ticket dated today (UTC) may enter whatever the hour.
+const [a, b] = useTwoSellers(ctx, { a: { settings: { timezone: 'UTC' } }, b: { settings: { timezone: 'UTC' } } })
+let adm: AdmClient
+let gate: ReturnType<typeof scanner>
+let otherGate: ReturnType<typeof scanner>
+let eventId: string
+let inventoryId: string
+let vipId: string
+let listId: string
+
+const VARIANTS = [
+  { name: 'Inteira', description: 'Full price', type: 'full' },
+  { name: 'Meia', description: 'Half price', type: 'half', price: 2500 },
+]
+
+beforeAll(async () => {
+  adm = await checkinAdmin(ctx.app)
+  const event = await createTestEvent(ctx.app, a.seller.id)
+  eventId = event.id
+  inventoryId = (await createTestInventory(ctx.app, event, { date: dayFromToday(0), capacity: 500, variants: VARIANTS })).id
+  vipId = (await createTestInventory(ctx.app, event, { date: dayFromToday(0), capacity: 50, name: 'VIP' })).id
+  const list = await adm.post(`/events/${eventId}/checkin-lists`, { name: 'Main gate' })
+  expect(list.statusCode).toBe(201)
+  listId = list.json().id
+  gate = scanner(ctx.app, (await pairedDevice(ctx.app, adm, a.seller.id)).headers)
+  otherGate = scanner(ctx.app, (await pairedDevice(ctx.app, adm, a.seller.id, { name: 'Gate 2' })).headers)
+})
+
+const buyOne = async (item: { inventory_id?: string; variant?: string } = {}) =>
+  (await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 1, variant: 'Inteira', ...item }])).tickets[0]!
+const redeem = (code: string, extra: Record<string, unknown> = {}, on = gate) => on.post('/redeem', { code, list_ids: [listId], ...extra })
+const newList = async (body: Record<string, unknown>, event = eventId) => (await adm.post(`/events/${event}/checkin-lists`, body)).json().id as string
+
+describe('POST /chk/v1/redeem', () => {
+  it('lets a ticket in once, by identifier or by signed code, and refuses the second entry', async () => {
+    const order = await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 2, variant: 'Inteira' }])
+    const [first, second] = order.tickets
+    const ok = await redeem(first!.identifier)
+    expect(ok.statusCode).toBe(200)
+    expect(ok.json()).toMatchObject({
+      status: 'ok',
+      reason: null,
+      list_id: listId,
+      ticket: {
+        identifier: first!.identifier,
+        order_id: order.id,
+        event_id: eventId,
+        inventory_id: inventoryId,
+        variant: 'Inteira',
+        status: 'valid',
+        checked_in: true,
+      },
+      checkin: { list_id: listId, identifier: first!.identifier, type: 'entry', successful: true, forced: false, reason: null },
+    })
+    expect(ok.json().ticket.holder.name).toMatch(/^Buyer /)
+    expect((await redeem(first!.code)).json()).toMatchObject({ status: 'refused', reason: 'already_redeemed', ticket: { checked_in: true } })
+    expect((await redeem(second!.code)).json()).toMatchObject({ status: 'ok', ticket: { identifier: second!.identifier } })
+  })
+
+  it('gives exactly one ok to 20 simultaneous scans of one ticket from two gates, and keeps all 20', async () => {
+    const ticket = await buyOne()
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => redeem(ticket.identifier, {}, n % 2 ? gate : otherGate)))
+    expect(answers.filter((r) => r.json().status === 'ok')).toHaveLength(1)
+    expect(answers.filter((r) => r.json().reason === 'already_redeemed')).toHaveLength(19)
+    const kept = await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket.identifier))
+    expect(kept).toHaveLength(20)
+  })
+
+  it('answers invalid for an unknown code, a tampered signed code, and another seller’s ticket, all alike', async () => {
+    const ticket = await buyOne()
+    const [part0, part1, part2] = ticket.code.split('.') as [string, string, string]
+    const tamperedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(part1, 'base64url').toString()), tid: 'X' })).toString('base64url')
+    const event = await createTestEvent(ctx.app, b.seller.id)
+    const theirs = (await buyTickets(ctx.app, b, [{ inventory_id: (await createTestInventory(ctx.app, event, { date: dayFromToday(0) })).id, quantity: 1 }]))
+      .tickets[0]!
+    const shapes = []
+    for (const code of [
+      'NOSUCHTICKET',
+      `${part0}.${tamperedPayload}.${part2}`,
+      `${part0}.${part1}.${part2.slice(0, -4)}AAAA`,
+      theirs.identifier,
+      theirs.code,
+    ]) {
+      const res = await redeem(code)
+      expect(res.statusCode).toBe(200)
+      const body = res.json()
+      expect(body).toMatchObject({ status: 'refused', reason: 'invalid', ticket: null, list_id: listId, checkin: { successful: false, reason: 'invalid' } })
+      shapes.push(Object.keys(body.checkin).sort())
+    }
+    expect(new Set(shapes.map((s) => s.join()))).toHaveProperty('size', 1)
+  })
+
+  it('refuses a voided ticket, one outside its window of entry, and one whose product is on none of the lists', async () => {
+    const voided = await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 1, variant: 'Inteira' }])
+    expect((await adm.post(`/orders/${voided.id}/cancel`)).statusCode).toBe(200)
+    expect((await redeem(voided.tickets[0]!.identifier)).json()).toMatchObject({ status: 'refused', reason: 'voided', ticket: { status: 'voided' } })
+
+    const later = await createTestInventory(ctx.app, { id: eventId, sellerId: a.seller.id }, { date: dayFromToday(3), name: 'Later' })
+    const early = await buyOne({ inventory_id: later.id, variant: undefined })
+    expect((await redeem(early.identifier)).json()).toMatchObject({ status: 'refused', reason: 'invalid_time' })
+    // An exit is always allowed for a valid ticket.
+    expect((await redeem(early.identifier, { type: 'exit' })).json()).toMatchObject({ status: 'ok', checkin: { type: 'exit' } })
+
+    const vipOnly = await newList({ name: 'VIP lounge', inventory_ids: [vipId] })
+    const general = await buyOne()
+    expect((await gate.post('/redeem', { code: general.identifier, list_ids: [vipOnly] })).json()).toMatchObject({ status: 'refused', reason: 'product' })
+    const halfOnly = await newList({ name: 'Students', variants: ['Meia'] })
+    expect((await gate.post('/redeem', { code: general.identifier, list_ids: [halfOnly] })).json()).toMatchObject({ status: 'refused', reason: 'product' })
+    const half = await buyOne({ variant: 'Meia' })
+    expect((await gate.post('/redeem', { code: half.identifier, list_ids: [halfOnly] })).json()).toMatchObject({ status: 'ok', list_id: halfOnly })
+  })
+
+  it('answers ambiguous when the ticket is on several of the lists named, and picks the one list that covers it', async () => {
+    const vipOnly = await newList({ name: 'VIP door', inventory_ids: [vipId] })
+    const ticket = await buyOne()
+    expect((await gate.post('/redeem', { code: ticket.identifier, list_ids: [listId, vipOnly] })).json()).toMatchObject({ status: 'ok', list_id: listId })
+    const another = await newList({ name: 'Side door' })
+    const next = await buyOne()
+    expect((await gate.post('/redeem', { code: next.identifier, list_ids: [listId, another] })).json()).toMatchObject({
+      status: 'refused',
+      reason: 'ambiguous',
+    })
+  })
+
+  it('lets a ticket in again after an exit, or always with allow_multiple_entries, and not otherwise', async () => {
+    const ticket = await buyOne()
+    expect((await redeem(ticket.identifier)).json().status).toBe('ok')
+    expect((await redeem(ticket.identifier, { type: 'exit' })).json().status).toBe('ok')
+    expect((await redeem(ticket.identifier)).json().status).toBe('ok')
+    const strict = await newList({ name: 'No return', allow_entry_after_exit: false })
+    const on = (extra: Record<string, unknown>) => gate.post('/redeem', { code: ticket.identifier, list_ids: [strict], ...extra })
+    expect((await on({})).json().status).toBe('ok')
+    expect((await on({ type: 'exit' })).json().status).toBe('ok')
+    expect((await on({})).json()).toMatchObject({ status: 'refused', reason: 'already_redeemed' })
+    const open = await newList({ name: 'Open', allow_multiple_entries: true })
+    for (let n = 0; n < 3; n++) expect((await gate.post('/redeem', { code: ticket.identifier, list_ids: [open] })).json().status).toBe('ok')
+  })
+
+  it('answers the first answer again for the same device and nonce, recording nothing new; another device’s nonce is its own', async () => {
+    const ticket = await buyOne()
+    const first = (await redeem(ticket.identifier, { nonce: 'n-1' })).json()
+    expect(first.status).toBe('ok')
+    const again = await Promise.all(Array.from({ length: 5 }, () => redeem(ticket.identifier, { nonce: 'n-1' })))
+    for (const res of again) expect(res.json()).toEqual(first)
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket.identifier))).toHaveLength(1)
+    expect((await redeem(ticket.identifier, { nonce: 'n-1' }, otherGate)).json()).toMatchObject({ status: 'refused', reason: 'already_redeemed' })
+    // A nonce for a code that names no ticket replays too, even when sent at once.
+    const unknown = await Promise.all(Array.from({ length: 5 }, () => redeem('NOSUCHTICKET', { nonce: 'n-2' })))
+    expect(new Set(unknown.map((r) => r.json().checkin.id)).size).toBe(1)
+  })
+
+  it('records a forced offline scan as a check-in with the reason it overrode, never an invalid one', async () => {
+    const ticket = await buyOne()
+    const scannedAt = new Date(Date.now() - 60_000).toISOString()
+    expect((await redeem(ticket.identifier, { force: true, scanned_at: scannedAt })).json()).toMatchObject({
+      status: 'ok',
+      reason: null,
+      checkin: { forced: false },
+    })
+    const forced = (await redeem(ticket.identifier, { force: true, scanned_at: scannedAt })).json()
+    expect(forced).toMatchObject({
+      status: 'ok',
+      reason: 'already_redeemed',
+      checkin: { successful: true, forced: true, reason: 'already_redeemed', scanned_at: scannedAt },
+    })
+    expect((await redeem('NOSUCHTICKET', { force: true })).json()).toMatchObject({ status: 'refused', reason: 'invalid', checkin: { forced: false } })
+    const history = await adm.get(`/checkin-lists/${listId}/checkins?identifier=${ticket.identifier}`)
+    expect(history.json().data.map((c: { forced: boolean }) => c.forced)).toEqual([true, false])
+  })
+
+  it('refuses a scan more than 5 minutes in the future with 400, recording nothing', async () => {
+    const ticket = await buyOne()
+    expectError(await redeem(ticket.identifier, { scanned_at: new Date(Date.now() + 10 * 60_000).toISOString() }), 400, 'validation_error')
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket.identifier))).toHaveLength(0)
+  })
+})
+
+describe('POST /chk/v1/redeem/batch', () => {
+  it('judges up to 1,000 scans in order, each with its answer', async () => {
+    const order = await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 3, variant: 'Inteira' }])
+    const [t1, t2] = order.tickets
+    const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString()
+    const scans = [
+      { code: t1!.identifier, list_ids: [listId], scanned_at: at(3), force: true, nonce: 'b-1' },
+      { code: t1!.identifier, list_ids: [listId], scanned_at: at(2), force: true, nonce: 'b-2' },
+      { code: t2!.code, list_ids: [listId], scanned_at: at(1), force: true, nonce: 'b-3' },
+      { code: 'NOSUCHTICKET', list_ids: [listId], force: true, nonce: 'b-4' },
+    ]
+    const res = await gate.post('/redeem/batch', { scans })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().results.map((r: { status: string; reason: string | null }) => [r.status, r.reason])).toEqual([
+      ['ok', null],
+      ['ok', 'already_redeemed'],
+      ['ok', null],
+      ['refused', 'invalid'],
+    ])
+    // Retried whole (the upload was cut short): the same answers, nothing recorded twice.
+    const retry = await gate.post('/redeem/batch', { scans })
+    expect(retry.json()).toEqual(res.json())
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, t1!.identifier))).toHaveLength(2)
+  })
+
+  it('refuses more than 1,000 scans, or one scan from the future, with 400 and records none of it', async () => {
+    const ticket = await buyOne()
+    const scan = { code: ticket.identifier, list_ids: [listId] }
+    expectError(await gate.post('/redeem/batch', { scans: Array.from({ length: 1001 }, () => scan) }), 400, 'validation_error')
+    expectError(
+      await gate.post('/redeem/batch', { scans: [scan, { ...scan, scanned_at: new Date(Date.now() + 3_600_000).toISOString() }] }),
+      400,
+      'validation_error',
+    )
+    expectError(await gate.post('/redeem/batch', { scans: [] }), 400, 'validation_error')
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket.identifier))).toHaveLength(0)
+  })
+})
+
+describe('POST /chk/v1/annul', () => {
+  it('takes back the device’s own check-in so the ticket may enter again; another device cannot', async () => {
+    const ticket = await buyOne()
+    expect((await redeem(ticket.identifier, { nonce: 'mistake' })).json().status).toBe('ok')
+    expectError(await otherGate.post('/annul', { list_id: listId, nonce: 'mistake' }), 404, 'not_found')
+    const annulled = await gate.post('/annul', { list_id: listId, nonce: 'mistake' })
+    expect(annulled.statusCode).toBe(200)
+    expect(annulled.json()).toMatchObject({ nonce: 'mistake', successful: true, annulled_at: expect.any(String) })
+    expect((await gate.post('/annul', { list_id: listId, nonce: 'mistake' })).json()).toEqual(annulled.json())
+    expect((await redeem(ticket.identifier)).json().status).toBe('ok')
+  })
+
+  it('answers 404 for a refused scan, an unknown nonce, or one older than 15 minutes', async () => {
+    expect((await redeem('NOSUCHTICKET', { nonce: 'refused' })).json().status).toBe('refused')
+    expectError(await gate.post('/annul', { list_id: listId, nonce: 'refused' }), 404, 'not_found')
+    expectError(await gate.post('/annul', { list_id: listId, nonce: 'never-sent' }), 404, 'not_found')
+    const ticket = await buyOne()
+    expect((await redeem(ticket.identifier, { nonce: 'old' })).json().status).toBe('ok')
+    await ctx.app.db
+      .update(checkins)
+      .set({ createdAt: new Date(Date.now() - 16 * 60_000) })
+      .where(eq(checkins.nonce, 'old'))
+    expectError(await gate.post('/annul', { list_id: listId, nonce: 'old' }), 404, 'not_found')
+  })
+})
+
+describe('offline: GET /chk/v1/lists/{id}/tickets and /chk/v1/search', () => {
+  it('feeds every ticket of the list, then only what changed since: new, checked in, voided', async () => {
+    const list = await newList({ name: 'Feed', inventory_ids: [vipId] })
+    const order = await buyTickets(ctx.app, a, [{ inventory_id: vipId, quantity: 3 }])
+    const all = await readFeed(
+      list,
+      undefined,
+      order.tickets.map((t) => t.identifier),
+    )
+    expect(all.tickets.map((t) => t.identifier).sort()).toEqual(order.tickets.map((t) => t.identifier).sort())
+    expect(await readFeed(list, all.cursor)).toMatchObject({ tickets: [] })
+
+    const [t1, t2] = order.tickets
+    expect((await gate.post('/redeem', { code: t1!.identifier, list_ids: [list] })).json().status).toBe('ok')
+    expect((await adm.post(`/orders/${order.id}/tickets/${t2!.identifier}/void`)).statusCode).toBe(200)
+    const added = await buyTickets(ctx.app, a, [{ inventory_id: vipId, quantity: 1 }])
+    const changed = await readFeed(list, all.cursor, [t1!.identifier, t2!.identifier, added.tickets[0]!.identifier])
+    const byId = new Map(changed.tickets.map((t) => [t.identifier, t]))
+    expect(byId.get(t1!.identifier)).toMatchObject({ checked_in: true, status: 'valid' })
+    expect(byId.get(t2!.identifier)).toMatchObject({ status: 'voided' })
+    expect(byId.has(added.tickets[0]!.identifier)).toBe(true)
+    expect(byId.size).toBe(3)
+  })
+
+  it('pages through a feed with limit, and refuses a cursor it did not give', async () => {
+    const list = await newList({ name: 'Paged', inventory_ids: [vipId] })
+    const everyTicket = (await readFeed(list, undefined, [])).tickets.map((t) => t.identifier)
+    await readFeed(list, undefined, everyTicket)
+    const seen = new Set<string>()
+    let cursor: string | undefined
+    for (let page = 0; page < 50; page++) {
+      const res = await gate.get(`/lists/${list}/tickets?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      expect(res.statusCode).toBe(200)
+      for (const t of res.json().data) seen.add(t.identifier)
+      cursor = res.json().next_cursor
+      if (!res.json().has_more) break
+    }
+    expect(everyTicket.length).toBeGreaterThan(2)
+    expect(everyTicket.filter((id) => !seen.has(id))).toEqual([])
+    expectError(await gate.get(`/lists/${list}/tickets?cursor=bm90LWEtY3Vyc29y`), 400, 'validation_error')
+    expectError(await gate.get(`/lists/00000000-0000-4000-8000-000000000000/tickets`), 404, 'not_found')
+  })
+
+  it('finds tickets by identifier prefix, order id prefix and holder name; at least 3 characters', async () => {
+    const order = await buyTickets(ctx.app, a, [{ inventory_id: vipId, quantity: 1 }])
+    const ticket = order.tickets[0]!
+    const find = (q: string) => gate.get(`/search?list_id=${listId}&q=${encodeURIComponent(q)}`)
+    expect((await find(ticket.identifier.slice(0, 8))).json().data.map((t: { identifier: string }) => t.identifier)).toContain(ticket.identifier)
+    expect((await find(order.id.slice(0, 8))).json().data.map((t: { identifier: string }) => t.identifier)).toContain(ticket.identifier)
+    const holder = (await find(ticket.identifier)).json().data[0].holder.name as string
+    expect((await find(holder.split(' ')[1]!)).json().data.map((t: { identifier: string }) => t.identifier)).toContain(ticket.identifier)
+    expect((await find('%%%')).json().data).toEqual([])
+    expectError(await find('ab'), 400, 'validation_error')
+  })
+})
+
+type FeedTicket = { identifier: string; status: string; checked_in: boolean }
+
+/**
+ * The feed from `cursor` once it shows every identifier expected: a change shows once every
+ * older write transaction of the server has ended (other work may hold one for a moment), so
+ * wait for it, a bounded number of times. Without `expected`, one read.
+ */
+async function readFeed(list: string, cursor?: string, expected: readonly string[] = []): Promise<{ tickets: FeedTicket[]; cursor: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await gate.get(`/lists/${list}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)
+    expect(res.statusCode).toBe(200)
+    const body = res.json() as { data: FeedTicket[]; next_cursor: string }
+    const shown = new Set(body.data.map((t) => t.identifier))
+    if (expected.every((id) => shown.has(id)) || attempt >= 200) return { tickets: body.data, cursor: body.next_cursor }
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
