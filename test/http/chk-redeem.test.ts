@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { checkins } from '../../src/domain/checkin/checkin.table.js'
 import { useTestApp } from '../build-app.js'
@@ -225,6 +225,41 @@ describe('POST /chk/v1/redeem/batch', () => {
     expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket.identifier))).toHaveLength(0)
   })
 })
+
+describe('an upload cut short by the client', () => {
+  it('goes on to the end, and its retry with the same nonces records every scan exactly once', async () => {
+    const orders = [
+      await buyTickets(ctx.app, a, [{ inventory_id: vipId, quantity: 20 }]),
+      await buyTickets(ctx.app, a, [{ inventory_id: vipId, quantity: 20 }]),
+    ]
+    const scans = orders.flatMap((o) => o.tickets).map((t, n) => ({ code: t.identifier, list_ids: [listId], force: true, nonce: `cut-${n}` }))
+    const address = await ctx.app.listen({ port: 0, host: '127.0.0.1' })
+    try {
+      const aborted = new AbortController()
+      const upload = fetch(`${address}/chk/v1/redeem/batch`, {
+        method: 'POST',
+        headers: { ...gate.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ scans }),
+        signal: aborted.signal,
+      }).catch((error: unknown) => error)
+      // The client goes away once the server has recorded a first scan (bounded wait).
+      for (let n = 0; n < 400 && (await recordedNonces('cut-')) === 0; n++) await new Promise((resolve) => setTimeout(resolve, 5))
+      aborted.abort()
+      expect(await upload).toBeInstanceOf(Error)
+      const retry = await gate.post('/redeem/batch', { scans })
+      expect(retry.statusCode).toBe(200)
+      expect(retry.json().results.every((r: { status: string }) => r.status === 'ok')).toBe(true)
+      expect(await recordedNonces('cut-')).toBe(scans.length)
+      const perTicket = await ctx.app.db.execute(sql`select count(*)::int as n from checkins where nonce like 'cut-%' group by identifier having count(*) > 1`)
+      expect(perTicket.rows).toEqual([])
+    } finally {
+      await ctx.app.server.close()
+    }
+  })
+})
+
+const recordedNonces = async (prefix: string) =>
+  Number((await ctx.app.db.execute(sql`select count(*)::int as n from checkins where nonce like ${`${prefix}%`}`)).rows[0]!.n)
 
 describe('POST /chk/v1/annul', () => {
   it('takes back the device’s own check-in so the ticket may enter again; another device cannot', async () => {

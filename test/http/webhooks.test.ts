@@ -601,3 +601,40 @@ describe('a receiver that does not answer', () => {
     }
   })
 })
+
+describe('ticket.checked_in', () => {
+  it('is sent for each successful entry, forced ones too, never for a refusal or an exit', async () => {
+    const { createTestSeller } = await import('../factories/sellers.js')
+    const { buyTickets, checkinAdmin, pairedDevice, scanner } = await import('../support/checkin.js')
+    const { dayFromToday } = await import('../factories/catalog.js')
+    const seller = await createTestSeller(ctx.app, { settings: { timezone: 'UTC' } })
+    const event = await createTestEvent(ctx.app, seller.seller.id)
+    const inventory = (await createTestInventory(ctx.app, event, { date: dayFromToday(0) })).id
+    const adm = await checkinAdmin(ctx.app)
+    const listId = (await adm.post(`/events/${event.id}/checkin-lists`, { name: 'Door' })).json().id
+    const device = await pairedDevice(ctx.app, adm, seller.seller.id)
+    const gate = scanner(ctx.app, device.headers)
+    const webhook = await createWebhook(seller, { events: ['ticket.checked_in'] })
+    const order = await buyTickets(ctx.app, seller, [{ inventory_id: inventory, quantity: 1 }])
+    const identifier = order.tickets[0]!.identifier
+    const scan = (extra: object) => gate.post('/redeem', { code: identifier, list_ids: [listId], ...extra })
+    expect((await scan({})).json().status).toBe('ok')
+    expect((await scan({})).json().status).toBe('refused')
+    const scannedAt = new Date(Date.now() - 60_000).toISOString()
+    expect((await scan({ force: true, scanned_at: scannedAt })).json()).toMatchObject({ status: 'ok', reason: 'already_redeemed' })
+    expect((await scan({ type: 'exit' })).json().status).toBe('ok')
+    await drain()
+    const mine = receiver.received.filter((r) => verifyWebhook(r.body, String(r.headers['boxoffice-signature']), webhook.secret))
+    expect(mine.map((r) => r.json.type)).toEqual(['ticket.checked_in', 'ticket.checked_in'])
+    expect(mine[0]!.json.data).toEqual({
+      identifier,
+      order_id: order.id,
+      list_id: listId,
+      device_id: device.id,
+      type: 'entry',
+      forced: false,
+      scanned_at: expect.any(String),
+    })
+    expect(mine[1]!.json.data).toMatchObject({ identifier, forced: true, scanned_at: scannedAt })
+  })
+})

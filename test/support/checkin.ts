@@ -42,6 +42,7 @@ export async function buyTickets(
 /** A scanner's calls: `scan.post('/redeem', {...})`. */
 export function scanner(app: FastifyInstance, headers: Record<string, string>) {
   return {
+    headers,
     get: (url: string) => app.inject({ method: 'GET', url: `/chk/v1${url}`, headers }),
     post: (url: string, payload: object) => app.inject({ method: 'POST', url: `/chk/v1${url}`, headers, payload }),
   }

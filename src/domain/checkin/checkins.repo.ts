@@ -96,9 +96,12 @@ export async function insertCheckin(db: Db, values: typeof checkins.$inferInsert
 export const markTicketChanged = (db: Db, ticketId: string) =>
   db.execute(sql`update tickets set changed_xid = pg_current_xact_id() where id = ${ticketId}::uuid`)
 
-/** The condition "this ticket is on the list": its inventory and its variant. */
+/**
+ * The condition "this ticket is on the list": its inventory (those of the list, or every one of
+ * its event: tickets are found through their inventory's index either way) and its variant.
+ */
 const onList = (list: ListRow): SQL => sql`
-  ${list.inventoryIds ? sql`t.inventory_id = any(${sql.param(list.inventoryIds)}::uuid[])` : sql`oi.event_id = ${list.eventId}::uuid`}
+  ${list.inventoryIds ? sql`t.inventory_id = any(${sql.param(list.inventoryIds)}::uuid[])` : sql`t.inventory_id in (select id from inventories where event_id = ${list.eventId}::uuid)`}
   ${list.variants ? sql`and oi.variant = any(${sql.param(list.variants)}::text[])` : sql``}
   and oi.event_id = ${list.eventId}::uuid`
 

@@ -59,10 +59,3 @@ export async function inventoriesOfEvent(db: Db, eventId: string, ids: readonly 
     .where(and(eq(inventories.eventId, eventId), inArray(inventories.id, [...ids])))
   return new Set(rows.map((r) => r.id))
 }
-
-/** The inventories a list covers: its own, or every inventory of its event. */
-export async function inventoryIdsOfList(db: Db, list: ListRow): Promise<string[]> {
-  if (list.inventoryIds) return list.inventoryIds
-  const rows = await db.select({ id: inventories.id }).from(inventories).where(eq(inventories.eventId, list.eventId))
-  return rows.map((r) => r.id)
-}

@@ -1,4 +1,4 @@
-import type { ScanReason, ScanType } from './checkin.table.js'
+import type { checkins, ScanReason, ScanType } from './checkin.table.js'
 import type { DeviceRow } from './devices.repo.js'
 import type { ListRow } from './lists.repo.js'
 
@@ -68,20 +68,8 @@ export type CheckinView = {
   created_at: string
 }
 
-export type CheckinRowLike = {
-  id: string
-  listId: string | null
-  deviceId: string
-  identifier: string
-  type: ScanType
-  successful: boolean
-  reason: ScanReason | null
-  forced: boolean
-  nonce: string | null
-  scannedAt: Date
-  annulledAt: Date | null
-  createdAt: Date
-}
+/** A scan as recorded (or about to be): the columns its view shows. */
+export type CheckinRowLike = Omit<typeof checkins.$inferSelect, 'sellerId' | 'ticketId' | 'answer'>
 
 export const toCheckinView = (row: CheckinRowLike): CheckinView => ({
   id: row.id,
