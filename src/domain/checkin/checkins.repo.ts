@@ -43,38 +43,51 @@ const TICKET_JOINS = sql`
 const onEvents = (eventIds: readonly string[] | null): SQL => (eventIds ? sql`and oi.event_id = any(${sql.param([...eventIds])}::uuid[])` : sql``)
 
 /**
- * Locks the ticket with this identifier of this seller, on the events given, and answers it; or
- * nothing. The row lock is what makes two gates scanning one ticket at once give one `ok`: the
- * second waits here until the first has committed its check-in, then reads it.
+ * Locks the ticket with this identifier of this seller, on the events given (rows: it, or
+ * none). The row lock is what makes two gates scanning one ticket at once give one `ok`: the
+ * second waits here until the first has committed its check-in, and the statements sent behind
+ * this one (`nonceAnswerQuery`, `scanStatesQuery`) then read it.
  */
-export async function lockScanTicket(db: Db, sellerId: string, eventIds: readonly string[] | null, identifier: string): Promise<ScanTicketRow | undefined> {
-  const { rows } = await db.execute(sql`
+export const lockScanTicketQuery = (sellerId: string, eventIds: readonly string[] | null, identifier: string): SQL => sql`
     select ${TICKET_COLUMNS},
            (oi.date::timestamp at time zone s.timezone) as opens_at,
            ((oi.date + 1)::timestamp + interval '6 hours') at time zone s.timezone as closes_at
     ${TICKET_JOINS}
     join sellers s on s.id = o.seller_id
     where t.identifier = ${identifier} and o.seller_id = ${sellerId}::uuid ${onEvents(eventIds)}
-    for update of t`)
+    for update of t`
+
+export function readScanTicket(rows: readonly Record<string, unknown>[]): ScanTicketRow | undefined {
   const row = rows[0] as (ScanTicketRow & { opens_at: unknown; closes_at: unknown }) | undefined
   return row && { ...row, opens_at: asDate(row.opens_at), closes_at: asDate(row.closes_at) }
 }
 
-/** What the scans of a ticket on a list that count say: entered at all, and the latest one. */
-export async function scanState(db: Db, ticketId: string, listId: string): Promise<ScanState> {
-  const { rows } = await db.execute(sql`
-    select type, scanned_at, exists (
-             select 1 from checkins e
-              where e.ticket_id = ${ticketId}::uuid and e.list_id = ${listId}::uuid and e.successful and e.annulled_at is null and e.type = 'entry'
-           ) as entered
-      from (select 1) one
+/** The answer this device was given for this nonce (rows: it, or none). */
+export const nonceAnswerQuery = (deviceId: string, nonce: string | undefined): SQL =>
+  nonce === undefined
+    ? sql`select null::jsonb as answer where false`
+    : sql`select answer from checkins where device_id = ${deviceId}::uuid and nonce = ${nonce}`
+
+/**
+ * For each list, what the ticket's scans on it that count (successful, not annulled) say:
+ * entered at all, and the latest one. Sent after the lock, so it reads every scan committed
+ * before the lock was granted.
+ */
+export const scanStatesQuery = (identifier: string, listIds: readonly string[]): SQL => sql`
+    select l.list_id::text as list_id, last.type, last.scanned_at,
+           exists (select 1 from checkins e
+                    where e.ticket_id = t.id and e.list_id = l.list_id and e.successful and e.annulled_at is null and e.type = 'entry') as entered
+      from unnest(${sql.param([...listIds])}::uuid[]) as l(list_id)
+      join tickets t on t.identifier = ${identifier}
       left join lateral (
         select type, scanned_at from checkins
-         where ticket_id = ${ticketId}::uuid and list_id = ${listId}::uuid and successful and annulled_at is null
+         where ticket_id = t.id and list_id = l.list_id and successful and annulled_at is null
          order by scanned_at desc, created_at desc limit 1
-      ) last on true`)
-  const row = rows[0] as { type: ScanType | null; scanned_at: unknown; entered: boolean }
-  return { entered: row.entered, lastType: row.type, lastAt: row.scanned_at ? asDate(row.scanned_at) : null }
+      ) last on true`
+
+export function readScanStates(rows: readonly Record<string, unknown>[]): Map<string, ScanState> {
+  const typed = rows as { list_id: string; type: ScanType | null; scanned_at: unknown; entered: boolean }[]
+  return new Map(typed.map((row) => [row.list_id, { entered: row.entered, lastType: row.type, lastAt: row.scanned_at ? asDate(row.scanned_at) : null }]))
 }
 
 /** The answer already given to this device for this nonce, if any. */
@@ -86,15 +99,13 @@ export async function answerForNonce(db: Db, deviceId: string, nonce: string): P
   return row?.answer
 }
 
-/** Records a scan; answers false (and writes nothing) when the device already used this nonce. */
-export async function insertCheckin(db: Db, values: typeof checkins.$inferInsert): Promise<boolean> {
-  const inserted = await db.insert(checkins).values(values).onConflictDoNothing().returning({ id: checkins.id })
-  return inserted.length > 0
-}
+/** Records a scan; a nonce the device used already violates `checkins_device_nonce_key`. */
+export const insertCheckinQuery = (db: Db, values: typeof checkins.$inferInsert): SQL => db.insert(checkins).values(values).getSQL()
 
 /** Marks a ticket changed for the scanners' feed (a check-in, an annulment). */
-export const markTicketChanged = (db: Db, ticketId: string) =>
-  db.execute(sql`update tickets set changed_xid = pg_current_xact_id() where id = ${ticketId}::uuid`)
+export const markTicketChangedQuery = (ticketId: string): SQL => sql`update tickets set changed_xid = pg_current_xact_id() where id = ${ticketId}::uuid`
+
+export const markTicketChanged = (db: Db, ticketId: string) => db.execute(markTicketChangedQuery(ticketId))
 
 /**
  * The condition "this ticket is on the list": its inventory (those of the list, or every one of
