@@ -16,7 +16,12 @@ const app = await buildApp({ config })
 let demo: DemoData | null = null
 if (!config.databaseUrl && config.seedDemo) {
   try {
-    demo = await seedDemo(app.db, { tokenHmac: app.secrets.tokenHmac, adminEmail: config.admin?.email })
+    demo = await seedDemo(app.db, {
+      tokenHmac: app.secrets.tokenHmac,
+      codes: app.ticketCodes,
+      verifyEmailTtlSeconds: config.ttl.stfVerifyEmail,
+      adminEmail: config.admin?.email,
+    })
   } catch (error) {
     app.log.error({ err: error }, 'could not seed the demo data')
   }
@@ -46,8 +51,14 @@ function baseUrl() {
   return `http://${host}:${port}`
 }
 
-/** What a newcomer needs to make a first call; the API key is printed this once. */
+/**
+ * What a newcomer needs to make a first call; the API key and the pairing code are printed this
+ * once. The check-in lines run as pasted, one after the other in one shell (no jq needed: node
+ * reads the token out of the pairing answer).
+ */
 function demoBanner(data: DemoData, base: string) {
+  const { checkin } = data
+  const json = (body: object) => `-H 'content-type: application/json' -d '${JSON.stringify(body)}'`
   return [
     '',
     'Demo data created (SEED_DEMO=false turns this off):',
@@ -63,6 +74,12 @@ function demoBanner(data: DemoData, base: string) {
         ]
       : []),
     `  try:             curl -u ${data.sellerId}:${data.apiKey} ${base}/stf/v1/events`,
+    `  scanner device:  pairing code ${checkin.pairingCode}   (shown this once; works once, within 24 h)`,
+    `  demo order:      ${checkin.orderId}, tickets ${checkin.identifiers.join(' ')}`,
+    `                   for ${checkin.eventTitle} today (${checkin.date}), check-in list "Main entrance" ${checkin.listId}`,
+    '  door check-in:   pair the device, then scan the first ticket (paste both lines into one shell):',
+    `    TOKEN=$(curl -s ${json({ pairing_code: checkin.pairingCode })} ${base}/chk/v1/pair | node -p 'JSON.parse(require("fs").readFileSync(0)).token') && echo "$TOKEN"`,
+    `    curl -s -H "Authorization: Device $TOKEN" ${json({ code: checkin.identifiers[0], list_ids: [checkin.listId] })} ${base}/chk/v1/redeem`,
     '',
     '',
   ].join('\n')

@@ -1,6 +1,8 @@
+import { execFile, spawnSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import { eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { listInventories } from '../../src/domain/catalog/list-inventories.js'
@@ -19,31 +21,42 @@ import { eventually } from '../support/smtp-sink.js'
 
 const ctx = useTestApp()
 
+/** What the server passes the seed, from this app. */
+const seedOptions = () => ({ tokenHmac: ctx.app.secrets.tokenHmac, codes: ctx.app.ticketCodes, verifyEmailTtlSeconds: ctx.app.config.ttl.stfVerifyEmail })
+
+/** A date in the demo seller's time zone (the default), `YYYY-MM-DD`. */
+const sellerDate = (instant: Date) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant)
+
 describe('seedDemo', () => {
   const today = new Date()
   let demo: DemoData
 
   beforeAll(async () => {
-    demo = (await seedDemo(ctx.app.db, { tokenHmac: ctx.app.secrets.tokenHmac, today }))!
+    demo = (await seedDemo(ctx.app.db, { ...seedOptions(), today }))!
   })
 
-  it('creates a seller with published events over the next weeks, inventories with variants, a coupon and an affiliate', async () => {
+  it('creates a seller with published events from today over the next weeks, inventories with variants, a coupon and an affiliate', async () => {
     expect(demo).not.toBeNull()
     const rows = await ctx.app.db.select().from(events).where(eq(events.sellerId, demo.sellerId))
     expect(rows.length).toBeGreaterThanOrEqual(3)
     expect(rows.every((e) => e.status === 'published')).toBe(true)
     expect(rows.map((e) => e.id).sort()).toEqual([...demo.eventIds].sort())
 
-    const todayString = today.toISOString().slice(0, 10)
-    const inSixWeeks = new Date(today.getTime() + 42 * 86_400_000).toISOString().slice(0, 10)
+    const todayString = sellerDate(today)
+    const inSixWeeks = sellerDate(new Date(today.getTime() + 42 * 86_400_000))
     const pages = await Promise.all(demo.eventIds.map((eventId) => listInventories(ctx.app.db, { eventId, page: 1, limit: 100 })))
     for (const page of pages) {
       expect(page.rows.length).toBeGreaterThan(0)
       for (const inventory of page.rows) {
-        expect(inventory.date > todayString && inventory.date <= inSixWeeks).toBe(true)
-        expect(inventory.available).toBe(inventory.capacity)
+        expect(inventory.date >= todayString && inventory.date <= inSixWeeks).toBe(true)
+        // Only tonight's show has sold anything: the demo order's two tickets.
+        expect(inventory.available).toBe(inventory.capacity - (inventory.date === todayString ? 2 : 0))
       }
     }
+    const tonight = pages.flatMap((page) => page.rows).filter((i) => i.date === todayString)
+    expect(tonight).toHaveLength(1)
+    expect(tonight[0]!.eventId).toBe(demo.eventIds[1])
     expect(pages.flatMap((page) => page.rows).some((i) => i.variants.length >= 2)).toBe(true)
 
     const [coupon] = await ctx.app.db.select().from(coupons).where(eq(coupons.sellerId, demo.sellerId))
@@ -74,22 +87,81 @@ describe('seedDemo', () => {
     expect(listed.json().data.map((s: { id: string }) => s.id)).toEqual([demo.sellerId])
   })
 
+  it('creates a check-in list per event, a scanner device whose pairing code pairs once, and an order for today whose tickets scan ok', async () => {
+    const { checkin } = demo
+    expect(checkin.date).toBe(sellerDate(today))
+    const paired = await ctx.app.inject({ method: 'POST', url: '/chk/v1/pair', payload: { pairing_code: checkin.pairingCode } })
+    expect(paired.statusCode).toBe(201)
+    expect(paired.json().device).toMatchObject({ id: checkin.deviceId, seller_id: demo.sellerId, name: 'Demo scanner', event_ids: null })
+    const again = await ctx.app.inject({ method: 'POST', url: '/chk/v1/pair', payload: { pairing_code: checkin.pairingCode } })
+    expect(again.json()).toMatchObject({ code: 'invalid_token' })
+    const device = { authorization: `Device ${paired.json().token}` }
+
+    const lists = await ctx.app.inject({ method: 'GET', url: '/chk/v1/lists', headers: device })
+    const data = lists.json().data as { id: string; event_id: string; name: string; inventory_ids: unknown }[]
+    expect(data.map((l) => [l.event_id, l.id]).sort()).toEqual(demo.eventIds.map((eventId, n) => [eventId, checkin.listIds[n]]).sort())
+    expect(data.every((l) => l.name === 'Main entrance' && l.inventory_ids === null)).toBe(true)
+    expect(checkin.listId).toBe(checkin.listIds[1])
+
+    const order = await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${checkin.orderId}`, headers: basicAuth(demo.sellerId, demo.apiKey) })
+    expect(order.statusCode).toBe(200)
+    expect(order.json()).toMatchObject({ status: 'confirmed', items: [{ event_id: demo.eventIds[1], date: checkin.date, quantity: 2 }] })
+    const tickets = order.json().tickets as { identifier: string; code: string; status: string }[]
+    expect(tickets.map((t) => t.identifier)).toEqual(checkin.identifiers)
+    expect(tickets.every((t) => t.status === 'valid')).toBe(true)
+
+    // What the printed scan line sends: the first ticket's identifier on tonight's list.
+    const scan = (code: string) => ctx.app.inject({ method: 'POST', url: '/chk/v1/redeem', headers: device, payload: { code, list_ids: [checkin.listId] } })
+    const byIdentifier = await scan(checkin.identifiers[0]!)
+    expect(byIdentifier.json()).toMatchObject({
+      status: 'ok',
+      reason: null,
+      list_id: checkin.listId,
+      ticket: { identifier: checkin.identifiers[0], date: checkin.date, holder: { name: 'Maria Demo' }, checked_in: true },
+    })
+    expect((await scan(tickets[1]!.code)).json()).toMatchObject({ status: 'ok', ticket: { identifier: checkin.identifiers[1] } })
+    expect((await scan(checkin.identifiers[0]!)).json()).toMatchObject({ status: 'refused', reason: 'already_redeemed' })
+  })
+
   it('changes nothing once a seller exists', async () => {
-    expect(await seedDemo(ctx.app.db, { tokenHmac: ctx.app.secrets.tokenHmac })).toBeNull()
+    expect(await seedDemo(ctx.app.db, seedOptions())).toBeNull()
     expect(await ctx.app.db.select().from(sellers)).toHaveLength(1)
   })
 
   it('reports the configured admin instead of creating one', async () => {
     await resetDatabase(await testDatabase())
     await ensureBuiltins(ctx.app.db)
-    const seeded = (await seedDemo(ctx.app.db, { tokenHmac: ctx.app.secrets.tokenHmac, adminEmail: 'boss@example.com' }))!
+    const seeded = (await seedDemo(ctx.app.db, { ...seedOptions(), adminEmail: 'boss@example.com' }))!
     expect(seeded.admin).toEqual({ email: 'boss@example.com', password: null })
     expect(await ctx.app.db.select().from(staffUsers)).toEqual([])
   })
 })
 
+/** Whether the printed curl lines can be run as a user would paste them. */
+const hasCurl = spawnSync('curl', ['--version']).status === 0
+
+/**
+ * Runs the banner's check-in lines: pasted into bash, as a user does; without curl on this
+ * machine, each line's request (its JSON body and URL, the token from the first answer) by fetch.
+ */
+async function runCheckinLines(pair: string, scan: string): Promise<{ token: string; answer: Record<string, unknown> }> {
+  if (hasCurl) {
+    const { stdout } = await promisify(execFile)('bash', ['-c', `${pair}\n${scan}`])
+    const [token, answer] = stdout.trim().split('\n')
+    return { token: token!, answer: JSON.parse(answer!) }
+  }
+  const send = (line: string, headers: Record<string, string> = {}) => {
+    const [, body, url] = /-d '([^']*)' (\S+)$/.exec(line)!
+    return fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(
+      (r) => r.json() as Promise<Record<string, unknown>>,
+    )
+  }
+  const token = String((await send(pair)).token)
+  return { token, answer: await send(scan, { authorization: `Device ${token}` }) }
+}
+
 describe('npm start with a new embedded database', () => {
-  it('seeds once, prints working storefront credentials and a curl line, and leaves the data alone on the next start', async () => {
+  it('seeds once, prints working storefront credentials, curl lines that pair the demo device and scan the demo ticket, and leaves the data alone on the next start', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'boxoffice-demo-'))
     const env = { SEED_DEMO: 'true', DATA_DIR: dataDir }
     const first = await startServerProcess(env, { databaseUrl: '' })
@@ -97,7 +169,7 @@ describe('npm start with a new embedded database', () => {
     let apiKey: string
     try {
       // The banner is printed once the server listens, a moment after it starts answering.
-      await eventually(() => /curl -u /.test(first.output()), 90_000)
+      await eventually(() => /chk\/v1\/redeem\n/.test(first.output()), 90_000)
       const output = first.output()
       sellerId = /seller id:\s+([0-9a-f-]{36})/.exec(output)![1]!
       apiKey = /API key:\s+(sk_[A-Za-z0-9_-]+)/.exec(output)![1]!
@@ -115,6 +187,18 @@ describe('npm start with a new embedded database', () => {
       expect(login.status).toBe(200)
       const affiliated = await fetch(`${first.baseUrl}/stf/v1/seller`, { headers: { ...basicAuth(sellerId, apiKey), 'x-affiliate-code': 'PARCEIRO' } })
       expect(((await affiliated.json()) as { affiliate: unknown }).affiliate).toMatchObject({ code: 'PARCEIRO' })
+
+      const pairingCode = /pairing code ([A-Z2-7]{4}(?:-[A-Z2-7]{4}){4})/.exec(output)![1]!
+      const [identifier] = /tickets ([A-Z2-7]{26}) [A-Z2-7]{26}\n/.exec(output)!.slice(1)
+      const listId = /"Main entrance" ([0-9a-f-]{36})/.exec(output)![1]!
+      const pair = /^ +(TOKEN=\$\(curl .*)$/m.exec(output)![1]!
+      const scan = /^ +(curl .*\/chk\/v1\/redeem)$/m.exec(output)![1]!
+      expect(pair).toContain(`'{"pairing_code":"${pairingCode}"}' ${first.baseUrl}/chk/v1/pair |`)
+      expect(scan).toContain('-H "Authorization: Device $TOKEN"')
+      expect(scan).toContain(`'{"code":"${identifier}","list_ids":["${listId}"]}' ${first.baseUrl}/chk/v1/redeem`)
+      const { token, answer } = await runCheckinLines(pair, scan)
+      expect(token).toMatch(/^dev_/)
+      expect(answer).toMatchObject({ status: 'ok', reason: null, list_id: listId, ticket: { identifier, status: 'valid', checked_in: true } })
     } finally {
       expect(await first.stop()).toBe(0)
     }

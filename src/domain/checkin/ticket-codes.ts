@@ -35,8 +35,9 @@ const decoder = new TextDecoder()
  * in this process's memory only. Ed25519 signatures are deterministic, so a ticket's code is
  * the same on every read and every replica. Changing `JWT_SECRET` changes every seller's key:
  * codes issued before no longer verify (gates refuse them as `invalid` until the holder shows
- * the code its ticket page now carries, or the gate types the identifier), and devices must
- * fetch `/chk/v1/keys` again.
+ * the code its ticket page now carries, or the gate types the identifier). Device tokens are
+ * stored under a key derived from the same secret, so devices are paired anew (and fetch
+ * `/chk/v1/keys` again), as sellers get new API keys.
  */
 export function createTicketCodes(root: Buffer) {
   const keys = new Map<string, Promise<SellerKey>>()

@@ -2,19 +2,31 @@ import { randomBytes } from 'node:crypto'
 import { count } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { AuditActor } from '../audit/record-audit.js'
+import { createBasket } from '../baskets/create-basket.js'
 import { createEvent } from '../catalog/create-event.js'
 import { createInventory } from '../catalog/create-inventory.js'
+import { createDevice } from '../checkin/create-device.js'
+import { createCheckinList } from '../checkin/save-checkin-list.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { createCoupon } from '../coupons/create-coupon.js'
+import { registerCustomer } from '../customers/register-customer.js'
+import { placeOrder } from '../orders/place-order.js'
 import { createAffiliate } from '../sellers/create-affiliate.js'
 import { createSeller } from '../sellers/create-seller.js'
+import { settingsOf } from '../sellers/seller-settings.js'
+import type { SellerRow } from '../sellers/sellers.repo.js'
 import { sellers } from '../sellers/sellers.table.js'
 import { bootstrapAdmin } from '../staff/bootstrap-admin.js'
 
 export type SeedDemoOptions = {
   tokenHmac: Buffer
+  /** Signs the demo order's tickets' codes. */
+  codes: TicketCodes
+  /** How long the demo buyer's email verification link works (`STF_VERIFY_EMAIL_TTL_SECONDS`). */
+  verifyEmailTtlSeconds: number
   /** The bootstrap admin's email (`ADMIN_EMAIL`), when one is configured: no demo admin then. */
   adminEmail?: string | undefined
-  /** Event dates count from this day (default: today). */
+  /** Event dates count from this instant's day in the seller's time zone (default: now). */
   today?: Date
 }
 
@@ -32,11 +44,34 @@ export type DemoData = {
    * admin with a generated password shown this once; null when staff users already existed.
    */
   admin: { email: string; password: string | null } | null
+  /** What a first scan at the door needs (API.md 7.5). */
+  checkin: DemoCheckin
+}
+
+export type DemoCheckin = {
+  deviceId: string
+  /** The scanner device's pairing code, shown once: only its keyed hash is stored; works once, within 24 h. */
+  pairingCode: string
+  /** The "Main entrance" list of each demo event, in the order of `eventIds`. */
+  listIds: string[]
+  /** A confirmed order for a show dated today, so that its tickets scan `ok` at once. */
+  orderId: string
+  /** Its tickets' identifiers. */
+  identifiers: string[]
+  /** The list that admits them; the event's title and the tickets' date. */
+  listId: string
+  eventTitle: string
+  date: string
 }
 
 const actor: AuditActor = { type: 'system' }
 
-const day = (today: Date, offset: number) => new Date(today.getTime() + offset * 86_400_000).toISOString().slice(0, 10)
+/** The date of `instant` in a time zone, `YYYY-MM-DD` (the Canadian format is ISO's). */
+const dateIn = (instant: Date, timeZone: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant)
+
+/** The date `offset` days after `date`. */
+const day = (date: string, offset: number) => new Date(Date.parse(`${date}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10)
 
 /** Full price, and half price (meia-entrada, by law for students, teachers and over-60s). */
 const meia = (price: number) => [
@@ -59,7 +94,8 @@ const CATALOGUE = [
     title: 'Stand-up: Noite de Risadas',
     description: 'Four comedians, one microphone.',
     image: 'https://images.example.com/demo/standup.jpg',
-    days: [14],
+    // Tonight too: the demo order is for it, so that a scan at the door works right after start.
+    days: [0, 14],
     inventories: [{ name: 'Plateia', price: 6_000, capacity: 200, variants: meia(6_000) }],
   },
   {
@@ -74,13 +110,19 @@ const CATALOGUE = [
   },
 ]
 
+/** The event whose show tonight the demo order is for. */
+const TONIGHT = 1
+
 /**
  * Seeds a database that has no seller yet with a demo seller: published events over the next
- * weeks, inventories with variants, a coupon and an affiliate, through the same services the
- * back office uses; and, unless an admin is configured, a demo admin when no staff user
- * exists. Answers null, and changes nothing, when a seller already exists.
+ * weeks (one of them tonight too), inventories with variants, a coupon and an affiliate, a
+ * check-in list per event and a scanner device waiting to be paired, through the same services
+ * the back office uses; a confirmed order for tonight, bought through a basket and a checkout as a
+ * storefront does; and, unless an admin is configured, a demo admin when no staff user exists.
+ * Answers null, and changes nothing, when a seller already exists.
  */
-export async function seedDemo(db: Db, { tokenHmac, adminEmail, today = new Date() }: SeedDemoOptions): Promise<DemoData | null> {
+export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoData | null> {
+  const { tokenHmac, adminEmail, today = new Date() } = options
   const [existing] = await db.select({ n: count() }).from(sellers)
   if ((existing?.n ?? 0) > 0) return null
 
@@ -92,8 +134,12 @@ export async function seedDemo(db: Db, { tokenHmac, adminEmail, today = new Date
     actor,
   })
   const sellerId = seller.id
+  // The seller's today, the day `take_tickets` sells from and gates admit on.
+  const first = dateIn(today, seller.timezone)
   const eventIds: string[] = []
-  for (const item of CATALOGUE) {
+  const listIds: string[] = []
+  let tonight: string | undefined
+  for (const [n, item] of CATALOGUE.entries()) {
     const event = await createEvent(db, {
       sellerId,
       title: item.title,
@@ -107,13 +153,72 @@ export async function seedDemo(db: Db, { tokenHmac, adminEmail, today = new Date
     eventIds.push(event.id)
     for (const offset of item.days) {
       for (const inventory of item.inventories) {
-        await createInventory(db, { eventId: event.id, date: day(today, offset), ...inventory, actor })
+        const created = await createInventory(db, { eventId: event.id, date: day(first, offset), ...inventory, actor })
+        if (n === TONIGHT && offset === 0) tonight ??= created.id
       }
     }
+    listIds.push((await createCheckinList(db, { eventId: event.id, input: { name: 'Main entrance' }, actor })).id)
   }
   const coupon = await createCoupon(db, { sellerId, code: 'BEMVINDO10', type: 'percent', value: 10, maxUsesPerCustomer: 1, actor })
   const affiliate = await createAffiliate(db, { sellerId, code: 'PARCEIRO', name: 'Demo partner', actor })
-  return { sellerId, apiKey, eventIds, couponCode: coupon.code, affiliateCode: affiliate.code, admin: await demoAdmin(db, adminEmail) }
+  const device = await createDevice(db, { sellerId, name: 'Demo scanner', tokenHmac, actor })
+  const order = await demoOrder(db, seller, tonight!, options)
+  return {
+    sellerId,
+    apiKey,
+    eventIds,
+    couponCode: coupon.code,
+    affiliateCode: affiliate.code,
+    admin: await demoAdmin(db, adminEmail),
+    checkin: {
+      deviceId: device.id,
+      pairingCode: device.pairing_code,
+      listIds,
+      orderId: order.id,
+      identifiers: order.tickets.map((ticket) => ticket.identifier),
+      listId: listIds[TONIGHT]!,
+      eventTitle: CATALOGUE[TONIGHT]!.title,
+      date: first,
+    },
+  }
+}
+
+/**
+ * Two full-price tickets for tonight, bought as a storefront buys them: a registered customer
+ * (whose verification email goes to the outbox like any other), a basket that holds the
+ * tickets, and a checkout paid by pix.
+ */
+async function demoOrder(db: Db, seller: SellerRow, inventoryId: string, options: SeedDemoOptions) {
+  const settings = settingsOf(seller)
+  const customer = await registerCustomer(db, {
+    seller,
+    email: 'maria.demo@example.com',
+    password: randomBytes(18).toString('base64url'),
+    firstName: 'Maria',
+    lastName: 'Demo',
+    tokenHmac: options.tokenHmac,
+    verifyEmailTtlSeconds: options.verifyEmailTtlSeconds,
+  })
+  const basket = await createBasket(db, {
+    sellerId: seller.id,
+    ttlSeconds: settings.basket_ttl_seconds,
+    affiliate: null,
+    customerId: customer.id,
+    items: [{ inventoryId, variant: 'Inteira', quantity: 2 }],
+    actor,
+  })
+  const { body } = await placeOrder(db, {
+    codes: options.codes,
+    sellerId: seller.id,
+    affiliate: null,
+    basketId: basket.body.id,
+    customerId: customer.id,
+    settings,
+    paymentMethod: 'pix',
+    paymentReference: 'demo',
+    actor,
+  })
+  return body
 }
 
 async function demoAdmin(db: Db, adminEmail: string | undefined): Promise<DemoData['admin']> {

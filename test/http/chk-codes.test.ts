@@ -1,0 +1,182 @@
+import { generateKeyPairSync } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import type { FastifyInstance } from 'fastify'
+import { CompactSign, decodeProtectedHeader, type JSONWebKeySet } from 'jose'
+import QRCode from 'qrcode'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, useTestApp } from '../build-app.js'
+import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { basicAuth, useTwoSellers } from '../factories/sellers.js'
+import type { AdmClient } from '../support/adm-client.js'
+import { buyTickets, checkinAdmin, pairedDevice, scanner, type TestOrder } from '../support/checkin.js'
+import { verifyTicketCode } from '../support/verify-ticket-code.js'
+
+/** API.md 7.5: tickets' signed codes, verified offline with the seller's published keys, and their QR images. */
+const ctx = useTestApp()
+const [a, b] = useTwoSellers(ctx)
+let adm: AdmClient
+/** Seller a's paired device: its headers, and its calls. */
+let device: { authorization: string }
+let gate: ReturnType<typeof scanner>
+let keys: JSONWebKeySet
+let eventId: string
+let inventoryId: string
+let listId: string
+/** Two tickets of seller a, the first of the variant `Meia`, the second of none. */
+let order: TestOrder
+/** A ticket of seller b, on b's own event. */
+let stranger: TestOrder
+
+/** Today in the test sellers' time zone (the default), when their gates admit today's tickets. */
+const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date())
+
+const meia = [{ name: 'Meia', description: 'Half price', type: 'half', price: 2500 }]
+
+beforeAll(async () => {
+  adm = await checkinAdmin(ctx.app)
+  const event = await createTestEvent(ctx.app, a.seller.id)
+  eventId = event.id
+  inventoryId = (await createTestInventory(ctx.app, event, { date: today, variants: meia })).id
+  const list = await adm.post(`/events/${eventId}/checkin-lists`, { name: 'Main gate' })
+  expect(list.statusCode).toBe(201)
+  listId = list.json().id
+  device = (await pairedDevice(ctx.app, adm, a.seller.id)).headers
+  gate = scanner(ctx.app, device)
+  const published = await gate.get('/keys')
+  expect(published.statusCode).toBe(200)
+  keys = published.json()
+  order = await buyTickets(ctx.app, a, [
+    { inventory_id: inventoryId, quantity: 1, variant: 'Meia' },
+    { inventory_id: inventoryId, quantity: 1 },
+  ])
+  const bInventory = await createTestInventory(ctx.app, await createTestEvent(ctx.app, b.seller.id), { date: today })
+  stranger = await buyTickets(ctx.app, b, [{ inventory_id: bInventory.id, quantity: 1 }])
+})
+
+const readme = () => readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+
+/** The code with one character of its payload changed. */
+function tampered(code: string): string {
+  const [header, payload, signature] = code.split('.') as [string, string, string]
+  const at = Math.floor(payload.length / 2)
+  return `${header}.${payload.slice(0, at)}${payload[at] === 'A' ? 'B' : 'A'}${payload.slice(at + 1)}.${signature}`
+}
+
+describe("the README's verifier", () => {
+  it('is the very code the README shows, in at most 10 lines', () => {
+    const verifier = readFileSync(new URL('../support/verify-ticket-code.ts', import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1)
+      .join('\n')
+      .trim()
+    expect(readme()).toContain(`\`\`\`ts\n${verifier}\n\`\`\``)
+    expect(verifier.split('\n').length).toBeLessThanOrEqual(10)
+  })
+
+  it("verifies a ticket's code with the keys a device fetches, answering what the ticket is", async () => {
+    expect(keys.keys).toEqual([{ kid: expect.any(String), kty: 'OKP', crv: 'Ed25519', x: expect.stringMatching(/^[\w-]{43}$/), active: true }])
+    const [half, full] = order.tickets
+    expect(decodeProtectedHeader(half!.code)).toEqual({ alg: 'EdDSA', kid: keys.keys[0]!.kid })
+    const claims = { sid: a.seller.id, eid: eventId, inv: inventoryId, d: today }
+    expect(await verifyTicketCode(half!.code, keys)).toEqual({ tid: half!.identifier, ...claims, v: 'Meia' })
+    expect(await verifyTicketCode(full!.code, keys)).toEqual({ tid: full!.identifier, ...claims, v: null })
+  })
+})
+
+describe('a code that is not genuine', () => {
+  /** Codes of no ticket of seller a: each fails the verifier and is refused `invalid` at a's gate. */
+  const forgeries = async (): Promise<[string, string][]> => {
+    const genuine = order.tickets[0]!
+    const claims = await verifyTicketCode(genuine.code, keys)
+    // A stranger's key under a's kid, signing a's very claims.
+    const { privateKey } = generateKeyPairSync('ed25519')
+    const underAsKid = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: 'EdDSA', kid: keys.keys[0]!.kid })
+      .sign(privateKey)
+    return [
+      ['one payload character changed', tampered(genuine.code)],
+      ["a's ticket signed with seller b's key", await ctx.app.ticketCodes.sign({ ...claims, sid: b.seller.id })],
+      ["seller b's own ticket", stranger.tickets[0]!.code],
+      ["a's claims signed by another key under a's kid", underAsKid],
+    ]
+  }
+
+  it('fails the verifier', async () => {
+    for (const [what, code] of await forgeries()) await expect(verifyTicketCode(code, keys), what).rejects.toThrow()
+  })
+
+  it('is refused invalid by POST /chk/v1/redeem, while the genuine code passes', async () => {
+    for (const [what, code] of await forgeries()) {
+      const res = await gate.post('/redeem', { code, list_ids: [listId] })
+      expect(res.statusCode, what).toBe(200)
+      expect(res.json(), what).toMatchObject({ status: 'refused', reason: 'invalid', ticket: null })
+    }
+    const genuine = await gate.post('/redeem', { code: order.tickets[0]!.code, list_ids: [listId] })
+    expect(genuine.json()).toMatchObject({ status: 'ok', reason: null, ticket: { identifier: order.tickets[0]!.identifier } })
+  })
+})
+
+describe('GET /stf/v1/orders/{id}/tickets/{identifier}/qr.svg', () => {
+  const qr = (orderId: string, identifier: string, headers: Record<string, string>) =>
+    ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${orderId}/tickets/${identifier}/qr.svg`, headers })
+
+  it("answers an SVG document of the ticket's code", async () => {
+    const ticket = order.tickets[1]!
+    const res = await qr(order.id, ticket.identifier, a.auth)
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^image\/svg\+xml\b/)
+    expect(res.body).toMatch(/^(<\?xml[^>]*>\s*)?<svg[\s>]/)
+    expect(res.body.trim().endsWith('</svg>')).toBe(true)
+    // The QR of exactly the ticket's code, as the QR library draws it.
+    expect(res.body).toBe(await QRCode.toString(ticket.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))
+  })
+
+  it("answers 404 to another seller's credentials and to an identifier the order does not have", async () => {
+    const ticket = order.tickets[0]!
+    expect((await qr(order.id, ticket.identifier, b.auth)).json()).toMatchObject({ code: 'not_found' })
+    expect((await qr(order.id, ticket.identifier, b.auth)).statusCode).toBe(404)
+    expect((await qr(order.id, 'A'.repeat(26), a.auth)).statusCode).toBe(404)
+    expect((await qr(order.id, stranger.tickets[0]!.identifier, a.auth)).statusCode).toBe(404)
+  })
+})
+
+describe("a ticket's code", () => {
+  it('is the same on every read of the order', async () => {
+    const read = async () => (await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}`, headers: a.auth })).json() as TestOrder
+    const [first, second] = [await read(), await read()]
+    expect(first.tickets.map((t) => t.code)).toEqual(order.tickets.map((t) => t.code))
+    expect(second.tickets.map((t) => t.code)).toEqual(order.tickets.map((t) => t.code))
+  })
+
+  it('changes with JWT_SECRET: old codes are refused invalid, answers carry new ones, identifiers still scan, devices pair again', async () => {
+    const [, ticket] = (await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 2 }])).tickets
+    const rotated: FastifyInstance = await buildTestApp({ env: { JWT_SECRET: 'another-secret-that-is-at-least-32-characters' } })
+    try {
+      // Device tokens are kept as HMACs under a key of JWT_SECRET too: the paired device is refused.
+      expect((await rotated.inject({ method: 'GET', url: '/chk/v1/keys', headers: device })).statusCode).toBe(401)
+      const admAfter = await checkinAdmin(rotated)
+      const gateAfter = scanner(rotated, (await pairedDevice(rotated, admAfter, a.seller.id)).headers)
+      const keysAfter = (await gateAfter.get('/keys')).json() as JSONWebKeySet
+      expect(keysAfter.keys[0]!.kid).not.toBe(keys.keys[0]!.kid)
+
+      await expect(verifyTicketCode(ticket!.code, keysAfter)).rejects.toThrow()
+      expect((await gateAfter.post('/redeem', { code: ticket!.code, list_ids: [listId] })).json()).toMatchObject({ status: 'refused', reason: 'invalid' })
+
+      // So are API keys: the seller needs a new one, and its order answers carry the new codes.
+      const apiKey = await admAfter.post(`/sellers/${a.seller.id}/api-keys`, { name: 'after rotation' })
+      expect(apiKey.statusCode).toBe(201)
+      const auth = basicAuth(a.seller.id, apiKey.json().api_key)
+      const reread = await rotated.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}`, headers: auth })
+      expect(reread.statusCode).toBe(200)
+      const [half] = (reread.json() as TestOrder).tickets
+      expect(half!.code).not.toBe(order.tickets[0]!.code)
+      expect(await verifyTicketCode(half!.code, keysAfter)).toMatchObject({ tid: half!.identifier, sid: a.seller.id, v: 'Meia' })
+      const image = await rotated.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}/tickets/${half!.identifier}/qr.svg`, headers: auth })
+      expect(image.body).toBe(await QRCode.toString(half!.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))
+
+      expect((await gateAfter.post('/redeem', { code: ticket!.identifier, list_ids: [listId] })).json()).toMatchObject({ status: 'ok' })
+    } finally {
+      await rotated.close()
+    }
+  })
+})
