@@ -7,7 +7,7 @@
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
- * While iterating: `--only=auth,catalogue,health,baskets,flash,webhooks,login` runs some groups,
+ * While iterating: `--only=auth,catalogue,health,baskets,flash,webhooks,login,checkin` runs some groups,
  * `--duration=<s>`, `--buyers=<n>` and `--starts=<n>` override the sizes, and `--cpu-prof`
  * has the measured server write a CPU profile (bench/results/*.cpuprofile) when it stops.
  *
@@ -21,7 +21,9 @@ import os from 'node:os'
 import path from 'node:path'
 import argon2 from 'argon2'
 import type { BenchSeed } from './server/seed-bench.js'
+import type { CheckinSeed } from './server/seed-checkin.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
+import { buyTickets, scanAtGates, uploadOffline, type GatesOutcome, type Outcomes, type UploadOutcome } from './lib/checkin.js'
 import { flashSale, rawSale, type FlashOutcome } from './lib/flash.js'
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
@@ -35,7 +37,7 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
-const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'webhooks' | 'login') => !only || only.includes(group)
+const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'webhooks' | 'login' | 'checkin') => !only || only.includes(group)
 
 const S = {
   ...(smoke
@@ -50,6 +52,8 @@ const S = {
         flashCapacity: 100,
         loginConnections: 4,
         probeConnections: 2,
+        checkinUpload: 100,
+        checkinPerGate: 2,
       }
     : {
         duration: 10,
@@ -62,6 +66,8 @@ const S = {
         flashCapacity: 1000,
         loginConnections: 16,
         probeConnections: 4,
+        checkinUpload: 1000,
+        checkinPerGate: 60,
       }),
   ...(option('duration') ? { duration: Number(option('duration')) } : {}),
   ...(option('buyers') ? { buyers: Number(option('buyers')) } : {}),
@@ -69,7 +75,19 @@ const S = {
 }
 const read: LoadSettings = { duration: S.duration, connections: S.readConnections, warmUp: S.warmUp }
 const write: LoadSettings = { duration: S.duration, connections: S.writeConnections, warmUp: S.warmUp }
-const TARGETS = { catalogueRps: 0.6, catalogueP99: 2, authLoss: 0.1, flashRatio: 0.5, rssMb: 200, startMs: 3000, winnersP99Ms: 1000 }
+const TARGETS = {
+  catalogueRps: 0.6,
+  catalogueP99: 2,
+  authLoss: 0.1,
+  flashRatio: 0.5,
+  rssMb: 200,
+  startMs: 3000,
+  winnersP99Ms: 1000,
+  checkinUploadMs: 2000,
+  checkinP99Ms: 100,
+}
+/** Check-in: paired gates at the doors, and the rate they scan at in all when paced. */
+const CHECKIN = { gates: 50, rate: 200 }
 /** The embedded database runs inside the server process: its buffers and WASM code count there. */
 const RSS_TARGET_MB = process.env.DATABASE_URL ? TARGETS.rssMb : 300
 const JWT_SECRET = 'bench-secret-that-is-at-least-32-characters-long'
@@ -480,6 +498,138 @@ async function login(r: Run) {
   })
 }
 
+/**
+ * Door check-in (API.md 7.5): one offline upload of 1,000 scans in one call (target ≤ 2 s), then
+ * 50 paired gates scanning distinct tickets by their QR codes, first as fast as they can, then
+ * 200 scans/s in all (target p99 ≤ 100 ms). Every answer must be `ok`, and the database must
+ * hold one admitting check-in per scan and no ticket admitted twice. The tickets are bought
+ * through the storefront; each scenario scans on a list of its own, so each is counted alone.
+ * Its targets are bounds a door needs, not ratios: on a shared machine, read them with the load average.
+ */
+async function checkin(r: Run) {
+  const { gates, rate } = CHECKIN
+  const warmUp = S.warmUp ? { upload: 200, perGate: 5 } : { upload: 0, perGate: 0 }
+  const fast = gates * S.checkinPerGate
+  const pacedPerGate = Math.max(1, Math.round((rate * S.duration) / gates))
+  const seeded = await fetch(`${r.base}/bench/checkin/seed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ seller_id: r.seed.sellerId, lists: ['warm-up', 'upload', 'fast', 'paced'], devices: gates + 1 }),
+  })
+  if (!seeded.ok) throw new Error(`check-in seed: ${seeded.status} ${await seeded.text()}`)
+  const seed = (await seeded.json()) as CheckinSeed
+  const bought = performance.now()
+  const tickets = await buyTickets({
+    baseUrl: r.base,
+    authorization: r.authorization,
+    customerToken: r.seed.customers[0]!.token,
+    inventoryIds: seed.inventoryIds,
+    count: warmUp.upload + gates * warmUp.perGate + S.checkinUpload + fast + gates * pacedPerGate,
+  })
+  r.figures.checkin_tickets = `${tickets.length} bought in ${((performance.now() - bought) / 1000).toFixed(1)} s (1,000 an order), dated ${seed.date}`
+  const next = (count: number) => tickets.splice(0, count)
+  const [uploader, ...gateTokens] = seed.tokens as [string, ...string[]]
+  const common = { baseUrl: r.base, maxSeconds: smoke ? 60 : 300 }
+
+  if (S.warmUp) {
+    await uploadOffline({ ...common, token: uploader, listId: seed.lists['warm-up']!, tickets: next(warmUp.upload), nonces: 'warm-up' })
+    await scanAtGates({ ...common, tokens: gateTokens, listId: seed.lists['warm-up']!, tickets: next(gates * warmUp.perGate), perGate: warmUp.perGate })
+  }
+  const upload = await uploadOffline({ ...common, token: uploader, listId: seed.lists.upload!, tickets: next(S.checkinUpload), nonces: 'upload' })
+  const fastCpu = await sampleCpu(r.server.pid, () =>
+    scanAtGates({ ...common, tokens: gateTokens, listId: seed.lists.fast!, tickets: next(fast), perGate: S.checkinPerGate }),
+  )
+  const asFast = fastCpu.result
+  const paced = await scanAtGates({
+    ...common,
+    tokens: gateTokens,
+    listId: seed.lists.paced!,
+    tickets: next(gates * pacedPerGate),
+    perGate: pacedPerGate,
+    rate,
+  })
+
+  const scansPerS = Math.round(upload.scans / (upload.ms / 1000))
+  r.rows.push(
+    {
+      scenario: `POST /chk/v1/redeem/batch (${upload.scans} offline scans, one call)`,
+      rps: scansPerS,
+      p50: Math.round(upload.ms),
+      p99: Math.round(upload.ms),
+      requests: 1,
+      errors: upload.status === 0 ? 1 : 0,
+      non2xx: upload.status === 200 || upload.status === 0 ? 0 : 1,
+      '5xx': upload.status >= 500 ? 1 : 0,
+      note: `scans/s; the call took ${Math.round(upload.ms)} ms`,
+    },
+    { ...asFast.row, scenario: `POST /chk/v1/redeem, ${gates} gates as fast as they can`, note: `scans/s; ${asFast.scans} scans, ${S.checkinPerGate} a gate` },
+    {
+      ...paced.row,
+      scenario: `POST /chk/v1/redeem, ${gates} gates at ${rate} scans/s`,
+      note: `scans/s; ${paced.scans} scans; latency from when each scan was due`,
+    },
+  )
+  Object.assign(r.figures, {
+    checkin_upload_ms: Math.round(upload.ms),
+    checkin_upload_scans_per_s: scansPerS,
+    checkin_gates_scans_per_s: asFast.row.rps,
+    checkin_gates_p50_ms: asFast.row.p50,
+    checkin_gates_p99_ms: asFast.row.p99,
+    checkin_cpu_while_scanning: cpuShares(fastCpu.until(asFast.elapsedMs)),
+    checkin_paced_scans_per_s: paced.row.rps,
+    checkin_paced_p50_ms: paced.row.p50,
+    checkin_paced_p99_ms: paced.row.p99,
+  })
+  r.checks.push(
+    {
+      target: `checkin: one upload of ${S.checkinUpload} offline scans answered within ${TARGETS.checkinUploadMs} ms`,
+      measured: `${Math.round(upload.ms)} ms (${scansPerS} scans/s)`,
+      pass: upload.ms <= TARGETS.checkinUploadMs,
+      kind: 'target',
+    },
+    {
+      target: `checkin: ${gates} gates at ${rate} scans/s, p99 ≤ ${TARGETS.checkinP99Ms} ms`,
+      measured: `${paced.row.rps} scans/s, p50 ${paced.row.p50} ms, p99 ${paced.row.p99} ms`,
+      pass: paced.row.p99 <= TARGETS.checkinP99Ms,
+      kind: 'target',
+    },
+  )
+  const tally = async (listId: string) =>
+    (await (await fetch(`${r.base}/bench/checkin/lists/${listId}/tally`)).json()) as {
+      scans: number
+      successful: number
+      tickets: number
+      admitted_twice: number
+    }
+  const scenarios: [string, string, UploadOutcome | GatesOutcome][] = [
+    ['upload', seed.lists.upload!, upload],
+    ['gates as fast as they can', seed.lists.fast!, asFast],
+    [`gates at ${rate} scans/s`, seed.lists.paced!, paced],
+  ]
+  for (const [name, listId, outcome] of scenarios) {
+    const stored = await tally(listId)
+    const finished = !('finished' in outcome) || outcome.finished
+    r.checks.push({
+      target: `checkin ${name}: every scan answered ok; in the database one admitting check-in per scan, no ticket admitted twice`,
+      measured: `${outcome.scans} scans${finished ? '' : ' (cut by the time limit)'}, answers ${listOutcomes(outcome.outcomes)}; database ${JSON.stringify(stored)}`,
+      pass:
+        finished &&
+        outcome.outcomes.ok === outcome.scans &&
+        Object.keys(outcome.outcomes).length === 1 &&
+        stored.scans === outcome.scans &&
+        stored.successful === outcome.scans &&
+        stored.tickets === outcome.scans &&
+        stored.admitted_twice === 0,
+      kind: 'correctness',
+    })
+  }
+}
+
+const listOutcomes = (outcomes: Outcomes) =>
+  Object.entries(outcomes)
+    .map(([k, v]) => `${v} × ${k}`)
+    .join(', ') || 'none'
+
 async function main() {
   const driver = process.env.DATABASE_URL ? 'postgres' : 'pglite'
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'boxoffice-bench-'))
@@ -565,6 +715,7 @@ async function main() {
     if (runs('flash')) await flash(r)
     if (runs('webhooks')) await webhooks(r)
     if (runs('login')) await login(r)
+    if (runs('checkin')) await checkin(r)
   } finally {
     await server?.stop()
     await database?.drop()

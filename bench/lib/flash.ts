@@ -46,7 +46,9 @@ type Step = {
   handle: (status: number, body: string, ctx: Ctx, t: Tally, sinceStart: number) => boolean
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!)
+/** The p-th percentile of ascending values (0 when there are none). */
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 /**
  * Drives `buyers` buyers, each through `steps` in turn, over autocannon's connections (a

@@ -6,6 +6,7 @@ import { catalogueBaseline } from './catalogue-baseline.js'
 import { createWebhook } from '../../src/domain/webhooks/create-webhook.js'
 import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
 import { rawSell, saleState, webhookBacklog } from './flash-sale.js'
+import { checkinTally, seedCheckin } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
 
 const int = (value: unknown, fallback: number, max: number) => {
@@ -17,8 +18,8 @@ const int = (value: unknown, fallback: number, max: number) => {
  * Routes of the benchmark's server only (bench/server.ts), never of the product: baselines that do the same
  * work as a real route without authentication or response schemas, a seeding route (the
  * embedded database belongs to the server process, so the benchmark cannot seed it from
- * outside) and the flash sale's raw limit and after-the-run state. Hidden from the OpenAPI
- * document; plain JSON in and out.
+ * outside), the flash sale's raw limit and after-the-run state, and the check-in row's devices
+ * and tally. Hidden from the OpenAPI document; plain JSON in and out.
  */
 export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.get('/ping', { schema: { hide: true } }, async () => ({ ok: true }))
@@ -77,6 +78,15 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.get('/webhooks/:id/backlog', { schema: { hide: true } }, async (request) => {
     return webhookBacklog(app.db, (request.params as { id: string }).id)
   })
+
+  /** The check-in row's event, lists and paired devices: `{seller_id, lists: [name], devices}`. */
+  app.post('/checkin/seed', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { seller_id: string; lists: string[]; devices: unknown }
+    return seedCheckin(app, { sellerId: body.seller_id, lists: body.lists, devices: int(body.devices, 50, 1000) })
+  })
+
+  /** A check-in list's scans as the database holds them, after a scenario. */
+  app.get('/checkin/lists/:id/tally', { schema: { hide: true } }, async (request) => checkinTally(app.db, (request.params as { id: string }).id))
 
   app.get('/inventories/:id/sale', { schema: { hide: true } }, async (request, reply) => {
     const state = await saleState(app.db, (request.params as { id: string }).id)
