@@ -43,6 +43,7 @@ let seller: TestSeller
 let customer: TestCustomer
 let admin: TestStaff
 let pools: IdPools
+let deviceAuth: Record<string, string>
 
 const tally = { inputs: 0, byStatus: new Map<number, number>(), refusedUnchanged: 0 }
 
@@ -57,6 +58,9 @@ type Fixture = {
   affiliates: string[]
   keys: string[]
   customers: string[]
+  /** Check-in lists and scanner devices (API.md 7.5), added once the back office is at hand. */
+  lists: string[]
+  devices: string[]
 }
 
 /** A seller with a bit of everything: events, inventories, a coupon, an affiliate, open baskets and orders. */
@@ -80,6 +84,8 @@ async function furnish(target: TestSeller, buyer: TestCustomer, baskets: number,
     affiliates: [affiliate.id],
     keys: [target.apiKeyId],
     customers: [buyer.customer.id],
+    lists: [],
+    devices: [],
   }
   for (let n = 0; n < baskets + orders; n++) {
     const res = await app.inject({
@@ -137,8 +143,24 @@ beforeAll(async () => {
     (await app.inject({ method: 'GET', url: '/iam/v1/roles?limit=100', headers: admin.auth })).json().data as { id: string; name: string }[]
   ).find((r) => r.name === 'admin')!
   const builtin = ((await app.inject({ method: 'GET', url: '/iam/v1/permissions?limit=100', headers: admin.auth })).json().data as { id: string }[])[0]!
+  // A paired scanner of `seller`, so that /chk/v1 is attacked past its authentication.
+  for (const [target, fixture] of [
+    [seller, mine],
+    [victim, theirs],
+  ] as const) {
+    const list = await app.inject({ method: 'POST', url: `/adm/v1/events/${fixture.events[0]}/checkin-lists`, headers: admin.auth, payload: { name: 'Door' } })
+    const created = await app.inject({ method: 'POST', url: `/adm/v1/sellers/${target.seller.id}/devices`, headers: admin.auth, payload: { name: 'Gate' } })
+    expect([list.statusCode, created.statusCode]).toEqual([201, 201])
+    fixture.lists.push(list.json().id)
+    fixture.devices.push(created.json().id)
+    if (target === seller) {
+      const paired = await app.inject({ method: 'POST', url: '/chk/v1/pair', payload: { pairing_code: created.json().pairing_code } })
+      expect(paired.statusCode).toBe(201)
+      deviceAuth = { authorization: `Device ${paired.json().token}` }
+    }
+  }
 
-  const byPrefix = (path: string) => (path.startsWith('/stf/') ? mine : theirs)
+  const byPrefix = (path: string) => (path.startsWith('/stf/') || path.startsWith('/chk/') ? mine : theirs)
   pools = {
     forPath(path, segment, name) {
       const f = byPrefix(path)
@@ -161,6 +183,11 @@ beforeAll(async () => {
           return f.coupons
         case 'affiliates':
           return f.affiliates
+        case 'lists':
+        case 'checkin-lists':
+          return f.lists
+        case 'devices':
+          return f.devices
         case 'users':
           return others.map((o) => o.user.id)
         case 'roles':
@@ -193,6 +220,7 @@ const STAFF_PLACEHOLDER = 'Bearer {staff}'
 function authFor(op: Operation): Record<string, string> {
   if (op.security.includes('sellerBasic')) return { ...customer.headers }
   if (op.security.includes('staffBearer')) return { authorization: STAFF_PLACEHOLDER }
+  if (op.security.includes('deviceToken')) return { ...deviceAuth }
   return {}
 }
 

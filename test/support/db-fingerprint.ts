@@ -2,10 +2,11 @@ import { sql } from 'drizzle-orm'
 import { listTables, type Db } from '../../src/platform/db/database.js'
 
 /**
- * Columns written by reads, not by changes: `api_keys.last_used_at` records that a key was
- * used (at most once a minute), whatever the request then answers.
+ * Columns written by reads, not by changes: `api_keys.last_used_at` and
+ * `checkin_devices.last_seen_at` record that a key or a device was used (at most once a
+ * minute), whatever the request then answers.
  */
-const VOLATILE: Record<string, string[]> = { api_keys: ['last_used_at'] }
+const VOLATILE: Record<string, string[]> = { api_keys: ['last_used_at'], checkin_devices: ['last_seen_at'] }
 
 let cached: { query: ReturnType<typeof sql.raw>; tables: string[] } | undefined
 
