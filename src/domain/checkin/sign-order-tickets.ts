@@ -10,18 +10,18 @@ type OrderLike = {
  * when an order is answered, never stored: signing is deterministic, so a ticket's code is the
  * same on every read.
  */
-export async function withTicketCodes<O extends OrderLike>(
+export function withTicketCodes<O extends OrderLike>(
   codes: TicketCodes,
   sellerId: string,
   order: O,
-): Promise<Omit<O, 'tickets'> & { tickets: (O['tickets'][number] & { code: string })[] }> {
+): Omit<O, 'tickets'> & { tickets: (O['tickets'][number] & { code: string })[] } {
   const itemOf = new Map(order.items.map((item) => [item.inventory_id, item]))
-  const tickets = await Promise.all(
-    order.tickets.map(async (ticket) => {
-      const item = itemOf.get(ticket.inventory_id)!
-      const code = await codes.sign({ tid: ticket.identifier, sid: sellerId, eid: item.event_id, inv: ticket.inventory_id, d: item.date, v: ticket.variant })
-      return { ...ticket, code }
-    }),
-  )
+  const tickets = order.tickets.map((ticket) => {
+    const item = itemOf.get(ticket.inventory_id)!
+    return {
+      ...ticket,
+      code: codes.sign({ tid: ticket.identifier, sid: sellerId, eid: item.event_id, inv: ticket.inventory_id, d: item.date, v: ticket.variant }),
+    }
+  })
   return { ...order, tickets }
 }

@@ -1,5 +1,5 @@
-import { createPrivateKey, createPublicKey, hkdfSync, type KeyObject } from 'node:crypto'
-import { CompactSign, calculateJwkThumbprint, compactVerify, decodeProtectedHeader } from 'jose'
+import { createHash, createPrivateKey, createPublicKey, hkdfSync, type KeyObject, sign } from 'node:crypto'
+import { compactVerify, decodeProtectedHeader } from 'jose'
 
 /** What a ticket's signed code says (API.md 7.5): enough for a gate to judge it offline. */
 export type TicketClaims = {
@@ -24,8 +24,15 @@ const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 /** How many sellers' keys one process keeps made (each is a few hundred bytes). */
 const MAX_KEYS = 10_000
 
-const encoder = new TextEncoder()
 const decoder = new TextDecoder()
+
+const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url')
+
+/** The JWK thumbprint (RFC 7638) of an Ed25519 public key: the members in lexical order, SHA-256. */
+const thumbprint = (x: string) =>
+  createHash('sha256')
+    .update(JSON.stringify({ crv: 'Ed25519', kty: 'OKP', x }))
+    .digest('base64url')
 
 /**
  * Signs and verifies tickets' codes: compact JWS, EdDSA over Ed25519, one key per seller.
@@ -40,18 +47,17 @@ const decoder = new TextDecoder()
  * `/chk/v1/keys` again), as sellers get new API keys.
  */
 export function createTicketCodes(root: Buffer) {
-  const keys = new Map<string, Promise<SellerKey>>()
+  const keys = new Map<string, SellerKey>()
 
-  async function derive(sellerId: string): Promise<SellerKey> {
+  function derive(sellerId: string): SellerKey {
     const seed = Buffer.from(hkdfSync('sha256', root, sellerId, 'ticket-code-ed25519', 32))
     const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' })
     const publicKey = createPublicKey(privateKey)
     const { x } = publicKey.export({ format: 'jwk' }) as { x: string }
-    const kid = await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x })
-    return { privateKey, publicKey, jwk: { kid, kty: 'OKP', crv: 'Ed25519', x, active: true } }
+    return { privateKey, publicKey, jwk: { kid: thumbprint(x), kty: 'OKP', crv: 'Ed25519', x, active: true } }
   }
 
-  function keyOf(sellerId: string): Promise<SellerKey> {
+  function keyOf(sellerId: string): SellerKey {
     let key = keys.get(sellerId)
     if (!key) {
       if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value as string)
@@ -63,15 +69,22 @@ export function createTicketCodes(root: Buffer) {
 
   return {
     /** The seller's public keys, as JWKs. */
-    async publicKeys(sellerId: string): Promise<PublicJwk[]> {
-      return [(await keyOf(sellerId)).jwk]
+    publicKeys(sellerId: string): PublicJwk[] {
+      return [keyOf(sellerId).jwk]
     },
 
-    /** The ticket's code: a compact JWS with `kid` in its header. */
-    async sign(claims: TicketClaims): Promise<string> {
-      const key = await keyOf(claims.sid)
-      const payload = { tid: claims.tid, sid: claims.sid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v }
-      return new CompactSign(encoder.encode(JSON.stringify(payload))).setProtectedHeader({ alg: 'EdDSA', kid: key.jwk.kid }).sign(key.privateKey)
+    /**
+     * The ticket's code: a compact JWS (RFC 7515) with `kid` in its header. Signed by Node's
+     * crypto (OpenSSL's Ed25519), synchronously: codes are made while orders are written and
+     * answered, inside transactions, where nothing but the database may be awaited, and it is a
+     * quarter of the cost of a WebCrypto signature. Every code verifies with jose (tests).
+     */
+    sign(claims: TicketClaims): string {
+      const key = keyOf(claims.sid)
+      const header = base64url(JSON.stringify({ alg: 'EdDSA', kid: key.jwk.kid }))
+      const payload = base64url(JSON.stringify({ tid: claims.tid, sid: claims.sid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v }))
+      const signature = sign(null, Buffer.from(`${header}.${payload}`), key.privateKey)
+      return `${header}.${payload}.${base64url(signature)}`
     },
 
     /**
@@ -80,7 +93,7 @@ export function createTicketCodes(root: Buffer) {
      */
     async verify(sellerId: string, code: string): Promise<TicketClaims | null> {
       try {
-        const key = await keyOf(sellerId)
+        const key = keyOf(sellerId)
         if (decodeProtectedHeader(code).kid !== key.jwk.kid) return null
         const { payload } = await compactVerify(code, key.publicKey, { algorithms: ['EdDSA'] })
         const claims = JSON.parse(decoder.decode(payload)) as Partial<TicketClaims>

@@ -55,7 +55,7 @@ export type UnsignedOrderView = {
 export type OrderView = Omit<UnsignedOrderView, 'tickets'> & { tickets: (UnsignedOrderView['tickets'][number] & { code: string })[] }
 
 /** The order with its tickets' signed codes. */
-export const signOrderView = (codes: TicketCodes, view: UnsignedOrderView): Promise<OrderView> => withTicketCodes(codes, view.seller_id, view)
+export const signOrderView = (codes: TicketCodes, view: UnsignedOrderView): OrderView => withTicketCodes(codes, view.seller_id, view)
 
 /** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order. */
 export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): UnsignedOrderView {
@@ -95,15 +95,13 @@ export async function loadOrderViews(db: Db, codes: TicketCodes, rows: OrderRow[
     db,
     rows.map((o) => o.id),
   )
-  return Promise.all(
-    rows.map((order) =>
-      signOrderView(
-        codes,
-        toOrderView(
-          order,
-          items.filter((i) => i.orderId === order.id),
-          tickets.filter((t) => t.orderId === order.id),
-        ),
+  return rows.map((order) =>
+    signOrderView(
+      codes,
+      toOrderView(
+        order,
+        items.filter((i) => i.orderId === order.id),
+        tickets.filter((t) => t.orderId === order.id),
       ),
     ),
   )

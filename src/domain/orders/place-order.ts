@@ -205,7 +205,7 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
     const final = await evaluateLocked(tx, basket, lines, locked, options)
     throw final.refusal ?? new PricesMoved()
   }
-  const placed = await writeOrder(tx, basket, draft, method, options)
+  const placed = writeOrder(tx, basket, draft, method, options)
   // The sale refuses unless every price (the inventories' and their variants') is still the one the order was written with.
   const sale = takeTickets({
     ...hold,
@@ -243,7 +243,7 @@ async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], 
  * and nothing needs another's answer (the ids are made here, the creation time is the
  * transaction's, read with the basket), so they travel together.
  */
-async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
+function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
   const { sellerId, basketId, customerId, affiliate } = options
   const { contents, price, plan } = pricing
   const basketCoupon = basket.couponId ? contents.coupons.get(basket.couponId) : undefined
@@ -305,7 +305,7 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     }),
   ]
   const written = writtenOrderRows(order, items, issued, basket.now)
-  return { orderId, statements, view: await signOrderView(options.codes, toOrderView(written.order, written.items, written.tickets)) }
+  return { orderId, statements, view: signOrderView(options.codes, toOrderView(written.order, written.items, written.tickets)) }
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */
