@@ -638,3 +638,29 @@ describe('ticket.checked_in', () => {
     expect(mine[1]!.json.data).toMatchObject({ identifier, forced: true, scanned_at: scannedAt })
   })
 })
+
+describe('an attempt that answers late', () => {
+  it('does not mark delivered a delivery that was settled meanwhile (its lease ran out and it was given up)', async () => {
+    const { webhookChannel } = await import('../../src/domain/webhooks/webhook-channel.js')
+    const { createHttpSender } = await import('../../src/platform/outbox/http-sender.js')
+    const { pino } = await import('pino')
+    await drain()
+    const seller = await useSeller()
+    const webhook = await createWebhook(seller)
+    expect((await writer.post(`/webhooks/${webhook.id}/ping`)).statusCode).toBe(202)
+    const channel = webhookChannel({
+      db: ctx.app.db,
+      sender: createHttpSender({ timeoutMs: 1000, allowPrivate: true, userAgent: 'test' }),
+      logger: pino({ level: 'silent' }),
+      secretKey: ctx.app.secrets.webhookSecrets,
+      retryBaseMs: 1,
+    })
+    const leased = (await channel.claim(100)).find((d) => d.endpointId === webhook.id)!
+    expect(leased).toBeDefined()
+    // Another worker, the lease over, tried it and gave up while this attempt was still on its way.
+    await ctx.app.db.update(webhookDeliveries).set({ status: 'failed', lastError: 'gave up' }).where(eq(webhookDeliveries.id, leased.id))
+    await channel.settle(leased, { delivered: true, detail: { status: 200, durationMs: 5 } }, null)
+    const [row] = await ctx.app.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, leased.id))
+    expect(row).toMatchObject({ status: 'failed', lastError: 'gave up', deliveredAt: null })
+  })
+})

@@ -125,7 +125,9 @@ export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<Le
         with done as (
           update ${webhookDeliveries} set status = 'delivered', delivered_at = now(), response_status = ${answered.responseStatus},
                  duration_ms = ${answered.durationMs}, last_error = null, locked_until = null
-           where id = ${delivery.id})
+           -- Like a failure's: an attempt that answers after the row was settled (its lease ran
+           -- out, another worker tried it or gave up) changes nothing of it.
+           where id = ${delivery.id} and status = 'pending')
         update ${webhookEndpoints} set failing_since = null where id = ${delivery.endpointId} and failing_since is not null`)
       return
     }

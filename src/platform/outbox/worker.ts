@@ -72,6 +72,9 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const listeners: AttemptListener[] = []
   const running = new Map<string, Promise<number>>()
   let timer: NodeJS.Timeout | undefined
+  let immediate: NodeJS.Immediate | undefined
+  /** The tick under way, which `stop()` waits for (its housekeeping too, not only its passes). */
+  let ticking: Promise<void> | undefined
   let stopped = true
 
   async function attempt(channel: OutboxChannel, item: OutboxItem): Promise<boolean> {
@@ -147,6 +150,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   }
 
   async function tick() {
+    // A tick queued before `stop()` (a timer or an immediate that was already due) does nothing.
+    if (stopped) return
     if (Date.now() - lastHousekeeping >= housekeepingMs) {
       await housekeep().catch((error: unknown) => logger.warn({ err: error }, 'outbox housekeeping failed'))
     }
@@ -162,13 +167,20 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       }),
     )
     if (stopped) return
-    if (again) setImmediate(tick)
+    if (again) immediate = setImmediate(runTick)
     else schedule()
+  }
+
+  function runTick() {
+    immediate = undefined
+    ticking = tick().finally(() => {
+      ticking = undefined
+    })
   }
 
   function schedule() {
     if (stopped) return
-    timer = setTimeout(tick, pollMs)
+    timer = setTimeout(runTick, pollMs)
     timer.unref()
   }
 
@@ -181,6 +193,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)
+      if (immediate) clearImmediate(immediate)
+      await ticking
       await Promise.allSettled([...running.values()])
     },
     runOnce,
