@@ -14,6 +14,9 @@ export const findOrder = async (db: Db, where: SQL | undefined) => (await db.sel
 /** Locks an order for a status change. */
 export const lockOrder = async (db: Db, orderId: string) => (await db.select().from(orders).where(eq(orders.id, orderId)).for('update'))[0]
 
+/** Locks the order that matches `where` (an id and its owner), as `lockOrder` does. */
+export const lockOrderWhere = async (db: Db, where: SQL | undefined) => (await db.select().from(orders).where(where).for('update'))[0]
+
 /** A page of orders, newest first, and the total. */
 export async function pageOrders(db: Db, where: SQL | undefined, limit: number, offset: number) {
   const [rows, [total]] = await Promise.all([

@@ -5,7 +5,7 @@ import { AppError } from '../../platform/errors.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { recordWebhookEvents, ticketEvents } from '../webhooks/webhook-events.js'
 import { loadOrderViews } from './order-view.js'
-import { findOrder } from './orders.repo.js'
+import { lockOrderWhere } from './orders.repo.js'
 import { orders, ticketDownloads, tickets } from './orders.table.js'
 
 export type RegisterTicketDownloadsOptions = {
@@ -34,7 +34,9 @@ export type TicketDownloadsView = { registered: number; first_access: string[]; 
  */
 export const registerTicketDownloads = (db: Db, options: RegisterTicketDownloadsOptions) =>
   db.transaction(async (tx): Promise<TicketDownloadsView> => {
-    const order = await findOrder(
+    // Locked as a void or a cancellation locks it: none of them can change the tickets between
+    // this call's reading and its writing, and the order's events go out in the order they commit.
+    const order = await lockOrderWhere(
       tx,
       and(eq(orders.id, options.orderId), eq(orders.sellerId, options.sellerId), options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined),
     )
