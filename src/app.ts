@@ -14,7 +14,7 @@ import { staffAuth } from './iam/staff-auth.js'
 import type { Config } from './platform/config.js'
 import type { Database } from './platform/db/database.js'
 import { databasePlugin } from './platform/db/plugin.js'
-import { registerAdmission } from './platform/http/admission.js'
+import { admissionPlugin } from './platform/http/admission.js'
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js'
 import { drainFirst, registerGracefulClose } from './platform/http/graceful-close.js'
 import { registerInputGuard } from './platform/http/input-guard.js'
@@ -86,7 +86,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.removeContentTypeParser('text/plain')
   registerTraceHeader(app)
   registerErrorHandling(app)
-  app.decorate('admission', registerAdmission(app, config.admission))
+  await app.register(admissionPlugin, config.admission)
   registerInputGuard(app)
   const drain = registerGracefulClose(app)
 

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
+import { DEFAULT_TIME_ZONE, SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
 import type { SellerRow } from '../domain/sellers/sellers.repo.js'
 import { SELLER_STATUSES } from '../domain/sellers/sellers.table.js'
 import { iso, ZPageQuery } from '../platform/http/schemas.js'
@@ -34,7 +34,7 @@ export const ZSellerSettingsInput = z
       .string()
       .min(1)
       .max(64)
-      .describe('IANA time zone of the seller\'s "today": inventories dated before it are no longer listed or sold (default America/Sao_Paulo)')
+      .describe(`IANA time zone of the seller's "today": inventories dated before it are no longer listed or sold (default ${DEFAULT_TIME_ZONE})`)
       .optional(),
   })
   .describe('Only the settings given change')

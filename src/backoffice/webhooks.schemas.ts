@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../domain/webhooks/webhooks.repo.js'
-import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../domain/webhooks/webhooks.table.js'
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/webhooks.table.js'
+import { OUTBOX_STATUSES } from '../platform/outbox/lease.js'
 import { iso } from '../platform/http/schemas.js'
 import { AT_LEAST_ONE, atLeastOneField, isoOrNull, ZInstant } from './common.schemas.js'
 
@@ -72,7 +73,7 @@ export const ZWebhookDelivery = z
     event_id: z.uuid().describe('The `Boxoffice-Event-Id`: the same for every delivery of the event, redeliveries included'),
     type: ZEventType,
     attempt: z.number().int().describe('Attempts made so far'),
-    status: z.enum(DELIVERY_STATUSES),
+    status: z.enum(OUTBOX_STATUSES),
     response_status: z.number().int().nullable().describe("The receiver's last HTTP status; null when it did not answer"),
     duration_ms: z.number().int().nullable().describe('How long the last attempt took'),
     error: z.string().nullable().describe('Why the last attempt failed'),

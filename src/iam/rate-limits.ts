@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isKnownAddress } from '../domain/staff/sessions.repo.js'
-import { normalizeEmail } from '../domain/staff/staff-rules.js'
 import { hashOpaqueToken } from '../platform/auth/opaque-token.js'
-import { isAppError } from '../platform/errors.js'
-import { addressKey, rateLimited } from '../platform/http/rate-limits.js'
+import { addressKey, emailKey, guardLogin } from '../platform/http/rate-limits.js'
 
 /**
  * Limits on the unauthenticated staff routes, against password guessing, token guessing
@@ -11,11 +9,10 @@ import { addressKey, rateLimited } from '../platform/http/rate-limits.js'
  *
  * - Per client IP, as `onRequest` hooks (before the body is even parsed): login, refresh,
  *   password recover, password reset.
- * - Per account, keyed on the email in the body: login attempts and recovery emails. A login
- *   attempt is counted before the password is checked, so concurrent guesses cannot all be
- *   checked, and forgiven when the password was right. Past the limit the account is locked for
- *   strangers, not for its owner: the right password from an address that signed in to the
- *   account within 30 days is still accepted, and ends the lock.
+ * - Per account, keyed on the email in the body: login attempts (`guardLogin`) and recovery
+ *   emails. Past the login limit the account is locked for strangers, not for its owner: the
+ *   right password from an address that signed in to the account within 30 days is still
+ *   accepted, and ends the lock.
  *
  * Exceeding a limit answers 429 `rate_limited` with `Retry-After`.
  */
@@ -30,7 +27,7 @@ export function iamRateLimits(app: FastifyInstance) {
     }
   }
   // Emails and addresses are keyed by their HMAC, so neither the limit store nor the database holds them.
-  const accountKey = (email: unknown) => hashOpaqueToken(tokenHmac, `rate-limit:${normalizeEmail(typeof email === 'string' ? email : '')}`)
+  const accountKey = (email: unknown) => emailKey(tokenHmac, email)
   const loginAttempts = app.limits.define('iam-login-account', limits.loginFailuresPerAccount, limits.accountWindowSeconds)
   const recoveries = app.limits.define('iam-recover-account', limits.recoverPerAccount, limits.accountWindowSeconds)
   /** The keyed hash under which a client address is remembered for the account it signs in to. */
@@ -44,27 +41,9 @@ export function iamRateLimits(app: FastifyInstance) {
 
     addressHash,
 
-    /**
-     * Runs a password login for `email` within the account's limit: counts the attempt first,
-     * refuses a locked account unless the request comes from an address its owner signed in
-     * from, forgives the attempt when the password was right (and ends a lock it got through).
-     */
-    async guardLogin<T>(request: FastifyRequest, email: string, login: () => Promise<T>): Promise<T> {
-      const key = accountKey(email)
-      const verdict = await loginAttempts.count(key)
-      const locked = !verdict.allowed
-      if (locked && !(await isKnownAddress(app.db, email, addressHash(request)))) throw rateLimited(verdict.retryAfterSeconds)
-      let result: T
-      try {
-        result = await login()
-      } catch (error) {
-        // During a lock a wrong password says no more than the lock does.
-        if (locked && isAppError(error) && error.code === 'invalid_credentials') throw rateLimited(verdict.retryAfterSeconds)
-        throw error
-      }
-      await (locked ? loginAttempts.clear(key) : loginAttempts.forgive(key))
-      return result
-    },
+    /** Runs a password login for `email` within the account's limit; a locked account still lets its owner's addresses in. */
+    guardLogin: <T>(request: FastifyRequest, email: string, login: () => Promise<T>): Promise<T> =>
+      guardLogin(loginAttempts, accountKey(email), login, () => isKnownAddress(app.db, email, addressHash(request))),
 
     /** preHandler: counts a recovery request against the account, refusing past the limit. */
     async limitRecoveries(request: FastifyRequest): Promise<void> {

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import type { StaffActor } from '../domain/staff/actor.js'
 import { findStaffPrincipal } from '../domain/staff/sessions.repo.js'
 import { AppError } from '../platform/errors.js'
+import { UUID_PATTERN } from '../platform/uuid.js'
 
 /**
  * Staff authentication, shared by `/iam/v1` and `/adm/v1`.
@@ -54,7 +55,6 @@ declare module 'fastify' {
 
 type StaffClaims = { sub: string; sid: string; jti: string; iat: number; exp: number }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // A JWT is three base64url parts; anything longer than this is not one of ours.
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i
 const MAX_TOKEN_LENGTH = 4096
@@ -120,7 +120,7 @@ export async function authenticateStaff(request: FastifyRequest): Promise<void> 
   } catch {
     throw unauthorized(true)
   }
-  if (typeof claims.sub !== 'string' || !UUID.test(claims.sub) || typeof claims.sid !== 'string' || !UUID.test(claims.sid)) {
+  if (typeof claims.sub !== 'string' || !UUID_PATTERN.test(claims.sub) || typeof claims.sid !== 'string' || !UUID_PATTERN.test(claims.sid)) {
     throw unauthorized(true)
   }
   const principal = await findStaffPrincipal(request.server.db, claims.sub, claims.sid)

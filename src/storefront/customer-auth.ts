@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import { z } from 'zod'
 import { AppError } from '../platform/errors.js'
 import { declareHeaders } from '../platform/http/route-headers.js'
+import { UUID_PATTERN } from '../platform/uuid.js'
 
 /**
  * Customer access tokens and the hooks that read them, for every `/stf/v1` route.
@@ -47,7 +48,6 @@ declare module 'fastify' {
 
 type CustomerClaims = { sub: string; sid: string; sess: string; email: string; jti: string; iat: number; exp: number }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 // Three base64url parts; anything longer than this is not one of ours.
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 const MAX_TOKEN_LENGTH = 4096
@@ -131,9 +131,9 @@ async function readCustomer(request: FastifyRequest): Promise<CustomerPrincipal 
     !sellerId ||
     claims.sid !== sellerId ||
     typeof claims.sub !== 'string' ||
-    !UUID.test(claims.sub) ||
+    !UUID_PATTERN.test(claims.sub) ||
     typeof claims.sess !== 'string' ||
-    !UUID.test(claims.sess) ||
+    !UUID_PATTERN.test(claims.sess) ||
     typeof claims.email !== 'string'
   ) {
     throw invalidToken()

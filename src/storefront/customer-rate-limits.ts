@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { hashOpaqueToken } from '../platform/auth/opaque-token.js'
-import { addressKey } from '../platform/http/rate-limits.js'
+import { addressKey, emailKey, guardLogin } from '../platform/http/rate-limits.js'
 
 type Hook = (request: FastifyRequest) => Promise<void>
 
@@ -37,11 +36,9 @@ export function customerRateLimits(app: FastifyInstance) {
     }
   }
 
-  // Addresses are keyed by their HMAC, so the limit store holds no emails.
-  const emailKey = (request: FastifyRequest) => {
-    const email = (request.body as { email?: unknown } | undefined)?.email
-    return `${request.seller.id}:${hashOpaqueToken(app.secrets.tokenHmac, `rate-limit:${typeof email === 'string' ? email.toLowerCase() : ''}`)}`
-  }
+  // Emails are keyed by their HMAC, so the limit store holds none.
+  const bodyEmailKey = (request: FastifyRequest) =>
+    `${request.seller.id}:${emailKey(app.secrets.tokenHmac, (request.body as { email?: unknown } | undefined)?.email)}`
   const loginAttempts = app.limits.define('stf-login-email', limits.loginPerEmail, window)
   const emailsAsked = app.limits.define('stf-email-email', limits.emailPerEmail, window)
 
@@ -50,15 +47,9 @@ export function customerRateLimits(app: FastifyInstance) {
     emailPerIp: perAddress('email', limits.emailPerIp),
     refreshPerIp: perAddress('refresh', limits.refreshPerIp),
     tokenPerIp: perAddress('token', limits.tokenPerIp),
-    emailPerEmail: async (request: FastifyRequest) => emailsAsked.hit(emailKey(request)),
+    emailPerEmail: async (request: FastifyRequest) => emailsAsked.hit(bodyEmailKey(request)),
 
-    /** Runs a password login within the email's limit: counted first, forgiven when the password was right. */
-    async guardLogin<T>(request: FastifyRequest, login: () => Promise<T>): Promise<T> {
-      const key = emailKey(request)
-      await loginAttempts.hit(key)
-      const result = await login()
-      await loginAttempts.forgive(key)
-      return result
-    },
+    /** Runs a password login within the email's limit. */
+    guardLogin: <T>(request: FastifyRequest, login: () => Promise<T>): Promise<T> => guardLogin(loginAttempts, bodyEmailKey(request), login),
   }
 }

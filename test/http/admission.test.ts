@@ -1,7 +1,10 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
-import { registerAdmission, type Admission, type AdmissionOptions } from '../../src/platform/http/admission.js'
-import { useTestApp } from '../build-app.js'
+import { admissionPlugin, type AdmissionOptions } from '../../src/platform/http/admission.js'
+import { basketRoutes } from '../../src/storefront/baskets.routes.js'
+import { catalogRoutes } from '../../src/storefront/catalog.routes.js'
+import { orderRoutes } from '../../src/storefront/orders.routes.js'
+import { admissionClasses } from '../support/admission-classes.js'
 
 // Priority admission (issue 21): while the process is saturated, a checkout in progress is served
 // before new baskets, which wait (never longer than the limit) instead of taking the event loop.
@@ -24,7 +27,7 @@ afterEach(async () => {
 /** An app with a `first` route that answers when told to and a `later` route that answers at once. */
 async function appWith(options: AdmissionOptions) {
   app = Fastify()
-  const admission: Admission = registerAdmission(app, options)
+  await app.register(admissionPlugin, options)
   // Each first request in progress, until told to answer (the oldest first).
   const inProgress: (() => void)[] = []
   let started = 0
@@ -39,7 +42,7 @@ async function appWith(options: AdmissionOptions) {
   app.get('/later', { config: { admission: 'later' } }, async () => ({ route: 'later' }))
   app.get('/other', async () => ({ route: 'other' }))
   await app.ready()
-  return { app, admission, firstStarted, started: () => started, finishFirst: () => inProgress.shift()!() }
+  return { app, admission: app.admission, firstStarted, started: () => started, finishFirst: () => inProgress.shift()!() }
 }
 
 describe('priority admission', () => {
@@ -115,12 +118,10 @@ describe('priority admission', () => {
 })
 
 describe('admission classes of the storefront', () => {
-  const ctx = useTestApp()
-
-  it('serves checkouts first and holds new baskets', () => {
-    const classOf = (method: string, url: string) => ctx.app.admission.classOf(method, url)
-    expect(classOf('POST', '/stf/v1/baskets/:id/checkout')).toBe('first')
-    expect(classOf('POST', '/stf/v1/baskets')).toBe('later')
-    expect(classOf('GET', '/stf/v1/events')).toBeUndefined()
+  it('serves checkouts first and holds new baskets', async () => {
+    const classes = await admissionClasses('/stf/v1', basketRoutes, orderRoutes, catalogRoutes)
+    expect(classes.get('POST /stf/v1/baskets/:id/checkout')).toBe('first')
+    expect(classes.get('POST /stf/v1/baskets')).toBe('later')
+    expect(classes.get('GET /stf/v1/events')).toBeUndefined()
   })
 })

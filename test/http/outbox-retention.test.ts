@@ -51,10 +51,10 @@ describe('outbox retention', () => {
     await event(ids.oldPending, 45, 'pending')
     await event(ids.recentDelivered, 29, 'delivered')
     await ctx.app.db.insert(outboxEmails).values([
-      { kind: 'test.old-sent', to: 'old@example.com', subject: 's', text: '', status: 'sent', createdAt: daysAgo(31) },
-      { kind: 'test.old-dead', to: 'dead@example.com', subject: 's', text: '', status: 'dead', createdAt: daysAgo(60) },
+      { kind: 'test.old-delivered', to: 'old@example.com', subject: 's', text: '', status: 'delivered', createdAt: daysAgo(31) },
+      { kind: 'test.old-failed', to: 'failed@example.com', subject: 's', text: '', status: 'failed', createdAt: daysAgo(60) },
       { kind: 'test.old-pending', to: 'late@example.com', subject: 's', text: 'still to send', status: 'pending', createdAt: daysAgo(60) },
-      { kind: 'test.recent', to: 'new@example.com', subject: 's', text: '', status: 'sent', createdAt: daysAgo(1) },
+      { kind: 'test.recent', to: 'new@example.com', subject: 's', text: '', status: 'delivered', createdAt: daysAgo(1) },
     ])
 
     expect(await ctx.app.outbox.housekeep()).toEqual({ email: 2, webhook: 2 })

@@ -34,7 +34,7 @@ describe('email outbox', () => {
     expect(mail).toContain('https://shop.example/x?token=abc')
     expect(sink.received.at(-1)?.from).toBe('tickets@boxoffice.test')
     const [row] = await rowsFor('ana@example.com')
-    expect(row).toMatchObject({ status: 'sent', attempts: 1, text: '', html: null })
+    expect(row).toMatchObject({ status: 'delivered', attempts: 1, text: '', html: null })
     expect(await app.outbox.runOnce()).toBe(0)
   })
 

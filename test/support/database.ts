@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { inject } from 'vitest'
-import { listTables, openDatabase, type Database } from '../../src/platform/db/database.js'
+import { openDatabase, type Database, type Db } from '../../src/platform/db/database.js'
 
 let shared: Promise<Database> | undefined
 let sharedUrl: string | undefined
@@ -46,6 +46,12 @@ export async function createScratchDatabase(url: string): Promise<string> {
   const scratch = new URL(url)
   scratch.pathname = `/${name}`
   return scratch.toString()
+}
+
+/** Tables of the application schema, for resetting a database and fingerprinting it. */
+export async function listTables(db: Db): Promise<string[]> {
+  const result = await db.execute<{ tablename: string }>(sql`select tablename from pg_tables where schemaname = 'public' order by tablename`)
+  return result.rows.map((row) => row.tablename)
 }
 
 /** Empties every application table; reference data is restored by the app's start-up. */

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { listTables, type Db } from '../../src/platform/db/database.js'
+import type { Db } from '../../src/platform/db/database.js'
+import { listTables } from './database.js'
 
 /**
  * Columns written by reads, not by changes: `api_keys.last_used_at` and

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  added,
-  likePattern,
-  normalizeEmail,
-  notHeld,
-  passwordResetLink,
-  removed,
-  unknownNameDetails,
-  unknownNames,
-} from '../../src/domain/staff/staff-rules.js'
+import { normalizeEmail } from '../../src/platform/auth/email.js'
+import { added, likePattern, notHeld, passwordResetLink, removed, unknownNameDetails, unknownNames } from '../../src/domain/staff/staff-rules.js'
 
 describe('staff rules', () => {
   it('compares emails without case or surrounding spaces', () => {

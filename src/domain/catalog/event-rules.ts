@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import { AppError } from '../../platform/errors.js'
+import { UUID_PATTERN } from '../../platform/uuid.js'
 
 /** Lower-case letters and digits in groups joined by single hyphens, e.g. `rock-in-rio-2026`. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 export const SLUG_MAX_LENGTH = 100
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
 /**
  * The storefront finds an event by id or by slug (`/stf/v1/events/{id_or_slug}`), so a slug
  * shaped like a uuid would be ambiguous.
  */
-export const isUuidShaped = (slug: string) => UUID.test(slug)
+export const isUuidShaped = (slug: string) => UUID_PATTERN.test(slug)
 
 /**
  * The slug of a title: accents stripped, lower case, every run of other characters one

@@ -1,5 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
+import { UUID_PATTERN } from '../../platform/uuid.js'
 import { listCheckinRows, listStatusRows, searchTickets, ticketFeed, type FeedPosition } from './checkins.repo.js'
 import { deviceListRows, findList, type ListRow } from './lists.repo.js'
 import type { DeviceContext } from './redeem-scans.js'
@@ -20,7 +21,7 @@ const encodeCursor = (position: FeedPosition) => Buffer.from(`${position.xid}:${
 function decodeCursor(cursor: string | undefined): FeedPosition {
   if (cursor === undefined) return START
   const [xid = '', id = ''] = Buffer.from(cursor, 'base64url').toString('latin1').split(':')
-  if (!/^\d{1,20}$/.test(xid) || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) || BigInt(xid) >= 2n ** 64n) {
+  if (!/^\d{1,20}$/.test(xid) || !UUID_PATTERN.test(id) || BigInt(xid) >= 2n ** 64n) {
     throw new AppError('validation_error', { details: [{ path: 'cursor', message: 'is not a cursor this feed gave' }] })
   }
   return { xid, id }

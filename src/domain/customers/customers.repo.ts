@@ -1,11 +1,12 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
+import { normalizeEmail } from '../../platform/auth/email.js'
 import type { Db } from '../../platform/db/database.js'
 import { customers } from './customers.table.js'
 
 export type CustomerRow = typeof customers.$inferSelect
 export type NewCustomerRow = typeof customers.$inferInsert
 
-const sameEmail = (email: string) => sql`lower(${customers.email}) = lower(${email})`
+const sameEmail = (email: string) => sql`lower(${customers.email}) = ${normalizeEmail(email)}`
 
 export const insertCustomer = async (db: Db, values: NewCustomerRow) => (await db.insert(customers).values(values).returning())[0]!
 

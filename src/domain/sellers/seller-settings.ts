@@ -16,6 +16,9 @@ export type SellerSettings = {
 
 type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone'>
 
+/** The time zone of a seller that names none (`seller_today` falls back to the same). */
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo'
+
 /** A new seller's settings (API.md 3.4), also the column defaults. */
 export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   basket_ttl_seconds: 900,
@@ -24,7 +27,7 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   monthly_rate: 0.0299,
   min_installment_amount: 500,
   login_requires_verified_email: true,
-  timezone: 'America/Sao_Paulo',
+  timezone: DEFAULT_TIME_ZONE,
 })
 
 /** Whether this is an IANA time zone name this process knows (the database knows the same list). */
@@ -83,7 +86,7 @@ export function settingsProblems(settings: SellerSettings): ErrorDetail[] {
       problems.push({ path: `settings.${name}`, message: `must be ${bounds.int ? 'an integer' : 'a number'} from ${bounds.min} to ${bounds.max}` })
     }
   }
-  if (!isTimeZone(settings.timezone)) problems.push({ path: 'settings.timezone', message: 'must be an IANA time zone name, e.g. America/Sao_Paulo' })
+  if (!isTimeZone(settings.timezone)) problems.push({ path: 'settings.timezone', message: `must be an IANA time zone name, e.g. ${DEFAULT_TIME_ZONE}` })
   if (settings.interest_free_installments > settings.max_installments) {
     problems.push({ path: 'settings.interest_free_installments', message: 'must not exceed max_installments' })
   }

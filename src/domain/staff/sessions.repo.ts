@@ -1,9 +1,9 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
+import { normalizeEmail } from '../../platform/auth/email.js'
 import type { Db } from '../../platform/db/database.js'
 import { staffPermissions } from './permissions.table.js'
 import { staffRolePermissions, staffRoles } from './roles.table.js'
 import { staffKnownAddresses, staffRefreshTokens, staffSessions } from './sessions.table.js'
-import { normalizeEmail } from './staff-rules.js'
 import { staffUserPermissions, staffUserRoles, staffUsers } from './users.table.js'
 
 export type SessionRevokeReason = 'logout' | 'password_changed' | 'refresh_token_reuse' | 'user_deleted'

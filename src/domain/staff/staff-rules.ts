@@ -4,9 +4,6 @@ import type { ErrorDetail } from '../../platform/errors.js'
  * Pure rules of staff identity and access, without I/O.
  */
 
-/** Emails compare case-insensitively; the address is kept as typed for display. */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase()
-
 /** Escapes `%`, `_` and `\` so that user input matches literally inside ILIKE. */
 export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 

@@ -1,10 +1,11 @@
 import { and, asc, count, eq, exists, ilike, inArray, ne, or, sql } from 'drizzle-orm'
+import { normalizeEmail } from '../../platform/auth/email.js'
 import type { Db } from '../../platform/db/database.js'
 import { staffPermissions } from './permissions.table.js'
 import { staffRolePermissions, staffRoles } from './roles.table.js'
 import type { RoleRow } from './roles.repo.js'
 import { offsetOf, orderBy, type Page, type SearchOptions } from './search.js'
-import { likePattern, normalizeEmail } from './staff-rules.js'
+import { likePattern } from './staff-rules.js'
 import { staffUserPermissions, staffUserRoles, staffUsers } from './users.table.js'
 
 export type UserRow = typeof staffUsers.$inferSelect

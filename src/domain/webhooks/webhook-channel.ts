@@ -1,40 +1,27 @@
-import { sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db } from '../../platform/db/database.js'
 import { emailInsert } from '../../platform/mail/outbox.repo.js'
 import { jitteredDelayMs } from '../../platform/outbox/backoff.js'
 import type { HttpSender } from '../../platform/outbox/http-sender.js'
-import { leaseDue } from '../../platform/outbox/lease.js'
 import type { AttemptOutcome, OutboxChannel } from '../../platform/outbox/worker.js'
-import { sellers } from '../sellers/sellers.table.js'
+import { findSellerById } from '../sellers/sellers.repo.js'
 import { endpointSecret, signatureHeader } from './signature.js'
-import { failPendingDeliveries, purgeWebhookEvents } from './webhooks.repo.js'
-import { webhookDeliveries, webhookEndpoints, webhookEvents } from './webhooks.table.js'
+import {
+  claimDueDeliveries,
+  failPendingDeliveries,
+  markDeliveryDelivered,
+  markDeliveryFailed,
+  noteEndpointFailing,
+  purgeWebhookEvents,
+  updateEndpointRow,
+  type DeliveryAnswer,
+  type LeasedDelivery,
+} from './webhooks.repo.js'
 
 /** Deliveries are retried for this long, and an endpoint failing for this long is turned off. */
 export const GIVE_UP_AFTER_MS = 3 * 24 * 3600 * 1000
 /** The longest wait between two attempts. */
 const MAX_RETRY_MS = 6 * 3600 * 1000
-
-/** A delivery as the worker leases it: its event, and where and how to sign and send it. */
-export type LeasedDelivery = {
-  id: string
-  attempts: number
-  createdAt: Date
-  endpointId: string
-  url: string
-  secretSalt: string
-  /** The replaced secret's salt while it still signs. */
-  previousSecretSalt: string | null
-  eventId: string
-  type: string
-  eventCreatedAt: Date
-  sellerId: string
-  affiliateCode: string | null
-  payload: unknown
-}
-
-type Answer = { status: number | null; durationMs: number }
 
 export type WebhookChannelOptions = {
   db: Db
@@ -54,43 +41,11 @@ export type WebhookChannelOptions = {
  * delivery waits while an earlier event of the same order is still pending for its endpoint, so
  * that an order's events arrive in order (`order.confirmed` before `order.cancelled`).
  */
-export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<LeasedDelivery, Answer> {
+export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<LeasedDelivery, DeliveryAnswer> {
   const { db, sender, logger, secretKey, retryBaseMs } = options
   const leaseSeconds = options.leaseSeconds ?? 60
 
-  async function claim(limit: number): Promise<LeasedDelivery[]> {
-    const earlierPending = sql`not exists (
-      select 1 from ${webhookDeliveries} earlier
-       where earlier.endpoint_id = ${webhookDeliveries}.endpoint_id and earlier.ordering_key = ${webhookDeliveries}.ordering_key
-         and earlier.status = 'pending' and earlier.event_seq < ${webhookDeliveries}.event_seq)`
-    const result = await db.execute<Record<string, unknown>>(sql`
-      with leased as (
-        ${leaseDue(webhookDeliveries, { limit, leaseSeconds, where: earlierPending })}
-        returning id, attempts, created_at, endpoint_id, event_id)
-      select l.id, l.attempts, l.created_at, ep.id as endpoint_id, ep.url, ep.secret_salt,
-             case when ep.previous_secret_expires_at > now() then ep.previous_secret_salt end as previous_secret_salt,
-             ev.id as event_id, ev.type, ev.created_at as event_created_at, ev.seller_id, ev.affiliate_code, ev.payload
-        from leased l
-        join ${webhookEndpoints} ep on ep.id = l.endpoint_id
-        join ${webhookEvents} ev on ev.id = l.event_id`)
-    return result.rows.map((row) => ({
-      id: String(row.id),
-      attempts: Number(row.attempts),
-      createdAt: new Date(row.created_at as string),
-      endpointId: String(row.endpoint_id),
-      url: String(row.url),
-      secretSalt: String(row.secret_salt),
-      previousSecretSalt: (row.previous_secret_salt as string | null) ?? null,
-      eventId: String(row.event_id),
-      type: String(row.type),
-      eventCreatedAt: new Date(row.event_created_at as string),
-      sellerId: String(row.seller_id),
-      affiliateCode: (row.affiliate_code as string | null) ?? null,
-      payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
-    }))
-  }
-
-  async function send(delivery: LeasedDelivery): Promise<AttemptOutcome<Answer>> {
+  async function send(delivery: LeasedDelivery): Promise<AttemptOutcome<DeliveryAnswer>> {
     const body = JSON.stringify({
       id: delivery.eventId,
       type: delivery.type,
@@ -118,37 +73,11 @@ export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<Le
   const retryInMs = (delivery: LeasedDelivery) =>
     Date.now() - delivery.createdAt.getTime() >= GIVE_UP_AFTER_MS ? null : jitteredDelayMs(delivery.attempts, retryBaseMs, MAX_RETRY_MS)
 
-  async function settle(delivery: LeasedDelivery, outcome: AttemptOutcome<Answer>, retryIn: number | null) {
-    const answered = { responseStatus: outcome.detail.status, durationMs: outcome.detail.durationMs, lockedUntil: null }
-    if (outcome.delivered) {
-      await db.execute(sql`
-        with done as (
-          update ${webhookDeliveries} set status = 'delivered', delivered_at = now(), response_status = ${answered.responseStatus},
-                 duration_ms = ${answered.durationMs}, last_error = null, locked_until = null
-           -- Like a failure's: an attempt that answers after the row was settled (its lease ran
-           -- out, another worker tried it or gave up) changes nothing of it.
-           where id = ${delivery.id} and status = 'pending')
-        update ${webhookEndpoints} set failing_since = null where id = ${delivery.endpointId} and failing_since is not null`)
-      return
-    }
+  async function settle(delivery: LeasedDelivery, outcome: AttemptOutcome<DeliveryAnswer>, retryIn: number | null) {
+    if (outcome.delivered) return markDeliveryDelivered(db, delivery, outcome.detail)
     await db.transaction(async (tx) => {
-      await tx
-        .update(webhookDeliveries)
-        .set({
-          ...answered,
-          lastError: outcome.error.slice(0, 500),
-          ...(retryIn === null ? { status: 'failed' as const } : { nextAttemptAt: sql`now() + make_interval(secs => ${retryIn / 1000})` }),
-        })
-        .where(sql`${webhookDeliveries.id} = ${delivery.id} and ${webhookDeliveries.status} = 'pending'`)
-      const [endpoint] = await tx
-        .update(webhookEndpoints)
-        .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, now())` })
-        .where(sql`${webhookEndpoints.id} = ${delivery.endpointId}`)
-        .returning({
-          active: webhookEndpoints.active,
-          url: webhookEndpoints.url,
-          failingLongEnough: sql<boolean>`${webhookEndpoints.failingSince} <= now() - make_interval(secs => ${GIVE_UP_AFTER_MS / 1000})`,
-        })
+      await markDeliveryFailed(tx, delivery.id, outcome.detail, outcome.error.slice(0, 500), retryIn)
+      const endpoint = await noteEndpointFailing(tx, delivery.endpointId, GIVE_UP_AFTER_MS)
       if (endpoint?.active && endpoint.failingLongEnough) await disable(tx, delivery, endpoint.url, outcome.error)
     })
   }
@@ -156,12 +85,9 @@ export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<Le
   /** Turns off an endpoint that has failed for 3 days, and tells the seller's contact. */
   async function disable(tx: Db, delivery: LeasedDelivery, url: string, lastError: string) {
     const reason = `Every delivery failed for 3 days (last: ${lastError.slice(0, 200)})`
-    await tx
-      .update(webhookEndpoints)
-      .set({ active: false, disabledReason: reason, updatedAt: sql`now()` })
-      .where(sql`${webhookEndpoints.id} = ${delivery.endpointId}`)
+    await updateEndpointRow(tx, delivery.endpointId, { active: false, disabledReason: reason })
     await failPendingDeliveries(tx, delivery.endpointId, 'endpoint disabled')
-    const [seller] = await tx.select({ name: sellers.name, contactEmail: sellers.contactEmail }).from(sellers).where(sql`${sellers.id} = ${delivery.sellerId}`)
+    const seller = await findSellerById(tx, delivery.sellerId)
     logger.warn({ endpointId: delivery.endpointId, sellerId: delivery.sellerId, notified: Boolean(seller?.contactEmail) }, 'webhook endpoint disabled')
     if (seller?.contactEmail) {
       await emailInsert(tx, {
@@ -180,7 +106,7 @@ export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<Le
     kind: 'webhook',
     batchSize: 32,
     concurrency: 8,
-    claim,
+    claim: (limit) => claimDueDeliveries(db, limit, leaseSeconds),
     send,
     retryInMs,
     settle,

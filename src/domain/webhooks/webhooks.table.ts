@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, index, integer, json, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { OUTBOX_STATUSES } from '../../platform/outbox/lease.js'
 import { sellers } from '../sellers/sellers.table.js'
 
 export const WEBHOOK_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'ticket.voided', 'ticket.first_access', 'ticket.checked_in', 'webhook.ping'] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 
 /**
  * Where a seller wants its events POSTed. The signing secret is never stored: it is the HMAC of
@@ -74,7 +73,7 @@ export const webhookDeliveries = pgTable(
     /** The event's, copied so that the worker can hold back a later event of the same order cheaply. */
     orderingKey: text(),
     eventSeq: bigint({ mode: 'number' }).notNull(),
-    status: text({ enum: DELIVERY_STATUSES }).notNull().default('pending'),
+    status: text({ enum: OUTBOX_STATUSES }).notNull().default('pending'),
     attempts: integer().notNull().default(0),
     nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /** A worker's lease on the row while it talks to the receiver. */

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -23,18 +24,16 @@ export type AdmissionOptions = {
 export type Admission = {
   /** Requests of class `first` in progress, and `later` ones waiting for them. */
   state(): { first: number; waiting: number; saturated: boolean }
-  /** The class of a route (`POST /stf/v1/baskets`), as registered. */
-  classOf(method: string, url: string): 'first' | 'later' | undefined
 }
 
 const kFirst = Symbol('admission.first')
 type Tracked = FastifyRequest & { [kFirst]?: boolean }
 
 /**
- * Priority admission. When the event loop is saturated (a flash sale: thousands of arrivals a
- * second, most of them refused), the buyers who already hold tickets wait for their checkout
- * behind every new arrival's parsing, authentication and refusal, on one event loop. While it is
- * saturated and a `first` request is in progress, a `later` request waits, before its body is
+ * `app.admission`: priority admission. When the event loop is saturated (a flash sale: thousands of
+ * arrivals a second, most of them refused), the buyers who already hold tickets wait for their
+ * checkout behind every new arrival's parsing, authentication and refusal, on one event loop. While
+ * it is saturated and a `first` request is in progress, a `later` request waits, before its body is
  * parsed, for a `first` one to finish (one out, one in; all of them once none is left, or once
  * `maxWaitMs` passed); so the holders' checkouts run on an event loop that is mostly theirs. An
  * unsaturated process admits everything at once.
@@ -42,64 +41,62 @@ type Tracked = FastifyRequest & { [kFirst]?: boolean }
  * Only the order changes: every request is answered, nothing is refused here. Per process: the
  * contended resource is this process's CPU.
  */
-export function registerAdmission(app: FastifyInstance, options: AdmissionOptions): Admission {
-  let first = 0
-  let saturated = false
-  const waiting: { release: () => void; since: number }[] = []
-  const classes = new Map<string, 'first' | 'later'>()
-  app.addHook('onRoute', (route) => {
-    const admission = route.config?.admission
-    if (admission) for (const method of [route.method].flat()) classes.set(`${method} ${route.url}`, admission)
-  })
-  let last = performance.eventLoopUtilization()
+export const admissionPlugin = fp<AdmissionOptions>(
+  async (app, options) => {
+    let first = 0
+    let saturated = false
+    const waiting: { release: () => void; since: number }[] = []
+    let last = performance.eventLoopUtilization()
 
-  const releaseAll = () => {
-    for (const waiter of waiting.splice(0)) waiter.release()
-  }
-  const sampler = setInterval(() => {
-    const now = performance.eventLoopUtilization()
-    saturated = performance.eventLoopUtilization(now, last).utilization >= options.saturation
-    last = now
-    if (!saturated) return releaseAll()
-    // Deferred, never starved: the longest waiters go once their time is up.
-    const due = performance.now() - options.maxWaitMs
-    while (waiting.length > 0 && waiting[0]!.since <= due) waiting.shift()!.release()
-  }, options.sampleMs ?? 50)
-  sampler.unref()
-
-  const done = (request: Tracked) => {
-    if (!request[kFirst]) return
-    request[kFirst] = false
-    first--
-    // One out, one in: each holder that finishes lets the longest waiter in, so the sale keeps
-    // filling while the holders' checkouts keep the event loop; all of them once none is left.
-    if (first === 0) releaseAll()
-    else waiting.shift()?.release()
-  }
-
-  app.addHook('onRequest', (request: Tracked, _reply, next) => {
-    const admission = request.routeOptions.config?.admission
-    if (admission === 'first') {
-      request[kFirst] = true
-      first++
-    } else if (admission === 'later' && saturated && first > 0) {
-      waiting.push({ release: () => next(), since: performance.now() })
-      return
+    const releaseAll = () => {
+      for (const waiter of waiting.splice(0)) waiter.release()
     }
-    next()
-  })
-  app.addHook('onResponse', (request: Tracked, _reply, next) => {
-    done(request)
-    next()
-  })
-  app.addHook('onRequestAbort', (request: Tracked, next) => {
-    done(request)
-    next()
-  })
-  app.addHook('onClose', (_app, next) => {
-    clearInterval(sampler)
-    releaseAll()
-    next()
-  })
-  return { state: () => ({ first, waiting: waiting.length, saturated }), classOf: (method, url) => classes.get(`${method} ${url}`) }
-}
+    const sampler = setInterval(() => {
+      const now = performance.eventLoopUtilization()
+      saturated = performance.eventLoopUtilization(now, last).utilization >= options.saturation
+      last = now
+      if (!saturated) return releaseAll()
+      // Deferred, never starved: the longest waiters go once their time is up.
+      const due = performance.now() - options.maxWaitMs
+      while (waiting.length > 0 && waiting[0]!.since <= due) waiting.shift()!.release()
+    }, options.sampleMs ?? 50)
+    sampler.unref()
+
+    const done = (request: Tracked) => {
+      if (!request[kFirst]) return
+      request[kFirst] = false
+      first--
+      // One out, one in: each holder that finishes lets the longest waiter in, so the sale keeps
+      // filling while the holders' checkouts keep the event loop; all of them once none is left.
+      if (first === 0) releaseAll()
+      else waiting.shift()?.release()
+    }
+
+    app.addHook('onRequest', (request: Tracked, _reply, next) => {
+      const admission = request.routeOptions.config?.admission
+      if (admission === 'first') {
+        request[kFirst] = true
+        first++
+      } else if (admission === 'later' && saturated && first > 0) {
+        waiting.push({ release: () => next(), since: performance.now() })
+        return
+      }
+      next()
+    })
+    app.addHook('onResponse', (request: Tracked, _reply, next) => {
+      done(request)
+      next()
+    })
+    app.addHook('onRequestAbort', (request: Tracked, next) => {
+      done(request)
+      next()
+    })
+    app.addHook('onClose', (_app, next) => {
+      clearInterval(sampler)
+      releaseAll()
+      next()
+    })
+    app.decorate('admission', { state: () => ({ first, waiting: waiting.length, saturated }) })
+  },
+  { name: 'admission' },
+)

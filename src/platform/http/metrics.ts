@@ -85,7 +85,7 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
         }
       },
     })
-  statusGauge('outbox_emails', 'Emails in the outbox by status (pending = backlog, dead = gave up)', sources.outboxBacklog)
+  statusGauge('outbox_emails', 'Emails in the outbox by status (pending = backlog, failed = gave up)', sources.outboxBacklog)
   statusGauge('webhook_deliveries', 'Webhook deliveries by status (pending = backlog, failed = gave up)', sources.webhookBacklog)
   const attempts = new Counter({
     name: 'outbox_attempts_total',

@@ -2,8 +2,10 @@ import { normalizeIP } from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
 import { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import { normalizeEmail } from '../auth/email.js'
+import { hashOpaqueToken } from '../auth/opaque-token.js'
 import type { Config } from '../config.js'
-import { AppError } from '../errors.js'
+import { AppError, isAppError } from '../errors.js'
 
 /**
  * Counters of attempts per key within a window, for the limits on the authentication routes
@@ -40,6 +42,32 @@ export const rateLimited = (retryAfterSeconds: number) =>
 
 /** A client address as a limit's key: IPv4-mapped IPv6 as IPv4, IPv6 by its /64 (one host can hold a whole /64). */
 export const addressKey = (ip: string) => normalizeIP(ip)
+
+/** An email (as the body gave it) as a limit's key: its keyed hash, so that the limit store holds no email. */
+export const emailKey = (tokenHmac: Buffer, email: unknown) =>
+  hashOpaqueToken(tokenHmac, `rate-limit:${normalizeEmail(typeof email === 'string' ? email : '')}`)
+
+/**
+ * Runs a password login within `attempts` for `key`, for staff and customers alike. The attempt is
+ * counted before the password is checked, so concurrent guesses cannot all be checked, and
+ * forgiven when the password was right. Past the limit the login is refused with 429, unless
+ * `mayPassLock` says this caller may still try (staff: from an address the account's owner signed
+ * in from); its right password then ends the lock, and a wrong one says no more than the lock does.
+ */
+export async function guardLogin<T>(attempts: Limit, key: string, login: () => Promise<T>, mayPassLock?: () => Promise<boolean>): Promise<T> {
+  const verdict = await attempts.count(key)
+  const locked = !verdict.allowed
+  if (locked && !(await mayPassLock?.())) throw rateLimited(verdict.retryAfterSeconds)
+  let result: T
+  try {
+    result = await login()
+  } catch (error) {
+    if (locked && isAppError(error) && error.code === 'invalid_credentials') throw rateLimited(verdict.retryAfterSeconds)
+    throw error
+  }
+  await (locked ? attempts.clear(key) : attempts.forgive(key))
+  return result
+}
 
 export function createLimits(options: { redis?: Redis | undefined; keyPrefix: string }): Limits {
   // One counter per name, however many route files define it: two in-memory counters under one

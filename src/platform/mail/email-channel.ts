@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js'
 import { jitteredDelayMs } from '../outbox/backoff.js'
 import type { OutboxChannel } from '../outbox/worker.js'
 import type { Mailer } from './mailer.js'
-import { claimDueEmails, markEmailFailed, markEmailSent, purgeEmails, type OutboxEmail } from './outbox.repo.js'
+import { claimDueEmails, markEmailDelivered, markEmailFailed, purgeEmails, type OutboxEmail } from './outbox.repo.js'
 
 export type EmailChannelOptions = {
   db: Db
@@ -12,7 +12,7 @@ export type EmailChannelOptions = {
   /** First retry delay; each further attempt doubles it (with jitter), up to `maxRetryMs`. */
   baseRetryMs?: number
   maxRetryMs?: number
-  /** After this many failed attempts an email is marked `dead` (visible in /metrics). */
+  /** After this many failed attempts an email is marked `failed` (visible in /metrics). */
   maxAttempts?: number
   leaseSeconds?: number
 }
@@ -36,7 +36,7 @@ export function emailChannel(options: EmailChannelOptions): OutboxChannel<Outbox
     },
     retryInMs: (email) => (email.attempts >= maxAttempts ? null : jitteredDelayMs(email.attempts, baseRetryMs, maxRetryMs)),
     settle: (email, outcome, retryInMs) =>
-      outcome.delivered ? markEmailSent(db, email.id) : markEmailFailed(db, email.id, outcome.error.slice(0, 500), retryInMs),
+      outcome.delivered ? markEmailDelivered(db, email.id) : markEmailFailed(db, email.id, outcome.error.slice(0, 500), retryInMs),
     purge: (days, limit) => purgeEmails(db, days, limit),
     close: () => mailer.close(),
   }

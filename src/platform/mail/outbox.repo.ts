@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../db/database.js'
-import { leaseDue } from '../outbox/lease.js'
-import { countUndone } from '../outbox/lease.js'
+import { countUndone, leaseDue } from '../outbox/lease.js'
 import { outboxEmails } from './outbox.table.js'
 
 export type OutboxEmail = typeof outboxEmails.$inferSelect
@@ -38,20 +37,21 @@ export async function claimDueEmails(db: Db, limit: number, leaseSeconds: number
   return result.rows as OutboxEmail[]
 }
 
-/** Marks an email sent and forgets its body, which may hold a single-use link. */
-export async function markEmailSent(db: Db, id: string): Promise<void> {
+/** Marks an email delivered (sent) and forgets its body, which may hold a single-use link. */
+export async function markEmailDelivered(db: Db, id: string): Promise<void> {
   await db
     .update(outboxEmails)
-    .set({ status: 'sent', sentAt: sql`now()`, lockedUntil: null, text: '', html: null, lastError: null })
+    .set({ status: 'delivered', sentAt: sql`now()`, lockedUntil: null, text: '', html: null, lastError: null })
     .where(eq(outboxEmails.id, id))
 }
 
+/** Records a failed attempt: tried again in `retryInMs`, or given up on (`failed`) when null. */
 export async function markEmailFailed(db: Db, id: string, error: string, retryInMs: number | null): Promise<void> {
   await db
     .update(outboxEmails)
     .set(
       retryInMs === null
-        ? { status: 'dead', lockedUntil: null, lastError: error }
+        ? { status: 'failed', lockedUntil: null, lastError: error }
         : {
             lockedUntil: null,
             lastError: error,
@@ -61,8 +61,8 @@ export async function markEmailFailed(db: Db, id: string, error: string, retryIn
     .where(and(eq(outboxEmails.id, id), eq(outboxEmails.status, 'pending')))
 }
 
-/** Emails pending (the backlog) and dead (given up on), for /metrics. */
-export const countEmailsByStatus = (db: Db) => countUndone(db, outboxEmails, 'sent', ['pending', 'dead'])
+/** Emails pending (the backlog) and failed (given up on), for /metrics. */
+export const countEmailsByStatus = (db: Db) => countUndone(db, outboxEmails)
 
 /** Deletes up to `limit` emails sent or given up on more than `days` days ago; answers how many. */
 export async function purgeEmails(db: Db, days: number, limit: number): Promise<number> {

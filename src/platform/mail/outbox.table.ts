@@ -1,6 +1,5 @@
 import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
-
-export const OUTBOX_STATUSES = ['pending', 'sent', 'dead'] as const
+import { OUTBOX_STATUSES } from '../outbox/lease.js'
 
 /**
  * Emails waiting to be delivered. Rows are written in the same transaction as the change

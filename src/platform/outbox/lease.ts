@@ -2,6 +2,12 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { PgTable } from 'drizzle-orm/pg-core'
 import type { Db } from '../db/database.js'
 
+/**
+ * The status of every outbox row, emails and webhook deliveries alike: waiting to go (`pending`),
+ * gone (`delivered`), given up on (`failed`).
+ */
+export const OUTBOX_STATUSES = ['pending', 'delivered', 'failed'] as const
+
 export type LeaseOptions = {
   limit: number
   leaseSeconds: number
@@ -29,12 +35,14 @@ export const leaseDue = (table: PgTable, { limit, leaseSeconds, where }: LeaseOp
       for update skip locked)`
 
 /**
- * An outbox table's rows by status, leaving out the `done` ones (which only pile up): the backlog
- * (`pending`) and what was given up on, each counted even when 0, for /metrics.
+ * An outbox table's rows by status, leaving out the `delivered` ones (which only pile up): the
+ * backlog (`pending`) and what was given up on (`failed`), each counted even when 0, for /metrics.
  */
-export async function countUndone(db: Db, table: PgTable, done: string, statuses: readonly string[]): Promise<Record<string, number>> {
-  const result = await db.execute<{ status: string; n: number }>(sql`select status, count(*)::int as n from ${table} where status <> ${done} group by status`)
-  const counts: Record<string, number> = Object.fromEntries(statuses.map((status) => [status, 0]))
+export async function countUndone(db: Db, table: PgTable): Promise<Record<string, number>> {
+  const result = await db.execute<{ status: string; n: number }>(
+    sql`select status, count(*)::int as n from ${table} where status <> 'delivered' group by status`,
+  )
+  const counts: Record<string, number> = { pending: 0, failed: 0 }
   for (const row of result.rows) counts[row.status] = Number(row.n)
   return counts
 }
