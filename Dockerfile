@@ -7,6 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/copy-function-files.ts ./scripts/
 RUN npm run build
 
 # Runtime stage: production dependencies, compiled code and migrations, as a non-root user.

@@ -3,6 +3,7 @@ import { copyFileSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFile
 import { createServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import pg from 'pg'
+import { copyFunctionFiles } from '../../scripts/copy-function-files.js'
 
 export const root = path.resolve(import.meta.dirname, '../..')
 
@@ -23,6 +24,7 @@ export function buildServer() {
     stdio: 'inherit',
   })
   if (result.status !== 0) throw new Error('the build failed')
+  copyFunctionFiles(path.join(root, 'src'), path.join(BUILD, 'src'))
   // The compiled src/ finds package.json and migrations/ one level up, as dist/ does in the image.
   copyFileSync(path.join(root, 'package.json'), path.join(BUILD, 'package.json'))
   symlinkSync(path.join(root, 'migrations'), path.join(BUILD, 'migrations'), 'dir')

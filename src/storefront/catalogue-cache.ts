@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { SELLER_CHANGES_CHANNEL } from '../domain/sellers/seller-changes.js'
+import { EpochCache } from '../platform/cache/epoch-cache.js'
 import type { Database } from '../platform/db/database.js'
 
 declare module 'fastify' {
@@ -15,12 +16,12 @@ declare module 'fastify' {
   }
 }
 
-/** The database channel of migration 0017: a seller id, when what its catalogue shows changed. */
+/** The database channel of announce_catalogue_changed (src/domain/catalog/sql/): a seller id, when what its catalogue shows changed. */
 export const CATALOGUE_CHANGED_CHANNEL = 'catalogue_changed'
 
 type Entry = { sellerId: string; body: string; etag: string; until: number }
 /** Where a miss started: it is stored only if nothing changed meanwhile. */
-type Miss = { key: string; sellerId: string; generation: number }
+type Miss = { key: string; sellerId: string; since: number }
 
 export type CatalogueCacheOptions = {
   database: Pick<Database, 'subscribe' | 'listening'>
@@ -39,7 +40,7 @@ export type CatalogueCache = ReturnType<typeof createCatalogueCache>
  * The serialized answers of the catalogue routes (`GET /stf/v1/events`, `/events/{id}`,
  * `/events/{id}/availability`), by seller, affiliate scope and URL. An answer is served while
  *   - it is younger than `maxAgeMs` (1 s by default: a sale or a hold shows within it),
- *   - no change of the seller's catalogue was announced (migration 0017 notifies every process
+ *   - no change of the seller's catalogue was announced (announce_catalogue_changed notifies every process
  *     at commit: events, inventories) nor of the seller itself (settings, affiliates),
  *   - the listening connection is up (notices may be lost otherwise),
  * and an answer computed while a notice arrived is not kept.
@@ -49,30 +50,17 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
   const maxEntries = options.maxEntries ?? 5000
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024
   const maxTotalBytes = options.maxTotalBytes ?? 32 * 1024 * 1024
-  const entries = new Map<string, Entry>()
-  let totalBytes = 0
-  const drop = (key: string) => {
-    const entry = entries.get(key)
-    if (!entry) return
-    totalBytes -= entry.body.length
-    entries.delete(key)
-  }
-  /** Bumped for a seller by each notice about it; `all` by a reset. */
-  const generations = new Map<string, number>()
-  let all = 0
+  const entries = new EpochCache<Entry>({
+    maxEntries,
+    groupOf: (entry) => entry.sellerId,
+    // Bounded in count and in size: the oldest answers go first.
+    weightOf: (entry) => entry.body.length,
+    maxWeight: maxTotalBytes,
+    trusted: () => database.listening(),
+  })
   const stops: (() => Promise<void>)[] = []
-
-  const generation = (sellerId: string) => all + (generations.get(sellerId) ?? 0)
-  const forgetSeller = (sellerId: string) => {
-    generations.set(sellerId, (generations.get(sellerId) ?? 0) + 1)
-    for (const [key, entry] of entries) if (entry.sellerId === sellerId) drop(key)
-  }
-  const forgetAll = () => {
-    all++
-    generations.clear()
-    entries.clear()
-    totalBytes = 0
-  }
+  const forgetSeller = (sellerId: string) => entries.forget(sellerId)
+  const forgetAll = () => entries.clear()
 
   return {
     enabled: maxAgeMs > 0,
@@ -90,34 +78,27 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
 
     /** A fresh answer for this key, if one is kept and may be trusted. */
     lookup(key: string): Entry | undefined {
-      const entry = entries.get(key)
-      if (!entry) return undefined
-      if (entry.until > Date.now() && database.listening()) return entry
-      drop(key)
-      return undefined
+      return entries.get(key, Date.now())
     },
 
     /** Where a computation of this seller's answer starts. */
     miss(key: string, sellerId: string): Miss {
-      return { key, sellerId, generation: generation(sellerId) }
+      return { key, sellerId, since: entries.since() }
     },
 
     /** Keeps an answer computed since `miss`, unless a notice came meanwhile; answers its ETag either way. */
     store(miss: Miss, body: string): string {
       const etag = etagOf(body)
-      if (miss.generation === generation(miss.sellerId) && database.listening() && body.length <= Math.min(maxBodyBytes, maxTotalBytes)) {
-        drop(miss.key)
-        // Bounded in count and in size: the oldest answers go first (a Map keeps insertion order).
-        while (entries.size > 0 && (entries.size >= maxEntries || totalBytes + body.length > maxTotalBytes)) drop(entries.keys().next().value as string)
-        entries.set(miss.key, { sellerId: miss.sellerId, body, etag, until: Date.now() + maxAgeMs })
-        totalBytes += body.length
-      }
+      if (body.length <= maxBodyBytes) entries.set(miss.key, { sellerId: miss.sellerId, body, etag, until: Date.now() + maxAgeMs }, miss.since)
       return etag
     },
 
     forgetSeller,
     /** What is kept now (for tests and metrics). */
-    size: () => ({ entries: entries.size, bytes: totalBytes }),
+    size: () => {
+      const { entries: count, weight } = entries.size()
+      return { entries: count, bytes: weight }
+    },
   }
 }
 
@@ -126,8 +107,6 @@ const etagOf = (body: string) => `"${createHash('sha1').update(body).digest('bas
 /** Whether `If-None-Match` names this ETag (or is `*`). */
 const matches = (header: string | undefined, etag: string) =>
   header !== undefined && (header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
-
-const misses = new WeakMap<FastifyRequest, Miss>()
 
 /**
  * `app.catalogueCache`, listening while the app runs (`CATALOGUE_CACHE_MS`, 0 turns it off).
@@ -152,6 +131,8 @@ export const catalogueCachePlugin = fp<{ maxAgeMs: number }>(
 export function registerCatalogueCache(app: FastifyInstance) {
   const cache = app.catalogueCache
   if (!cache.enabled) return
+  // Where each request's miss started, from onRequest to onSend: this app's, gone with the request.
+  const misses = new WeakMap<FastifyRequest, Miss>()
 
   app.addHook('onRequest', (request, reply, done) => {
     if (!request.routeOptions.config.catalogueCache || request.method !== 'GET') return done()

@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { Transform } from 'node:stream'
 import { freePort } from './smtp-sink.js'
 
 /**
@@ -9,6 +10,11 @@ export class TcpProxy {
   private server: Server | undefined
   private sockets = new Set<Socket>()
   port = 0
+  /**
+   * Sees, and may change, each chunk a client sends before it goes on: to act at a precise step
+   * of a protocol, or to spoil one statement (keep its length: the message's is in its header).
+   */
+  fromClient: ((chunk: Buffer) => Buffer) | undefined
 
   constructor(
     private readonly targetHost: string,
@@ -22,6 +28,14 @@ export class TcpProxy {
     return proxy
   }
 
+  /** A proxy in front of the server of this postgres:// URL, and the URL that goes through it. */
+  static async inFrontOf(url: string): Promise<{ proxy: TcpProxy; url: string }> {
+    const through = new URL(url)
+    const proxy = await TcpProxy.start(through.hostname, Number(through.port || 5432))
+    through.port = String(proxy.port)
+    return { proxy, url: through.toString() }
+  }
+
   async up(): Promise<void> {
     const server = createServer((client) => {
       const upstream = connect(this.targetPort, this.targetHost)
@@ -30,7 +44,8 @@ export class TcpProxy {
         s.on('close', () => this.sockets.delete(s))
         s.on('error', () => s.destroy())
       }
-      client.pipe(upstream).pipe(client)
+      const seen = new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, this.fromClient ? this.fromClient(chunk) : chunk) })
+      client.pipe(seen).pipe(upstream).pipe(client)
       client.on('close', () => upstream.destroy())
       upstream.on('close', () => client.destroy())
     })

@@ -48,7 +48,7 @@ export const basketItems = pgTable(
     position: integer().notNull().default(0),
     /**
      * Until when this item holds its tickets: its basket's `expires_at` while the basket is open,
-     * null once it is not. Kept by database triggers (migration 0007) from the basket's status
+     * null once it is not. Kept by database triggers (inventory/sql/basket_items_set_held_until.sql, baskets_move_holds.sql) from the basket's status
      * and expiry, never written by the application: "held" reads only the items that hold now.
      */
     heldUntil: timestamp({ withTimezone: true }),

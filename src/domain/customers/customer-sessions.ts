@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
-import type { AnnounceSellerChange } from '../sellers/seller-changes.js'
+import type { AnnounceSessionsEnded } from '../sellers/seller-changes.js'
 import { insertRefreshToken, revokeCustomerRefreshTokens } from './customer-tokens.repo.js'
 import type { CustomerRow } from './customers.repo.js'
 
@@ -70,10 +70,10 @@ export async function startCustomerSession(tx: Db, options: StartCustomerSession
  * Ends every session of the customer: its refresh tokens are revoked, and with them the access
  * tokens that name those sessions, on every process (the change is announced to each one's
  * memory of live sessions, and the answer waits for them). Pass the transaction of the change
- * and its `announce` (`changeSellers`). Answers how many refresh tokens were revoked.
+ * and its `announce` (`endingCustomerSessions`). Answers how many refresh tokens were revoked.
  */
-export async function endCustomerSessions(tx: Db, announce: AnnounceSellerChange, customer: { id: string; sellerId: string }): Promise<number> {
+export async function endCustomerSessions(tx: Db, announce: AnnounceSessionsEnded, customer: { id: string; sellerId: string }): Promise<number> {
   const revoked = await revokeCustomerRefreshTokens(tx, customer.id)
-  if (revoked > 0) await announce(customer.sellerId)
+  if (revoked > 0) await announce(customer.id)
   return revoked
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
-import { changeSellers } from '../sellers/seller-changes.js'
+import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { endCustomerSessions } from './customer-sessions.js'
 import { findCustomerById } from './customers.repo.js'
 
@@ -13,7 +13,7 @@ export type LogoutCustomerOptions = { sellerId: string; customerId: string; acto
  * Answers how many refresh tokens were revoked.
  */
 export const logoutCustomer = (db: Db, { sellerId, customerId, actor }: LogoutCustomerOptions) =>
-  changeSellers(db, async (tx, announce) => {
+  endingCustomerSessions(db, async (tx, announce) => {
     const customer = await findCustomerById(tx, sellerId, customerId)
     if (!customer) throw new AppError('not_found')
     const revoked = await endCustomerSessions(tx, announce, customer)

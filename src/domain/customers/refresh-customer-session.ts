@@ -2,7 +2,7 @@ import { hashOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
-import { changeSellers } from '../sellers/seller-changes.js'
+import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { issueRefreshToken, type CustomerGrant } from './customer-sessions.js'
 import { lockRefreshToken, revokeRefreshFamily, useRefreshToken } from './customer-tokens.repo.js'
 import { findCustomerById } from './customers.repo.js'
@@ -27,7 +27,7 @@ export async function refreshCustomerSession(db: Db, options: RefreshCustomerSes
   const { sellerId } = options
   const tokenHash = hashOpaqueToken(options.tokenHmac, options.refreshToken)
   // The revocation must commit, so the transaction answers a failure instead of throwing it.
-  const grant = await changeSellers(db, async (tx, announce): Promise<CustomerGrant | null> => {
+  const grant = await endingCustomerSessions(db, async (tx, announce): Promise<CustomerGrant | null> => {
     const used = await useRefreshToken(tx, sellerId, tokenHash)
     if (used) {
       const customer = await findCustomerById(tx, sellerId, used.customerId)
@@ -45,7 +45,7 @@ export async function refreshCustomerSession(db: Db, options: RefreshCustomerSes
     if (known?.usedAt) {
       const revoked = await revokeRefreshFamily(tx, known.familyId)
       if (revoked > 0) {
-        await announce(sellerId)
+        await announce(known.customerId)
         await recordAudit(
           tx,
           { type: 'system', traceId: options.traceId ?? null },

@@ -3,7 +3,7 @@ import { hashPassword } from '../../platform/auth/passwords.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
-import { changeSellers } from '../sellers/seller-changes.js'
+import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { customerActor, endCustomerSessions } from './customer-sessions.js'
 import { consumeOneTimeToken, findLiveOneTimeToken, voidOneTimeTokens } from './customer-tokens.repo.js'
 import { setPasswordHash } from './customers.repo.js'
@@ -29,7 +29,7 @@ export async function resetCustomerPassword(db: Db, options: ResetCustomerPasswo
   // A made-up token is refused before any argon2 work, so this route cannot be used to burn CPU.
   if (!(await findLiveOneTimeToken(db, sellerId, 'reset', tokenHash))) throw new AppError('invalid_token')
   const passwordHash = await hashPassword(options.password)
-  await changeSellers(db, async (tx, announce) => {
+  await endingCustomerSessions(db, async (tx, announce) => {
     const consumed = await consumeOneTimeToken(tx, sellerId, 'reset', tokenHash)
     if (!consumed) throw new AppError('invalid_token')
     // Token rows before the customer row, the order a magic-link sign-in locks them in: a

@@ -1,7 +1,7 @@
 import { hashOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { changeSellers } from '../sellers/seller-changes.js'
+import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { endCustomerSessions, startCustomerSession, type CustomerGrant } from './customer-sessions.js'
 import { consumeOneTimeToken } from './customer-tokens.repo.js'
 import { confirmEmail } from './customers.repo.js'
@@ -23,7 +23,7 @@ export type SignInWithMagicLinkOptions = {
  * seller's token: 401 `invalid_token`.
  */
 export const signInWithMagicLink = (db: Db, options: SignInWithMagicLinkOptions) =>
-  changeSellers(db, async (tx, announce): Promise<CustomerGrant> => {
+  endingCustomerSessions(db, async (tx, announce): Promise<CustomerGrant> => {
     const consumed = await consumeOneTimeToken(tx, options.sellerId, 'magic_link', hashOpaqueToken(options.tokenHmac, options.token))
     if (!consumed) throw new AppError('invalid_token')
     const { customer, firstProof } = await confirmEmail(tx, consumed.customerId, { clearPassword: true })

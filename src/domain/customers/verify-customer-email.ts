@@ -2,7 +2,7 @@ import { hashOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
-import { changeSellers } from '../sellers/seller-changes.js'
+import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { customerActor, endCustomerSessions } from './customer-sessions.js'
 import { consumeOneTimeToken } from './customer-tokens.repo.js'
 import { confirmEmail } from './customers.repo.js'
@@ -15,7 +15,7 @@ export type VerifyCustomerEmailOptions = { sellerId: string; token: string; toke
  * address before its owner). Unknown, used, expired or another seller's token: 401 `invalid_token`.
  */
 export const verifyCustomerEmail = (db: Db, options: VerifyCustomerEmailOptions) =>
-  changeSellers(db, async (tx, announce) => {
+  endingCustomerSessions(db, async (tx, announce) => {
     const { sellerId } = options
     const consumed = await consumeOneTimeToken(tx, sellerId, 'verify_email', hashOpaqueToken(options.tokenHmac, options.token))
     if (!consumed) throw new AppError('invalid_token')

@@ -1,8 +1,9 @@
 import type { Database, Db } from '../../platform/db/database.js'
+import { EpochCache } from '../../platform/cache/epoch-cache.js'
 import { localNotices } from '../../platform/db/local-notices.js'
 import type { HeldInventoryReading, HeldInventoryState } from './inventory.repo.js'
 
-/** The database channel of migration 0011: an inventory id, when more of its tickets may be available. */
+/** The database channel of announce_tickets_freed (sql/announce_tickets_freed.sql): an inventory id, when more of its tickets may be available. */
 export const TICKETS_FREED_CHANNEL = 'tickets_freed'
 
 /**
@@ -35,35 +36,32 @@ export type AvailabilityMemo = ReturnType<typeof createAvailabilityMemo>
  * it can never cause an oversale. A wrong refusal is what it must avoid, hence a reading is
  * trusted only
  *   - until the first hold it counted runs out (then availability grows by itself),
- *   - until a change that frees tickets is announced (migration 0011 announces every one at
+ *   - until a change that frees tickets is announced (announce_tickets_freed announces every one at
  *     commit, to every process; this process's own are announced here right after commit),
  *   - while the listening connection is up (notices may be lost otherwise),
  *   - at most `maxAgeMs`,
- * and a reading that started before a notice arrived is not kept. What another process frees
+ * and a reading that started before a notice about its inventory arrived is not kept. What another process frees
  * is seen within the few milliseconds its notice takes, as if that reading had started a moment
  * earlier.
  */
 export function createAvailabilityMemo(options: AvailabilityMemoOptions) {
   const { database } = options
   const maxAgeMs = options.maxAgeMs ?? 2000
-  const maxEntries = options.maxEntries ?? 10_000
-  const entries = new Map<string, Entry>()
-  // Bumped by every notice: a reading that started before one may predate the change.
-  let epoch = 0
+  // Each inventory is its own group: a notice about one leaves the readings of others alone.
+  const entries = new EpochCache<Entry>({ maxEntries: options.maxEntries ?? 10_000, trusted: () => database.listening() })
   let unsubscribe: (() => Promise<void>) | undefined
 
   const forget = (inventoryIds: readonly string[] | '*') => {
-    epoch++
     if (inventoryIds === '*') entries.clear()
-    else for (const id of inventoryIds) entries.delete(id)
+    else for (const id of inventoryIds) entries.forget(id)
   }
-  const forgetAll = () => forget('*')
+  const forgetAll = () => entries.clear()
   const forgetFreedHere = (inventoryIds: unknown) => forget(inventoryIds as readonly string[] | '*')
 
   return {
     async start() {
       localNotices(database.db).on(TICKETS_FREED_CHANNEL, forgetFreedHere)
-      unsubscribe = await database.subscribe(TICKETS_FREED_CHANNEL, { message: (inventoryId) => forget([inventoryId]), reset: forgetAll })
+      unsubscribe = await database.subscribe(TICKETS_FREED_CHANNEL, { message: (inventoryId) => entries.forget(inventoryId), reset: forgetAll })
     },
 
     async stop() {
@@ -73,29 +71,26 @@ export function createAvailabilityMemo(options: AvailabilityMemoOptions) {
     },
 
     /** Where a reading starts: pass it to `remember`. */
-    epoch: () => epoch,
+    epoch: () => entries.since(),
 
     /** The seller's rows for every one of these ids, when all are remembered and trusted; else undefined. */
     recall(sellerId: string, inventoryIds: readonly string[]): HeldInventoryState[] | undefined {
-      if (!database.listening()) return undefined
       const now = Date.now()
       const rows: HeldInventoryState[] = []
       for (const id of inventoryIds) {
-        const entry = entries.get(id)
-        if (!entry || entry.sellerId !== sellerId || entry.until <= now) return undefined
+        const entry = entries.get(id, now)
+        if (!entry || entry.sellerId !== sellerId) return undefined
         rows.push(entry.row)
       }
       return rows
     },
 
-    /** Keeps a seller's rows read from `startEpoch` on, unless a notice arrived meanwhile. */
+    /** Keeps a seller's rows read from `startEpoch` on, each unless a notice about it arrived meanwhile. */
     remember(sellerId: string, readings: readonly HeldInventoryReading[], startEpoch: number) {
-      if (maxAgeMs <= 0 || epoch !== startEpoch || !database.listening()) return
+      if (maxAgeMs <= 0) return
       const now = Date.now()
       for (const { firstReleaseMs, ...row } of readings) {
-        // Bounded: when full, the oldest entry goes (Map keeps insertion order).
-        if (!entries.has(row.id) && entries.size >= maxEntries) entries.delete(entries.keys().next().value as string)
-        entries.set(row.id, { sellerId, row, until: now + Math.min(maxAgeMs, firstReleaseMs ?? Infinity) })
+        entries.set(row.id, { sellerId, row, until: now + Math.min(maxAgeMs, firstReleaseMs ?? Infinity) }, startEpoch)
       }
     },
   }

@@ -17,7 +17,7 @@ export type TicketsFreed = {
  * Runs `work` in one transaction in which tickets may be put back on sale, and announces them
  * once it has committed: this process's memory of sold-out inventories forgets them at once, so
  * that the very next call of the buyer who freed them finds them. Other processes hear it from
- * the database at commit (the `tickets_freed` notices of migration 0011). A rolled-back change
+ * the database at commit (the `tickets_freed` notices of sql/announce_tickets_freed.sql). A rolled-back change
  * announces nothing.
  */
 export async function freeingTickets<T>(db: Db, work: (tx: Db, tickets: TicketsFreed) => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@ import { availableOf } from './availability.js'
  * An item holds until its `held_until` (its open basket's expiry, kept by triggers), so the
  * count reads only the items that hold now, through an index, however many baskets there were.
  * The same definition lives in `heldSql` and `firstReleaseSql` below, and in the database
- * functions of migrations 0008 (counting) and 0010 (the first hold to run out): change them
+ * functions sql/lock_inventories_with_held.sql (counting) and sql/take_tickets.sql (the first hold to run out): change them
  * together, here only (no other module counts held tickets).
  */
 export async function heldQuantities(db: Db, inventoryIds: readonly string[], exceptBasketId?: string): Promise<Map<string, number>> {
@@ -45,7 +45,7 @@ export const heldSql = (inventoryId: SQL, exceptBasketId?: SQL | string) => sql<
 /**
  * Milliseconds until the first hold on the inventory runs out (of every basket's, none
  * excepted), by the database's clock; null when nothing is held. Until then the count of held
- * tickets cannot fall by itself, only by a change announced on `tickets_freed` (migration 0011).
+ * tickets cannot fall by itself, only by a change announced on `tickets_freed` (sql/announce_tickets_freed.sql).
  */
 export const firstReleaseSql = (inventoryId: SQL) => sql<number | null>`(
     select extract(epoch from min(bi.held_until) - now()) * 1000 from basket_items bi

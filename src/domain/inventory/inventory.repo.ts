@@ -21,7 +21,7 @@ export type InventoryState = {
   sold: number
   price: number
   eventStatus: string
-  /** Dated before the seller's today (`seller_today`, migration 0016): no longer held or sold. */
+  /** Dated before the seller's today (`seller_today`, sellers/sql/seller_today.sql): no longer held or sold. */
   past: boolean
 }
 
@@ -113,8 +113,8 @@ export type TakeTickets = {
 }
 
 /**
- * The hold or the sale, decided under the inventory locks by the database function of migration
- * 0010 (last changed in 0018), which answers the rows as they were before a sale, or raises (SQLSTATE BX409, see
+ * The hold or the sale, decided under the inventory locks by the database function
+ * `take_tickets` (sql/take_tickets.sql), which answers the rows as they were before a sale, or raises (SQLSTATE BX409, see
  * `refusedRows`) and changes nothing when anything does not fit. ONE statement that refuses by
  * itself: it can end a transaction in the COMMIT's own round trip.
  */
@@ -163,7 +163,7 @@ const fromLockedRecord = (row: LockedRecord): HeldInventoryState => ({
 /**
  * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
  * queue instead of deadlocking. Other sellers' ids are absent from the answer. NO KEY UPDATE,
- * like the lock functions of migrations 0008–0009: it excludes every other hold and sale of
+ * like sql/lock_inventories_with_held.sql: it excludes every other hold and sale of
  * these rows, yet lets rows that merely reference them (order items, tickets, basket items) be
  * written meanwhile, as checkouts and new baskets do before they lock.
  */

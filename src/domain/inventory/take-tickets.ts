@@ -23,8 +23,8 @@ export class PricesMoved extends Error {}
 
 /**
  * The one way tickets are held or sold: whether a basket may hold (or, with `sell`, buy) what it
- * wants is decided here, by one statement that refuses by itself (`take_tickets`, migration
- * 0010). End a transaction with it (`transactionEndingWith`, so the locks are released in the
+ * wants is decided here, by one statement that refuses by itself (`take_tickets`,
+ * sql/take_tickets.sql). End a transaction with it (`transactionEndingWith`, so the locks are released in the
  * COMMIT's round trip) or run it at once (`runStatement`); its locks then last until the
  * transaction ends, so the answer stays true until the change commits.
  *

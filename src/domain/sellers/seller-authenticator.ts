@@ -1,6 +1,8 @@
 import { hash } from 'node:crypto'
 import { hashOpaqueToken, sameHash } from '../../platform/auth/opaque-token.js'
+import { EpochCache } from '../../platform/cache/epoch-cache.js'
 import type { Database } from '../../platform/db/database.js'
+import { UUID_PATTERN } from '../../platform/uuid.js'
 import { isSessionLive } from '../customers/customer-tokens.repo.js'
 import { findActiveAffiliateByCode } from './affiliates.repo.js'
 import { findActiveKeyByHash, touchApiKey } from './api-keys.repo.js'
@@ -17,7 +19,7 @@ export type AffiliateContext = Readonly<{ id: string; code: string; name: string
 export type KeyEntry = {
   seller: SellerContext
   keyId: string
-  expiresAt: number
+  until: number
   touchedAt: number
   /**
    * `X-Affiliate-Code` values exactly as sent with these credentials, and their answers: copies
@@ -25,9 +27,9 @@ export type KeyEntry = {
    */
   affiliatesAsSent: Map<string, AffiliateContext | null>
 }
-type AffiliateEntry = { affiliate: AffiliateContext | null; expiresAt: number }
-/** A customer session (refresh-token family) found live; revocations announce its seller. */
-type SessionEntry = { sellerId: string; customerId: string; expiresAt: number }
+type AffiliateEntry = { sellerId: string; affiliate: AffiliateContext | null; until: number }
+/** A customer session (refresh-token family) found live; its end is announced for its customer. */
+type SessionEntry = { sellerId: string; customerId: string; until: number }
 
 export type SellerAuthenticatorOptions = {
   database: Database
@@ -42,10 +44,8 @@ export type SellerAuthenticatorOptions = {
 
 const PENDING_MS = 5000
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /** Credentials that could be right at all: anything else is refused without hashing or asking. */
-const plausible = (sellerId: string, apiKey: string) => UUID.test(sellerId) && apiKey.length >= 16 && apiKey.length <= 256
+const plausible = (sellerId: string, apiKey: string) => UUID_PATTERN.test(sellerId) && apiKey.length >= 16 && apiKey.length <= 256
 
 /** How many spellings of affiliate codes one entry keeps (a flood of made-up codes stays small). */
 const MAX_AFFILIATES_AS_SENT = 16
@@ -77,46 +77,41 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
   const ttlMs = options.ttlMs ?? 30_000
   const maxEntries = options.maxEntries ?? 10_000
   const touchEveryMs = options.touchEveryMs ?? 60_000
-  const keys = new Map<string, KeyEntry>()
-  const affiliates = new Map<string, AffiliateEntry>()
-  const sessions = new Map<string, SessionEntry>()
+  const trusted = () => database.listening()
+  const keys = new EpochCache<KeyEntry>({ maxEntries, groupOf: (entry) => entry.seller.id, trusted })
+  const affiliates = new EpochCache<AffiliateEntry>({ maxEntries, groupOf: (entry) => entry.sellerId, trusted })
+  const sessions = new EpochCache<SessionEntry>({ maxEntries, groupOf: (entry) => entry.customerId, trusted })
   let unsubscribe: (() => Promise<void>) | undefined
-  // Bumped by every change notice. A lookup that started before a notice may have read the old
-  // state, so its result is used for that request but not remembered.
-  let epoch = 0
-  // Sellers changed by this process whose database notice has not arrived yet: not cached.
-  // A rolled-back change sends no notice, hence the deadline.
-  const pending = new Map<string, number>()
-  const onLocalChange = (sellerId: string) => {
-    pending.set(sellerId, Date.now() + PENDING_MS)
-    forgetSeller(sellerId)
+  // Sellers changed, and customers whose sessions were ended, by this process, whose database
+  // notice has not arrived yet: not cached. A rolled-back change sends no notice, hence the deadline.
+  const pendingSellers = new Map<string, number>()
+  const pendingCustomers = new Map<string, number>()
+  const isPending = (pending: Map<string, number>, id: string) => {
+    const until = pending.get(id)
+    if (until !== undefined && until < Date.now()) pending.delete(id)
+    return pending.has(id)
   }
 
-  const trusted = () => database.listening()
-  const cacheable = (sellerId: string, startEpoch: number) => {
-    const until = pending.get(sellerId)
-    if (until !== undefined && until < Date.now()) pending.delete(sellerId)
-    return trusted() && epoch === startEpoch && !pending.has(sellerId)
+  // A change this process is making: forgotten now, and not cached again before its notice.
+  const making = (pending: Map<string, number>, forget: (id: string) => void) => (id: string) => {
+    pending.set(id, Date.now() + PENDING_MS)
+    forget(id)
+  }
+  // A change's notice: it has committed, so what is read from now on may be kept.
+  const heard = (pending: Map<string, number>, forget: (id: string) => void) => (id: string) => {
+    pending.delete(id)
+    forget(id)
   }
 
   function forgetSeller(sellerId: string) {
-    epoch++
-    for (const [digest, entry] of keys) if (entry.seller.id === sellerId) keys.delete(digest)
-    for (const key of affiliates.keys()) if (key.startsWith(`${sellerId}:`)) affiliates.delete(key)
-    for (const [sessionId, entry] of sessions) if (entry.sellerId === sellerId) sessions.delete(sessionId)
+    keys.forget(sellerId)
+    affiliates.forget(sellerId)
   }
 
   function forgetAll() {
-    epoch++
     keys.clear()
     affiliates.clear()
     sessions.clear()
-  }
-
-  function remember<V>(map: Map<string, V>, key: string, value: V) {
-    // Bounded: when full, the oldest entry goes (Map keeps insertion order).
-    if (map.size >= maxEntries) map.delete(map.keys().next().value as string)
-    map.set(key, value)
   }
 
   function touch(entry: KeyEntry, now: number) {
@@ -128,12 +123,11 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
   const authenticator = {
     async start() {
       unsubscribe = await listenForSellerChanges(database, {
-        changed: (sellerId) => {
-          pending.delete(sellerId)
-          forgetSeller(sellerId)
-        },
+        changed: heard(pendingSellers, forgetSeller),
         reset: forgetAll,
-        changing: onLocalChange,
+        changing: making(pendingSellers, forgetSeller),
+        sessionsEnded: heard(pendingCustomers, (customerId) => sessions.forget(customerId)),
+        sessionsEnding: making(pendingCustomers, (customerId) => sessions.forget(customerId)),
         ...(options.onError ? { onError: options.onError } : {}),
       })
     },
@@ -150,9 +144,9 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
      */
     authenticateCached(authorization: string | undefined): KeyEntry | undefined {
       if (authorization === undefined || authorization.length > MAX_AUTHORIZATION) return undefined
-      const cached = keys.get(memoryKey(authorization))
       const now = Date.now()
-      if (!cached || cached.expiresAt <= now || !trusted()) return undefined
+      const cached = keys.get(memoryKey(authorization), now)
+      if (!cached) return undefined
       touch(cached, now)
       return cached
     },
@@ -166,7 +160,7 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
       const storedHash = hashOpaqueToken(tokenHmac, apiKey)
       const remembered = memoryKey(authorization)
       const now = Date.now()
-      const startEpoch = epoch
+      const since = keys.since()
       const row = await findActiveKeyByHash(database.db, storedHash)
       if (!row || !sameHash(row.seller.id, sellerId.toLowerCase())) return null
       const entry: KeyEntry = {
@@ -177,13 +171,13 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
           settings: Object.freeze(settingsOf(row.seller)),
         }),
         keyId: row.keyId,
-        expiresAt: now + ttlMs,
-        touchedAt: keys.get(remembered)?.touchedAt ?? 0,
+        until: now + ttlMs,
+        touchedAt: keys.peek(remembered)?.touchedAt ?? 0,
         affiliatesAsSent: new Map(),
       }
       // Only the canonical spelling is remembered: one entry per key, however many ways a client
       // finds to spell it (the scheme's case, the id's case, extra padding).
-      if (cacheable(entry.seller.id, startEpoch) && authorization === canonicalAuthorization(entry.seller.id, apiKey)) remember(keys, remembered, entry)
+      if (!isPending(pendingSellers, entry.seller.id) && authorization === canonicalAuthorization(entry.seller.id, apiKey)) keys.set(remembered, entry, since)
       touch(entry, now)
       return entry
     },
@@ -200,8 +194,7 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
 
     /** The affiliate for this code when memory holds the answer (null: no such active affiliate), else undefined. */
     resolveAffiliateCached(sellerId: string, code: string): AffiliateContext | null | undefined {
-      const cached = affiliates.get(affiliateKey(sellerId, code))
-      return cached && cached.expiresAt > Date.now() && trusted() ? cached.affiliate : undefined
+      return affiliates.get(affiliateKey(sellerId, code), Date.now())?.affiliate
     },
 
     /** The active affiliate of this seller with this code, or null. */
@@ -209,26 +202,26 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
       const known = authenticator.resolveAffiliateCached(sellerId, code)
       if (known !== undefined) return known
       const now = Date.now()
-      const startEpoch = epoch
+      const since = affiliates.since()
       const found = await findActiveAffiliateByCode(database.db, sellerId, code)
       const affiliate = found ? Object.freeze({ ...found, eventIds: found.eventIds ? Object.freeze(found.eventIds) : null }) : null
       // Unknown codes are cached too, so a flood of bad codes costs no database round trips.
-      if (cacheable(sellerId, startEpoch)) remember(affiliates, affiliateKey(sellerId, code), { affiliate, expiresAt: now + ttlMs })
+      if (!isPending(pendingSellers, sellerId)) affiliates.set(affiliateKey(sellerId, code), { sellerId, affiliate, until: now + ttlMs }, since)
       return affiliate
     },
 
     /**
      * Whether this session of this customer of this seller is live: from memory when it was found
      * live before, else from the database. Ending a session (logout, password reset, a reused
-     * refresh token, the first proof of the inbox) announces its seller, so every process forgets.
+     * refresh token, the first proof of the inbox) announces its customer, so every process forgets.
      */
     async isCustomerSessionLive(sellerId: string, customerId: string, sessionId: string): Promise<boolean> {
       const now = Date.now()
-      const cached = sessions.get(sessionId)
-      if (cached && cached.expiresAt > now && trusted() && cached.sellerId === sellerId && cached.customerId === customerId) return true
-      const startEpoch = epoch
+      const cached = sessions.get(sessionId, now)
+      if (cached && cached.sellerId === sellerId && cached.customerId === customerId) return true
+      const since = sessions.since()
       const live = await isSessionLive(database.db, sellerId, customerId, sessionId)
-      if (live && cacheable(sellerId, startEpoch)) remember(sessions, sessionId, { sellerId, customerId, expiresAt: now + ttlMs })
+      if (live && !isPending(pendingCustomers, customerId)) sessions.set(sessionId, { sellerId, customerId, until: now + ttlMs }, since)
       return live
     },
 

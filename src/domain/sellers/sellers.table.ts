@@ -16,7 +16,7 @@ export const sellers = pgTable('sellers', {
   monthlyRate: doublePrecision().notNull().default(DEFAULT_SETTINGS.monthly_rate),
   minInstallmentAmount: integer().notNull().default(DEFAULT_SETTINGS.min_installment_amount),
   loginRequiresVerifiedEmail: boolean().notNull().default(DEFAULT_SETTINGS.login_requires_verified_email),
-  /** IANA name; `seller_today()` (migration 0016) reads it. */
+  /** IANA name; `seller_today()` (sql/seller_today.sql) reads it. */
   timezone: text().notNull().default(DEFAULT_SETTINGS.timezone),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),

@@ -9,7 +9,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
-import { PreparingClient, UnpreparedClient } from './preparing-client.js'
+import { applyFunctionFiles } from './function-files.js'
+import { preparingClient, UnpreparedClient } from './preparing-client.js'
 
 /** Both drivers answer raw queries with `{ rows }`. */
 type RowsOf<T> = { rows: (T extends Record<string, unknown> ? T : Record<string, unknown>)[] }
@@ -88,7 +89,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     lock_timeout: Math.min(3000, statementTimeout),
     idle_in_transaction_session_timeout: statementTimeout * 2,
     application_name: 'boxoffice',
-    Client: options.preparedStatements === false ? UnpreparedClient : PreparingClient,
+    Client: options.preparedStatements === false ? UnpreparedClient : preparingClient(),
     // Statements issued without waiting for the previous answer go out at once and come back
     // together: one round trip (and one trip through the event loop) for several statements of a
     // transaction (transaction-ending-with.ts). Awaited one by one, nothing changes.
@@ -123,6 +124,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
       try {
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
         await migratePg(drizzlePg(client, { casing }), { migrationsFolder: MIGRATIONS_FOLDER })
+        await applyFunctionFiles(drizzlePg(client, { casing }) as unknown as Db)
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined)
         await client.end()
@@ -166,13 +168,27 @@ class PgListener {
     if (!set) {
       set = new Set()
       this.subscribers.set(channel, set)
-      if (this.live) await this.client?.query(`listen ${channel}`).catch(() => undefined)
     }
     set.add(subscriber)
-    // A database that is down at start must not stop the app: it is retried in the background.
+    // A connection on its way up listens to every channel subscribed before it is live (`open`);
+    // one already live is told here. A database that is down at start must not stop the app: it
+    // is retried in the background.
+    const client = this.client
+    if (this.live && client) await this.listen(client, channel).catch(() => this.dropped(client))
     await this.connect().catch(() => undefined)
     return async () => {
       set.delete(subscriber)
+    }
+  }
+
+  /** LISTEN on this connection; a failure is reported with its channel, and thrown. */
+  private async listen(client: pg.Client, channel: string) {
+    try {
+      await client.query(`listen ${channel}`)
+    } catch (error) {
+      const failed = new Error(`could not listen on channel ${channel}: ${(error as Error).message}`, { cause: error })
+      this.onError?.(failed)
+      throw failed
     }
   }
 
@@ -202,8 +218,11 @@ class PgListener {
     let pid: string
     try {
       await client.connect()
-      for (const channel of this.subscribers.keys()) await client.query(`listen ${channel}`)
       pid = String((await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid)
+      // Last, and with nothing awaited between its end and `live`: a channel subscribed while this
+      // loop runs is reached by it (a Map's iteration visits keys added meanwhile), and one
+      // subscribed after it finds the connection live.
+      for (const channel of this.subscribers.keys()) await this.listen(client, channel)
     } catch (error) {
       client.end().catch(() => undefined)
       this.scheduleReconnect()
@@ -288,6 +307,7 @@ async function openPglite(dataDir: string | null): Promise<Database> {
     },
     migrate: async () => {
       await migratePglite(drizzlePglite(client, { casing }), { migrationsFolder: MIGRATIONS_FOLDER })
+      await applyFunctionFiles(drizzlePglite(client, { casing }) as unknown as Db)
     },
     // One connection, shared: nothing to pool.
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
@@ -304,10 +324,4 @@ export async function listenersOf(db: Db): Promise<string[]> {
     sql`select pid::text as pid from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_NAME}`,
   )
   return result.rows.map((row) => row.pid)
-}
-
-/** Tables of the application schema, for tests and tools that reset a database. */
-export async function listTables(db: Db): Promise<string[]> {
-  const result = await db.execute<{ tablename: string }>(sql`select tablename from pg_tables where schemaname = 'public' order by tablename`)
-  return result.rows.map((row) => row.tablename)
 }

@@ -199,13 +199,14 @@ function writtenTogether<T>(client: pg.ClientBase, send: () => T): T {
   }
 }
 
-/** One drizzle handle per pooled connection (the pool reuses them), for the statements of `work`. */
-const handles = new WeakMap<pg.PoolClient, Db>()
+/** One drizzle handle per pooled connection (the pool reuses them), for the statements of `work`: kept on the connection. */
+const HANDLE = Symbol('drizzle handle of this connection')
 const handleOn = (client: pg.PoolClient): Db => {
-  let handle = handles.get(client)
+  const connection = client as pg.PoolClient & { [HANDLE]?: Db }
+  let handle = connection[HANDLE]
   if (!handle) {
     handle = drizzle(client, DRIZZLE_OPTIONS) as unknown as Db
-    handles.set(client, handle)
+    connection[HANDLE] = handle
   }
   return handle
 }
