@@ -61,6 +61,7 @@ export type OpenDatabaseOptions = {
   statementTimeoutMs?: number
   /** Named prepared statements (default true); false behind a transaction-mode pooler. */
   preparedStatements?: boolean
+  /** A connection of the pool or the listener failed, or a LISTEN was refused (the process recovers by itself). */
   onPoolError?: (error: Error) => void
 }
 

@@ -23,7 +23,7 @@ export const databasePlugin = fp<DatabasePluginOptions>(
         connectTimeoutMs: config.db.connectTimeoutMs,
         statementTimeoutMs: config.db.statementTimeoutMs,
         preparedStatements: config.db.preparedStatements,
-        onPoolError: (error) => app.log.warn({ err: error }, 'database connection lost'),
+        onPoolError: (error) => app.log.warn({ err: error }, 'database connection failed'),
       }))
     app.decorate('database', database)
     app.decorate('db', database.db)
