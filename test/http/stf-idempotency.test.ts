@@ -101,6 +101,24 @@ describe('Idempotency-Key on POST /stf/v1/baskets', () => {
     expect(res.json().code).toBe('validation_error')
   })
 
+  it('replays the first answer when the repeat would be refused now (it holds every ticket left), through the same precheck as any basket', async () => {
+    const seller = await createTestSeller(ctx.app)
+    const inventory = await inventoryOf(seller, 3)
+    const items = [{ inventory_id: inventory.id, quantity: 3 }]
+    const first = await create(seller, 'all-of-it', items)
+    expect(first.statusCode).toBe(201)
+    // Sold out for anyone else: the precheck refuses, and remembers it.
+    expect((await create(seller, 'someone-else', items)).statusCode).toBe(409)
+    const again = await create(seller, 'all-of-it', items)
+    expect(again.statusCode).toBe(201)
+    expect(again.body).toBe(first.body)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    // The same key with another body is still a conflict, refused or not.
+    const other = await create(seller, 'all-of-it', [{ inventory_id: inventory.id, quantity: 2 }])
+    expect([other.statusCode, other.json().code]).toEqual([409, 'idempotency_conflict'])
+    expect(await basketsOf(seller.seller.id)).toBe(1)
+  })
+
   it('creates one basket for 10 concurrent requests with the same key', async () => {
     const seller = await createTestSeller(ctx.app)
     const inventory = await inventoryOf(seller, 5)

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Db } from '../../platform/db/database.js'
 import { inOrder, runStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
-import { runIdempotent } from '../idempotency/run-idempotent.js'
+import { runIdempotent, storedAnswer } from '../idempotency/run-idempotent.js'
 import type { AvailabilityMemo } from '../inventory/availability-memo.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
 import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
@@ -55,11 +55,20 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
         ],
       }
     : undefined
-  if (!guard) {
-    // A clear refusal costs one statement and no transaction: under a rush on a sold-out
-    // inventory, refused requests never queue for a connection behind the lock holders.
+  // Keyed or not, the same route: a clear refusal costs one statement and no transaction (none at
+  // all when the memory of readings answers), so under a rush on a sold-out inventory refused
+  // requests never queue for a connection behind the lock holders. A keyed repeat refused here
+  // replays its first answer, which must not depend on what is left now.
+  let variants: Awaited<ReturnType<typeof checkVariants>>
+  try {
     await precheckTickets(db, hold, options.availability)
-    const variants = await checkVariants(db, sellerId, hold.scope, items)
+    variants = await checkVariants(db, sellerId, hold.scope, items)
+  } catch (refusal) {
+    const replay = guard && (await storedAnswer<BasketView>(db, guard, 201))
+    if (replay) return { body: replay, replayed: true }
+    throw refusal
+  }
+  if (!guard) {
     const basketId = randomUUID()
     // Waits for nothing: the basket, its items and the hold leave together and are answered in one
     // round trip. The hold is the last statement, sent with the COMMIT: the locks last no longer than that.
@@ -69,12 +78,10 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     }))
     return { body: viewOf(opened, locked!, variants), replayed: false }
   }
-  // With a key, a repeat must replay its first answer even when it would now be refused: judged
-  // inside, and held before the answer is stored.
+  // With a key, the answer is stored before the transaction commits: the hold runs inside it, judged
+  // under the locks like any other, and a concurrent repeat waits for the key and replays.
   return db.transaction(async (tx) =>
     runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
-      await precheckTickets(tx, hold)
-      const variants = await checkVariants(tx, sellerId, hold.scope, items)
       const opened = await openBasket(tx, randomUUID(), options)
       return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })), variants)
     }),

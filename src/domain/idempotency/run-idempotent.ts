@@ -56,3 +56,25 @@ export async function runIdempotent<T>(
     .where(eq(idempotencyKeys.id, claimed.id))
   return { body, replayed: false }
 }
+
+/**
+ * The answer stored for this key, without claiming it: for a repeat refused before its
+ * transaction opens (a precheck), which must still replay what the first call answered. The same
+ * key with another request: 409 `idempotency_conflict`. Nothing stored (no such key, one past the
+ * window, or one whose first call has not answered yet): undefined.
+ */
+export async function storedAnswer<T>(db: Db, guard: IdempotencyGuard, status: number): Promise<T | undefined> {
+  const [stored] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.sellerId, guard.sellerId),
+        eq(idempotencyKeys.key, guard.key),
+        sql`${idempotencyKeys.createdAt} >= now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`,
+      ),
+    )
+  if (!stored) return undefined
+  if (stored.fingerprint !== fingerprintOf(guard.request)) throw new AppError('idempotency_conflict')
+  return stored.responseStatus === status && stored.responseBody !== null ? (JSON.parse(stored.responseBody) as T) : undefined
+}
