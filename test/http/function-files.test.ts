@@ -26,6 +26,7 @@ describe('database function files', () => {
       'domain/inventory/sql/baskets_move_holds.sql',
       'domain/inventory/sql/lock_inventories_with_held.sql',
       'domain/inventory/sql/take_tickets.sql',
+      'domain/inventory/sql/tickets_held.sql',
       'domain/sellers/sql/seller_today.sql',
     ])
     for (const f of functionFiles()) {

@@ -81,7 +81,7 @@ describe('placeOrder', () => {
 
     expect((await inventoryRow(x.id)).sold).toBe(2)
     expect((await inventoryRow(y.id)).sold).toBe(1)
-    expect((await heldQuantities(ctx.app.db, [x.id, y.id])).size).toBe(0)
+    expect([...(await heldQuantities(ctx.app.db, [x.id, y.id])).values()]).toEqual([0, 0])
     const [row] = await ctx.app.db.select().from(baskets).where(eq(baskets.id, open.id))
     expect(row).toMatchObject({ status: 'checked_out', customerId: customer })
     const [audit] = await ctx.app.db

@@ -37,4 +37,16 @@ describe('the house: who may import whom', () => {
       .filter((file) => /sold:\s*sql|set sold|sold = inv\.sold/.test(readFileSync(path.join(SRC, 'domain', file), 'utf8')))
     expect(soldWriters).toEqual([])
   })
+
+  it('"held" has one definition, the database function tickets_held: nothing else in src counts held tickets', () => {
+    const definition = 'domain/inventory/sql/tickets_held.sql'
+    // Reading whether an item holds now (its held_until against the clock), or adding up what basket items hold.
+    const countsHeld = /held_until\s*[<>]|heldUntil\W{0,2}\s*[<>]|\b(gt|gte|lt|lte)\(\s*\w+\.heldUntil|sum\([^)]*\b(bi|basket_items|basketItems)\.quantity/i
+    const counters = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+      .map((file) => file.split(path.sep).join('/'))
+      .filter((file) => /\.(ts|sql)$/.test(file) && file !== definition)
+      .filter((file) => countsHeld.test(readFileSync(path.join(SRC, file), 'utf8')))
+    expect(counters).toEqual([])
+    expect(readFileSync(path.join(SRC, definition), 'utf8')).toMatch(countsHeld)
+  })
 })

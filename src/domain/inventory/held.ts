@@ -1,55 +1,37 @@
-import { and, gt, inArray, sql, type SQL } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { basketItems } from '../baskets/baskets.table.js'
 import type { inventories } from '../catalog/inventories.table.js'
 import { availableOf } from './availability.js'
 
 /**
- * Tickets held by open, unexpired baskets, per inventory. The one definition of "held":
- * available = capacity - sold - held. To decide on it safely, lock the inventory rows first.
- * An item holds until its `held_until` (its open basket's expiry, kept by triggers), so the
- * count reads only the items that hold now, through an index, however many baskets there were.
- * The same definition lives in `heldSql` and `firstReleaseSql` below, and in the database
- * functions sql/lock_inventories_with_held.sql (counting) and sql/take_tickets.sql (the first hold to run out): change them
- * together, here only (no other module counts held tickets).
+ * "Held" is defined once, by the database function `tickets_held` (sql/tickets_held.sql): the
+ * tickets of an inventory held by open, unexpired baskets, and when the first of those holds runs
+ * out. available = capacity - sold - held. Everything here asks it; nothing else in `src` counts
+ * held tickets (test/unit/architecture.test.ts). It is an SQL function the planner inlines, so a
+ * statement over many inventories pays nothing for the call. To decide on it safely, lock the
+ * inventory rows first (sql/lock_inventories_with_held.sql does).
  */
-export async function heldQuantities(db: Db, inventoryIds: readonly string[], exceptBasketId?: string): Promise<Map<string, number>> {
-  const held = new Map<string, number>()
-  if (inventoryIds.length === 0) return held
-  const rows = await db
-    .select({ inventoryId: basketItems.inventoryId, held: sql<number>`coalesce(sum(${basketItems.quantity}), 0)::int` })
-    .from(basketItems)
-    .where(
-      and(
-        inArray(basketItems.inventoryId, [...inventoryIds]),
-        gt(basketItems.heldUntil, sql`now()`),
-        exceptBasketId ? sql`${basketItems.basketId} <> ${exceptBasketId}` : undefined,
-      ),
-    )
-    .groupBy(basketItems.inventoryId)
-  for (const row of rows) held.set(row.inventoryId, Number(row.held))
-  return held
-}
 
-/**
- * The same definition of "held" as a correlated SQL expression, for statements that judge many
- * inventories at once without locking (the catalogue, the precheck of a hold): tickets of the
- * inventory `inventoryId` names, held by open, unexpired baskets other than `exceptBasketId`.
- */
-export const heldSql = (inventoryId: SQL, exceptBasketId?: SQL | string) => sql<number>`coalesce((
-    select sum(bi.quantity) from basket_items bi
-     where bi.inventory_id = ${inventoryId} and bi.held_until > now()${
-       exceptBasketId === undefined ? sql`` : sql` and bi.basket_id is distinct from ${exceptBasketId}::uuid`
-     }), 0)::int`
+/** Tickets held now on the inventory `inventoryId` names, by open, unexpired baskets other than `exceptBasketId`. */
+export const heldSql = (inventoryId: SQL, exceptBasketId: SQL | null = null) =>
+  sql<number>`(select h.held from tickets_held(${inventoryId}, ${exceptBasketId ?? sql`null`}::uuid) as h)`
 
 /**
  * Milliseconds until the first hold on the inventory runs out (of every basket's, none
  * excepted), by the database's clock; null when nothing is held. Until then the count of held
  * tickets cannot fall by itself, only by a change announced on `tickets_freed` (sql/announce_tickets_freed.sql).
  */
-export const firstReleaseSql = (inventoryId: SQL) => sql<number | null>`(
-    select extract(epoch from min(bi.held_until) - now()) * 1000 from basket_items bi
-     where bi.inventory_id = ${inventoryId} and bi.held_until > now())::float8`
+export const firstReleaseSql = (inventoryId: SQL) => sql<number | null>`(select h.first_release_ms from tickets_held(${inventoryId}, null) as h)`
+
+/** Tickets held by open, unexpired baskets on each of these inventories (0: none). */
+export async function heldQuantities(db: Db, inventoryIds: readonly string[]): Promise<Map<string, number>> {
+  const held = new Map<string, number>()
+  if (inventoryIds.length === 0) return held
+  const { rows } = await db.execute<{ id: string; held: number }>(sql`
+    select w.id, ${heldSql(sql`w.id`)} as held from unnest(${sql.param([...inventoryIds])}::uuid[]) as w(id)`)
+  for (const row of rows) held.set(row.id, Number(row.held))
+  return held
+}
 
 type InventoryRow = typeof inventories.$inferSelect
 

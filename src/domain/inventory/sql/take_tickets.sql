@@ -35,8 +35,7 @@ BEGIN
            AND p_variants[n] IS DISTINCT FROM (SELECT md5(i.variants::text) FROM inventories i WHERE i.id = r.id)) THEN
       fits := false;
     END IF;
-    release := (SELECT extract(epoch FROM min(bi.held_until) - now()) * 1000 FROM basket_items bi
-                 WHERE bi.inventory_id = r.id AND bi.held_until > now());
+    release := (SELECT h.first_release_ms FROM tickets_held(r.id, NULL) AS h);
     seen := seen || jsonb_build_object('id', r.id, 'eventId', r.event_id, 'date', r.date, 'name', r.name, 'capacity', r.capacity,
                                        'sold', r.sold, 'price', r.price, 'eventStatus', r.event_status, 'held', r.held,
                                        'past', is_past, 'firstReleaseMs', release);
