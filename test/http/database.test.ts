@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
-import { openDatabase, type Database } from '../../src/platform/db/database.js'
+import { openDatabase, type Database, type Db } from '../../src/platform/db/database.js'
 import { sqlState } from '../../src/platform/db/errors.js'
 import { inOrder, sqlStatement, transactionEndingWith, type LastStatement } from '../../src/platform/db/transaction-ending-with.js'
 import { testConfig } from '../build-app.js'
@@ -163,7 +163,7 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     }
   })
 
-  it('runs a work that waits for nothing: its statements, then the last one, answered together; sells exactly the capacity under a race of 100', async () => {
+  it('runs a work whose result is a promise of its statements: they are answered, then the last one runs; sells exactly the capacity under a race of 100', async () => {
     await database.db.execute(sql`insert into lock_probe values (60, 30, 0)`)
     const outcomes = await Promise.allSettled(
       Array.from({ length: 100 }, (_, n) =>
@@ -186,7 +186,7 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     expect(written.rows[0]!.n).toBe(30)
   })
 
-  it('throws the first failure of a work that waits for nothing, and neither its statements nor the last one stay', async () => {
+  it('throws the first failure of a work whose result is a promise of its statements, and neither its statements nor the last one stay', async () => {
     await database.db.execute(sql`insert into lock_probe values (61, 5, 0)`)
     await expect(
       transactionEndingWith(database.db, (tx) => ({
@@ -198,7 +198,33 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     expect((await database.db.execute(sql`select 1 from lock_probe where id = 62`)).rows).toHaveLength(0)
   })
 
-  it.runIf(usesPostgres())('sends a work that waits for nothing with its BEGIN, last statement and COMMIT in one write', async () => {
+  it('rolls back, with the error, a work whose result rejects for a reason other than the database (the last statement sent or not)', async () => {
+    await database.db.execute(sql`insert into lock_probe values (65, 5, 0)`)
+    const failing = (tx: Db) =>
+      inOrder(tx, tx.execute(sql`insert into lock_probe values (66, 0, 0)`)).then(() => {
+        throw new Error('not the database')
+      })
+    await expect(transactionEndingWith(database.db, (tx) => ({ result: failing(tx), last: sellOne(65) }))).rejects.toThrow('not the database')
+    await expect(
+      transactionEndingWith(database.db, (tx) => ({ result: failing(tx), alongside: [sqlStatement(tx, sql`update lock_probe set sold = 9 where id = 65`)] })),
+    ).rejects.toThrow('not the database')
+    expect(await soldOf(65)).toBe(0)
+    expect((await database.db.execute(sql`select 1 from lock_probe where id = 66`)).rows).toHaveLength(0)
+    const { result } = await transactionEndingWith(database.db, async () => ({ result: 'still serving' }))
+    expect(result).toBe('still serving')
+  })
+
+  it.runIf(usesPostgres())('throws when the COMMIT is answered ROLLBACK though the work swallowed the failure that aborted it', async () => {
+    await database.db.execute(sql`insert into lock_probe values (67, 5, 0)`)
+    await expect(
+      transactionEndingWith(database.db, async (tx) => {
+        await tx.execute(sql`select 1 / 0`).catch(() => undefined)
+        return { result: 'swallowed' }
+      }),
+    ).rejects.toThrow(/ROLLBACK/)
+  })
+
+  it.runIf(usesPostgres())('sends the work with its BEGIN, then the last statement with the COMMIT: two writes', async () => {
     await database.db.execute(sql`insert into lock_probe values (63, 5, 0)`)
     const pool = (database.db as unknown as { $client: pg.Pool }).$client
     type Stream = { _write: (...args: unknown[]) => unknown; _writev: (...args: unknown[]) => unknown }
@@ -224,7 +250,7 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
         last: sellOne(63),
       }))
       expect(last).toBe(1)
-      expect(writes).toBe(1)
+      expect(writes).toBe(2)
     } finally {
       restore()
     }
@@ -312,8 +338,8 @@ describe.skipIf(!usesPostgres())('a connection lost in the middle of a transacti
     process.on('unhandledRejection', onUnhandled)
     try {
       await own.ping() // the pool's one connection is open and idle
-      // BEGIN, a statement, the last statement and the COMMIT all go out before any answer: the
-      // connection is cut before BEGIN is answered, so every one of them fails.
+      // BEGIN and a statement go out before any answer: the connection is cut before BEGIN is
+      // answered, so both fail, and so does the ROLLBACK.
       const last: LastStatement<number> = { query: { sql: 'select $1::int as n', params: [1] }, read: (rows) => Number(rows[0]!.n) }
       const ending = transactionEndingWith(own.db, (tx) => ({ result: sqlStatement(tx, sql`select ${2}::int`).execute(), last }))
       await proxy.down()

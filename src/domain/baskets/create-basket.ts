@@ -70,8 +70,8 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
   }
   if (!guard) {
     const basketId = randomUUID()
-    // Waits for nothing: the basket, its items and the hold leave together and are answered in one
-    // round trip. The hold is the last statement, sent with the COMMIT: the locks last no longer than that.
+    // The basket and its items leave with BEGIN; once they are answered, the hold is the last
+    // statement, sent with the COMMIT: the locks last no longer than that round trip.
     const { result: opened, last: locked } = await transactionEndingWith(db, (tx) => ({
       result: openBasket(tx, basketId, options),
       last: takeTickets({ ...hold, basketId, sell: false, memo: options.availability }),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
-import { type Executable, inOrder, runStatement, sqlStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
+import { inOrder, runStatement, sqlStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
@@ -26,7 +26,7 @@ import { PricesMoved, takeTickets } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { signOrderView, toOrderView, type OrderView } from './order-view.js'
-import { insertOrderQuery, writtenOrderRows } from './orders.repo.js'
+import { insertOrderQueries } from './orders.repo.js'
 import { couponRedemptions } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
 
@@ -129,11 +129,12 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions) {
           placed = await checkout(tx, options)
           return placed.view
         })
-        // After the answer is stored for a replay: the sale may still refuse, rolling it back. The
-        // order's statements and its webhook event travel with the sale and the COMMIT.
+        // A replay: nothing to write.
         if (!placed) return { result }
+        // After the answer is stored for a replay: the sale may still refuse, rolling it back. The
+        // order's webhook event, made from the rows written, travels with the sale and the COMMIT.
         const event = webhookEventsStatement(options.sellerId, [orderEvent('order.confirmed', placed.view)])
-        return { result, last: placed.sale, alongside: [...placed.unsent, ...(event ? [sqlStatement(tx, event)] : [])] }
+        return { result, last: placed.sale, alongside: event ? [sqlStatement(tx, event)] : [] }
       })
       return result
     } catch (error) {
@@ -164,12 +165,16 @@ const guardOf = (options: PlaceOrderOptions) =>
       }
     : undefined
 
-/**
- * The order placed, the statements writing it that are still to be sent (none: sent), and the
- * sale still to run as the transaction's last statement (none: done).
- */
-type Placed = { view: OrderView; unsent: Executable<unknown>[]; sale: LastStatement<unknown> | undefined }
+/** The order placed, as the database wrote it, and the sale still to run as the transaction's last statement (none: done). */
+type Placed = { view: OrderView; sale: LastStatement<unknown> | undefined }
 
+/**
+ * One checkout, top to bottom: the basket locked and read, priced from a reading without locks,
+ * the order written, then the sale. Without coupons, nothing is left to decide after the sale: it
+ * ends the transaction, sent with the COMMIT. Otherwise (coupons, or a reading without locks that
+ * refused) the sale runs now and the basket is priced again under the locks, which alone may
+ * refuse; a pricing that moved since the order was written retries (`PricesMoved`).
+ */
 async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   const { sellerId, basketId, customerId, affiliate } = options
   // The lines are read after the basket is locked, in the same round trip.
@@ -190,39 +195,29 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
     })
   }
 
-  const hold = {
+  const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
+  // Written before the inventories are locked, unless this reading refuses (only a reading under the locks may).
+  const view = draft.refusal ? undefined : await writeOrder(tx, basket, draft, method, options)
+  const sale = takeTickets({
     sellerId,
     scope: affiliate?.eventIds ?? null,
     basketId,
     wanted: quantitiesByInventory(lines),
     added: new Map<string, number>(),
-  }
-  const variants = new Map(lines.flatMap((line) => (line.variantsDigest === null ? [] : [[line.inventoryId, line.variantsDigest] as const])))
-  const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
-  if (draft.refusal) {
-    // Refused on a reading without locks: only a reading under the locks may refuse.
-    const locked = await runStatement(tx, takeTickets({ ...hold, variants, sell: true }))
-    const final = await evaluateLocked(tx, basket, lines, locked, options)
-    throw final.refusal ?? new PricesMoved()
-  }
-  const placed = writeOrder(tx, basket, draft, method, options)
-  // The sale refuses unless every price (the inventories' and their variants') is still the one the order was written with.
-  const sale = takeTickets({
-    ...hold,
-    prices: new Map(lines.map((line) => [line.inventoryId, line.inventoryPrice])),
-    variants,
+    // The sale refuses unless every price (the inventories' and their variants') is still the one the order was written with.
+    prices: view && new Map(lines.map((line) => [line.inventoryId, line.inventoryPrice])),
+    variants: new Map(lines.flatMap((line) => (line.variantsDigest === null ? [] : [[line.inventoryId, line.variantsDigest] as const]))),
     sell: true,
   })
   const couponed = basket.couponId !== null || lines.some((line) => line.couponId !== null)
-  // Nothing to decide before the sale: the order is written with it, in the same round trip.
-  if (!couponed) return { view: placed.view, unsent: placed.statements, sale }
+  if (view && !couponed) return { view, sale }
 
-  await inOrder(tx, ...placed.statements)
+  // Decided under the locks: the inventories (the sale), then the coupons, and the basket priced again.
   const final = await evaluateLocked(tx, basket, lines, await runStatement(tx, sale), options)
   if (final.refusal) throw final.refusal
-  if (fingerprintOf(final) !== fingerprintOf(draft)) throw new PricesMoved()
-  await redeemCoupons(tx, final, placed.orderId, customerId)
-  return { view: placed.view, unsent: [], sale: undefined }
+  if (!view || fingerprintOf(final) !== fingerprintOf(draft)) throw new PricesMoved()
+  await redeemCoupons(tx, final, view.id, customerId)
+  return { view, sale: undefined }
 }
 
 /**
@@ -238,12 +233,11 @@ async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], 
 }
 
 /**
- * The statements writing the order, its items and tickets, the basket checked out and the audit
- * entry, not sent yet, and the order as they write it: nothing here needs the inventory locks,
- * and nothing needs another's answer (the ids are made here, the creation time is the
- * transaction's, read with the basket), so they travel together.
+ * Writes the order, its items and tickets, the basket checked out and the audit entry, and
+ * answers the order as the database wrote it, signed: nothing here needs the inventory locks,
+ * and nothing needs another's answer (the ids are made here), so they travel together.
  */
-function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
+async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: PaymentMethod, options: PlaceOrderOptions) {
   const { sellerId, basketId, customerId, affiliate } = options
   const { contents, price, plan } = pricing
   const basketCoupon = basket.couponId ? contents.coupons.get(basket.couponId) : undefined
@@ -287,8 +281,9 @@ function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: Payme
     installmentAmount: plan!.amount,
     paymentReference: options.paymentReference ?? null,
   }
-  const statements = [
-    insertOrderQuery(tx, order, items, issued),
+  const [[written], writtenItems, writtenTickets] = await inOrder(
+    tx,
+    ...insertOrderQueries(tx, order, items, issued),
     checkOutBasketQuery(tx, basketId, customerId),
     auditInsert(tx, options.actor, {
       action: 'stf.order.placed',
@@ -303,9 +298,8 @@ function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method: Payme
         tickets: issued.length,
       },
     }),
-  ]
-  const written = writtenOrderRows(order, items, issued, basket.now)
-  return { orderId, statements, view: signOrderView(options.codes, toOrderView(written.order, written.items, written.tickets)) }
+  )
+  return signOrderView(options.codes, toOrderView(written!, writtenItems, writtenTickets))
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */

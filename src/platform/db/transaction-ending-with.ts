@@ -5,6 +5,12 @@ import pg from 'pg'
 import { DRIZZLE_OPTIONS, type Db } from './database.js'
 import { type AnyStatement, executeStatement } from './fixed-statement.js'
 
+// The driver API this file relies on is public: pg's `pipeline` option (database.ts), a pool's
+// `connect`/`release(error)`, drizzle's `$client`. One internal: `writtenTogether` corks the
+// socket of pg's `client.connection.stream` so that statements issued together leave in one
+// write; without it (another driver version) they leave in one write each, and nothing else
+// changes.
+
 /**
  * The statement a transaction ends with, how its rows are read, and what a failure of it means
  * (an error to throw instead of the database's). It must decide by itself: it refuses by raising
@@ -39,7 +45,11 @@ export const sqlStatement = (tx: Db, query: AnyStatement): Executable<unknown> =
 
 /** How a transaction's work ends (`transactionEndingWith`). */
 export type Ending<T, L> = {
-  /** The work's answer; a promise when it is made of the answers of statements still on their way. */
+  /**
+   * The work's answer; a promise when it is made of the answers of statements still on their
+   * way. It is settled before the end of the transaction is sent: a rejection, whatever its
+   * reason, rolls the transaction back.
+   */
   result: T | Promise<T>
   /** The statement sent with the COMMIT. */
   last?: LastStatement<L> | undefined
@@ -50,17 +60,20 @@ export type Ending<T, L> = {
 /**
  * `db.transaction(work)`, cut into as few round trips as the work allows. On PostgreSQL the
  * pool's connections pipeline (database.ts): BEGIN goes out with the work's first statements,
- * statements issued together (`inOrder`) travel together, and the statement `work` names to
- * end with is sent together with the COMMIT, after the `alongside` statements it names (whose
- * answers nothing reads; one that fails rolls everything back and is thrown). A `work` that
- * answers at once (not a promise), its `result` being the promise of the statements it issued,
- * waits for nothing: the whole transaction leaves in one write and is answered in one round
- * trip. The server runs the statements in order; whatever the last statement locked is released
- * as soon as it is done, without waiting for this process to read its answer (on a busy server
- * that wait is the event loop's, and everyone queued on the lock pays it). When a statement
- * fails, the server runs those behind it in an aborted transaction (they fail too) and ends it
- * with ROLLBACK whatever is asked, so the COMMIT sent with a last statement that refuses rolls
- * everything back; the first failure is thrown.
+ * statements issued together (`inOrder`) travel together, and once the work and its `result`
+ * have settled, the `alongside` statements (whose answers nothing reads), the statement the
+ * work names to end with and the COMMIT leave in one write and are answered in one round trip.
+ * The server runs them in order; whatever the last statement locked is released as soon as it
+ * is done, without waiting for this process to read its answer (on a busy server that wait is
+ * the event loop's, and everyone queued on the lock pays it).
+ *
+ * Nothing this process decides comes after the COMMIT is sent: the work and its `result` have
+ * settled by then, and a failure of either rolls back. What is sent with the COMMIT decides by
+ * itself: when a statement fails, the server runs those behind it in an aborted transaction and
+ * answers the COMMIT with ROLLBACK; the first failure is thrown. A COMMIT answered ROLLBACK
+ * without a failure seen (a failed statement whose error the work swallowed) throws too, and a
+ * COMMIT without an answer (a lost connection) throws with the connection closed: the caller
+ * never sees success for a transaction that did not commit, nor an error for one that did.
  *
  * On the embedded database (one connection, one transaction at a time) there is nothing to win:
  * an ordinary transaction runs the statements one by one and then commits. Inside `work`, `tx`
@@ -78,50 +91,40 @@ export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Endi
   }
 
   const client = await pool.connect()
+  // A connection whose state is unknown (a statement or the COMMIT without an answer) is closed, not reused.
   let broken: Error | undefined
   // Once the COMMIT has been answered the transaction is over, committed or rolled back.
   let ended = false
   try {
-    // BEGIN leaves with the statements the work issues before it first waits, and with the end
-    // of the transaction when the work waits for nothing.
-    const [begun, sending] = writtenTogether(client, () => {
+    // BEGIN leaves with the statements the work issues before it first waits.
+    const [begun, working] = writtenTogether(client, () => {
       const begun = client.query('begin')
       begun.catch(() => undefined) // awaited below; the work's first statement fails the same way
-      const working = work(handleOn(client))
-      const end = (ending: Ending<T, L>) => writtenTogether(client, () => sendEnd(client, ending))
-      return [begun, working instanceof Promise ? working.then(end) : end(working)] as const
+      // Called now, so that its first statements are written with BEGIN; a throw rejects `working`.
+      return [begun, (async () => work(handleOn(client)))()] as const
     })
-    const { before, answering, committing } = await sending
+    const { result, last, alongside = [] } = await working
+    const answer = await result
     await begun
-    // The first statement that failed, in the order they were sent.
-    const failedBefore = async () => {
-      const settled = await Promise.allSettled(before)
-      return settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason as unknown
-    }
-    const result = (await before[0]!.catch(() => undefined)) as T
-    if (!answering) {
-      const [failure] = [await failedBefore(), await committing]
-      if (failure) {
-        // Its COMMIT rolled back: the transaction is over.
-        ended = true
-        throw failure
-      }
-      return { result, last: undefined }
-    }
-    const [answer, committed] = await Promise.allSettled([answering.sent, committing])
-    const failure = await failedBefore()
-    if (failure && committed.status === 'fulfilled') {
-      ended = true
-      throw failure
-    }
-    if (committed.status === 'rejected') {
-      // The connection failed, or its state is unknown: it is closed, not reused.
-      broken = committed.reason instanceof Error ? committed.reason : new Error(String(committed.reason))
-      throw answer.status === 'rejected' ? explained(answering.last, answer.reason) : committed.reason
+    const { sent, committing } = writtenTogether(client, () => sendEnd(client, alongside, last))
+    const [settled, committed] = await Promise.all([
+      Promise.allSettled(sent),
+      committing.then(
+        (value) => ({ value }),
+        (reason: unknown) => ({ reason }),
+      ),
+    ])
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
+    const failed = failure && (last && failure === settled.at(-1) ? explained(last, failure.reason) : failure.reason)
+    if ('reason' in committed) {
+      broken = asError(committed.reason)
+      throw failure ? failed : committed.reason
     }
     ended = true
-    if (answer.status === 'rejected') throw explained(answering.last, answer.reason)
-    return { result, last: answering.last.read(answer.value.rows) }
+    if (failure) throw failed
+    if (committed.value.command !== 'COMMIT') throw new Error(`The transaction ended with ${committed.value.command}, not COMMIT`)
+    const lastRows = (settled.at(-1) as PromiseFulfilledResult<pg.QueryResult> | undefined)?.value.rows
+    return { result: answer, last: last?.read(lastRows!) }
   } catch (error) {
     if (!ended && !broken) {
       await client.query('rollback').catch((rollbackFailed: Error) => {
@@ -130,31 +133,26 @@ export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Endi
     }
     throw error
   } finally {
-    // A connection that could not even roll back is closed instead of going back to the pool.
     client.release(broken)
   }
 }
 
+const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)))
+
 /**
  * Sends the end of a transaction, without waiting: the `alongside` statements, the last
- * statement and the COMMIT. `before` holds the work's result first, then the alongside answers;
- * none of them is ever an unhandled rejection (they are read, maybe only after later answers).
+ * statement and the COMMIT. `sent` holds their answers in order (the last statement's last);
+ * none of them is ever an unhandled rejection.
  */
-function sendEnd<T, L>(client: pg.PoolClient, { result, last, alongside = [] }: Ending<T, L>) {
-  const before = [Promise.resolve(result), ...alongside.map((statement) => statement.execute())]
-  for (const sending of before) sending.catch(() => undefined)
-  let answering: { last: LastStatement<L>; sent: Promise<pg.QueryResult> } | undefined
+function sendEnd<L>(client: pg.PoolClient, alongside: readonly Executable<unknown>[], last: LastStatement<L> | undefined) {
+  const sent: Promise<unknown>[] = alongside.map((statement) => statement.execute())
   if (last) {
     const { sql: text, params } = is(last.query, SQL) ? dialect.sqlToQuery(last.query) : last.query
     // As a config object, so that a preparing connection names it like any other statement.
-    answering = { last, sent: client.query({ text, values: params }) }
-    answering.sent.catch(() => undefined)
+    sent.push(client.query({ text, values: params }))
   }
-  // Both are read below, unless an earlier failure (a connection lost before BEGIN was answered)
-  // ends the transaction first: then they fail too, and must not be unhandled rejections.
-  const committing = client.query('commit')
-  committing.catch(() => undefined)
-  return { before, answering, committing }
+  for (const sending of sent) sending.catch(() => undefined)
+  return { sent, committing: client.query('commit') }
 }
 
 /**
