@@ -3,16 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { EventRow } from '../../src/domain/catalog/events.repo.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
-import { useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
-import { buyTickets, checkinAdmin, pairedDevice, scanner } from '../support/checkin.js'
+import { buyTickets, checkinAdmin, MANY_PAIRINGS, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 import { createStaff } from '../support/staff.js'
 
 /** API.md 7.5: check-in lists of an event, how many are in, and the history of scans. */
-const ctx = useTestApp({ env: { CHK_PAIR_LIMIT_PER_IP: '100000' } })
-// UTC: a ticket dated `dayFromToday(0)` may enter now whatever the hour.
-const [a, b] = useTwoSellers(ctx, { a: { settings: { timezone: 'UTC' } }, b: { settings: { timezone: 'UTC' } } })
+const ctx = useTestApp({ env: MANY_PAIRINGS })
+const [a, b] = useSellersInUtc(ctx)
 let adm: AdmClient
 let writer: AdmClient
 let reader: AdmClient

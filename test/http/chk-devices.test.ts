@@ -7,17 +7,14 @@ import type { EventRow } from '../../src/domain/catalog/events.repo.js'
 import { checkinDevices } from '../../src/domain/checkin/checkin.table.js'
 import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
-import { useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
-import { buyTickets, checkinAdmin, pairedDevice, scanner } from '../support/checkin.js'
+import { buyTickets, checkinAdmin, MANY_PAIRINGS, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 import { createStaff } from '../support/staff.js'
 
 /** API.md 7.5: scanner devices, their pairing, and the token that opens `/chk/v1` and nothing else. */
-// Pairing is limited per address; this file pairs many devices from one (the limit has its own test below).
-const ctx = useTestApp({ env: { CHK_PAIR_LIMIT_PER_IP: '100000' } })
-// UTC: a ticket dated `dayFromToday(0)` may enter now whatever the hour.
-const [a, b] = useTwoSellers(ctx, { a: { settings: { timezone: 'UTC' } }, b: { settings: { timezone: 'UTC' } } })
+const ctx = useTestApp({ env: MANY_PAIRINGS })
+const [a, b] = useSellersInUtc(ctx)
 let adm: AdmClient
 let writer: AdmClient
 let reader: AdmClient

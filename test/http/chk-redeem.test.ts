@@ -3,15 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { checkins } from '../../src/domain/checkin/checkin.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
-import { useTwoSellers } from '../factories/sellers.js'
 import type { AdmClient } from '../support/adm-client.js'
-import { buyTickets, checkinAdmin, pairedDevice, scanner } from '../support/checkin.js'
+import { buyTickets, checkinAdmin, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 
 /** API.md 7.5: a gate lets each ticket in once per list, says why not, and keeps every scan. */
 const ctx = useTestApp()
-// In UTC, so that a ticket dated today (UTC) may enter whatever the hour.
-const [a, b] = useTwoSellers(ctx, { a: { settings: { timezone: 'UTC' } }, b: { settings: { timezone: 'UTC' } } })
+const [a, b] = useSellersInUtc(ctx)
 let adm: AdmClient
 let gate: ReturnType<typeof scanner>
 let otherGate: ReturnType<typeof scanner>

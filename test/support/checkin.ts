@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { expect } from 'vitest'
-import type { TestSeller } from '../factories/sellers.js'
+import { type TestSeller, useTwoSellers } from '../factories/sellers.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { admClient, type AdmClient } from './adm-client.js'
 import { asAdmin } from './staff.js'
@@ -47,3 +47,13 @@ export function scanner(app: FastifyInstance, headers: Record<string, string>) {
     post: (url: string, payload: object) => app.inject({ method: 'POST', url: `/chk/v1${url}`, headers, payload }),
   }
 }
+
+/**
+ * Sellers a and b of a check-in test, in UTC: a ticket dated `dayFromToday(0)` (a UTC date) may
+ * then enter whatever the hour. Declare it right after `useTestApp()`.
+ */
+export const useSellersInUtc = (ctx: { app: FastifyInstance }) =>
+  useTwoSellers(ctx, { a: { settings: { timezone: 'UTC' } }, b: { settings: { timezone: 'UTC' } } })
+
+/** Pairing is limited per address; a file that pairs many devices from one raises it (the limit has its own test). */
+export const MANY_PAIRINGS = { CHK_PAIR_LIMIT_PER_IP: '100000' }

@@ -7,16 +7,9 @@ import type { ScanTicketView } from './views.js'
 
 export type CheckinRow = typeof checkins.$inferSelect
 
-/** A ticket as the gates judge it, with its window of entry in the seller's time zone. */
-export type ScanTicketRow = {
+/** A ticket as the gates judge it (the columns its view shows, as read), with its window of entry in the seller's time zone. */
+export type ScanTicketRow = Pick<ScanTicketView, 'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'name' | 'variant'> & {
   id: string
-  identifier: string
-  order_id: string
-  event_id: string
-  inventory_id: string
-  date: string
-  name: string
-  variant: string | null
   voided: boolean
   holder: string | null
   /** Entries are valid from the start of the ticket's date until 06:00 of the next day. */
