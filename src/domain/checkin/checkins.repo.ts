@@ -61,22 +61,29 @@ export const nonceAnswerQuery = (deviceId: string, nonce: string | undefined): S
     ? sql`select null::jsonb as answer where false`
     : sql`select answer from checkins where device_id = ${deviceId}::uuid and nonce = ${nonce}`
 
-/**
- * For each list, what the ticket's scans on it that count (successful, not annulled) say:
- * entered at all, and the latest one. Sent after the lock, so it reads every scan committed
- * before the lock was granted.
+/*
+ * A ticket's standing on a list, the one definition every reading uses: of its scans on the list,
+ * only the successful ones that were not annulled count. It has entered when one of them is an
+ * entry; the latest of them (by when it was scanned) says whether it is inside. Scalar
+ * subqueries, so that a listing evaluates them only for the rows it answers.
  */
-export const scanStatesQuery = (identifier: string, listIds: readonly string[]): SQL => sql`
-    select l.list_id::text as list_id, last.type, last.scanned_at,
-           exists (select 1 from checkins e
-                    where e.ticket_id = t.id and e.list_id = l.list_id and e.successful and e.annulled_at is null and e.type = 'entry') as entered
+const counting = (ticketId: SQL, listId: SQL) => sql`e.ticket_id = ${ticketId} and e.list_id = ${listId} and e.successful and e.annulled_at is null`
+const enteredSql = (ticketId: SQL, listId: SQL) => sql`exists (select 1 from checkins e where ${counting(ticketId, listId)} and e.type = 'entry')`
+const latestSql = (column: 'type' | 'scanned_at', ticketId: SQL, listId: SQL) =>
+  sql`(select e.${sql.raw(column)} from checkins e where ${counting(ticketId, listId)} order by e.scanned_at desc, e.created_at desc limit 1)`
+
+/**
+ * For each list, the ticket's standing on it. Sent after the lock, so it reads every scan
+ * committed before the lock was granted.
+ */
+export const scanStatesQuery = (identifier: string, listIds: readonly string[]): SQL => {
+  const [ticket, list] = [sql`t.id`, sql`l.list_id`]
+  return sql`
+    select l.list_id::text as list_id, ${latestSql('type', ticket, list)} as type, ${latestSql('scanned_at', ticket, list)} as scanned_at,
+           ${enteredSql(ticket, list)} as entered
       from unnest(${sql.param([...listIds])}::uuid[]) as l(list_id)
-      join tickets t on t.identifier = ${identifier}
-      left join lateral (
-        select type, scanned_at from checkins
-         where ticket_id = t.id and list_id = l.list_id and successful and annulled_at is null
-         order by scanned_at desc, created_at desc limit 1
-      ) last on true`
+      join tickets t on t.identifier = ${identifier}`
+}
 
 export function readScanStates(rows: readonly Record<string, unknown>[]): Map<string, ScanState> {
   const typed = rows as { list_id: string; type: ScanType | null; scanned_at: unknown; entered: boolean }[]
@@ -110,11 +117,10 @@ const onList = (list: ListRow): SQL => sql`
   and oi.event_id = ${list.eventId}::uuid`
 
 /** A ticket's standing on a list, as the columns `checked_in` and `last_checkin_at`. */
-const standingOn = (list: ListRow): SQL => sql`
-  exists (select 1 from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
-           and e.successful and e.annulled_at is null and e.type = 'entry') as checked_in,
-  (select max(e.scanned_at) from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
-           and e.successful and e.annulled_at is null) as last_checkin_at`
+const standingOn = (list: ListRow): SQL => {
+  const [ticket, listId] = [sql`t.id`, sql`${list.id}::uuid`]
+  return sql`${enteredSql(ticket, listId)} as checked_in, ${latestSql('scanned_at', ticket, listId)} as last_checkin_at`
+}
 
 type StandingRow = ScanTicketRow & { checked_in: boolean; last_checkin_at: unknown }
 
@@ -186,10 +192,7 @@ export async function listStatusRows(db: Db, list: ListRow): Promise<StatusRow[]
     ${TICKET_JOINS}
     join inventories i on i.id = t.inventory_id
     cross join lateral (
-      select exists (select 1 from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
-                      and e.successful and e.annulled_at is null and e.type = 'entry') as entered,
-             (select e.type from checkins e where e.ticket_id = t.id and e.list_id = ${list.id}::uuid
-                      and e.successful and e.annulled_at is null order by e.scanned_at desc, e.created_at desc limit 1) as last_type
+      select ${enteredSql(sql`t.id`, sql`${list.id}::uuid`)} as entered, ${latestSql('type', sql`t.id`, sql`${list.id}::uuid`)} as last_type
     ) s
     where ${onList(list)} and t.voided_at is null
     group by t.inventory_id, i.name, i.date, oi.variant
