@@ -39,12 +39,13 @@ export async function listInventoryRows(db: Db, eventId: string, paging: Paging)
   return { rows, total: total?.n ?? 0 }
 }
 
-/** Which of these ids are inventories of this seller. */
-export async function ownedInventoryIds(db: Db, sellerId: string, ids: readonly string[]): Promise<Set<string>> {
+/** Which of these ids are inventories of this seller, or of this event. */
+export async function ownedInventoryIds(db: Db, owner: { sellerId: string } | { eventId: string }, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
+  const ownedBy = 'sellerId' in owner ? eq(inventories.sellerId, owner.sellerId) : eq(inventories.eventId, owner.eventId)
   const rows = await db
     .select({ id: inventories.id })
     .from(inventories)
-    .where(and(eq(inventories.sellerId, sellerId), inArray(inventories.id, [...ids])))
+    .where(and(ownedBy, inArray(inventories.id, [...ids])))
   return new Set(rows.map((row) => row.id))
 }

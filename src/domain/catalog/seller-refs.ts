@@ -21,7 +21,7 @@ export async function checkSellerRefs(db: Db, sellerId: string, refs: SellerRefs
     })
   }
   if (refs.inventoryIds?.length) {
-    const owned = await ownedInventoryIds(db, sellerId, inventoryIds!)
+    const owned = await ownedInventoryIds(db, { sellerId }, inventoryIds!)
     refs.inventoryIds.forEach((id, index) => {
       if (!owned.has(id)) details.push({ path: `inventory_ids.${index}`, message: 'is not an inventory of this seller' })
     })

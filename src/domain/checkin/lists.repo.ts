@@ -1,7 +1,6 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
-import { inventories } from '../catalog/inventories.table.js'
 import { checkinLists } from './checkin.table.js'
 
 export type ListRow = typeof checkinLists.$inferSelect
@@ -49,13 +48,3 @@ export const deviceListRows = (db: Db, sellerId: string, eventIds: readonly stri
       ),
     )
     .orderBy(asc(checkinLists.createdAt), asc(checkinLists.id))
-
-/** Which of these ids are inventories of the event. */
-export async function inventoriesOfEvent(db: Db, eventId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set()
-  const rows = await db
-    .select({ id: inventories.id })
-    .from(inventories)
-    .where(and(eq(inventories.eventId, eventId), inArray(inventories.id, [...ids])))
-  return new Set(rows.map((r) => r.id))
-}

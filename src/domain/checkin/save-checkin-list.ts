@@ -2,7 +2,8 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { findEventById } from '../catalog/events.repo.js'
-import { deleteListRow, findList, insertList, inventoriesOfEvent, updateListRow, type ListValues } from './lists.repo.js'
+import { ownedInventoryIds } from '../catalog/inventories.repo.js'
+import { deleteListRow, findList, insertList, updateListRow, type ListValues } from './lists.repo.js'
 import { toCheckinListView, type CheckinListView } from './views.js'
 
 export type CheckinListInput = {
@@ -19,7 +20,7 @@ export type CheckinListInput = {
 async function listValues(db: Db, eventId: string, input: CheckinListInput): Promise<ListValues> {
   const inventoryIds = input.inventoryIds ? [...new Set(input.inventoryIds)] : null
   if (inventoryIds) {
-    const owned = await inventoriesOfEvent(db, eventId, inventoryIds)
+    const owned = await ownedInventoryIds(db, { eventId }, inventoryIds)
     const details: ErrorDetail[] = []
     input.inventoryIds!.forEach((id, index) => {
       if (!owned.has(id)) details.push({ path: `inventory_ids.${index}`, message: 'is not an inventory of this event' })
