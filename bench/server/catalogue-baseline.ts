@@ -6,7 +6,7 @@ import type { Db } from '../../src/platform/db/database.js'
  * The catalogue benchmark's baseline: everything `GET /stf/v1/events` asks the database for
  * (a seller's published events, soonest first by their first inventory date, then title and id;
  * the page's rows; the total; for each event the lowest price among its inventories with
- * tickets left, where left = capacity − sold − held, as the inventory module defines held) in ONE
+ * tickets left, where left is tickets_available(capacity, sold, held), as the inventory module defines them) in ONE
  * hand-written statement, sent as plain text through the same pool.
  *
  * What it leaves out, and the real route pays for: Basic authentication and the affiliate
@@ -38,7 +38,7 @@ export async function catalogueBaseline(db: Db, sellerId: string, page: number, 
            (select min(i.price)
               from inventories i
              where i.event_id = p.id
-               and i.capacity - i.sold - ${heldSql(sql`i.id`)} > 0) as price,
+               and tickets_available(i.capacity, i.sold, ${heldSql(sql`i.id`)}) > 0) as price,
            (select count(*)::int from events e where e.seller_id = ${sellerId} and e.status = 'published') as total
       from page p
      order by p.first_date asc nulls last, p.title asc, p.id asc`)

@@ -24,8 +24,10 @@ describe('database function files', () => {
       'domain/inventory/sql/announce_tickets_freed.sql',
       'domain/inventory/sql/basket_items_set_held_until.sql',
       'domain/inventory/sql/baskets_move_holds.sql',
-      'domain/inventory/sql/lock_inventories_with_held.sql',
+      'domain/inventory/sql/inventory_standings.sql',
+      'domain/inventory/sql/sale_standing.sql',
       'domain/inventory/sql/take_tickets.sql',
+      'domain/inventory/sql/tickets_available.sql',
       'domain/inventory/sql/tickets_held.sql',
       'domain/sellers/sql/seller_today.sql',
     ])

@@ -49,4 +49,22 @@ describe('the house: who may import whom', () => {
     expect(counters).toEqual([])
     expect(readFileSync(path.join(SRC, definition), 'utf8')).toMatch(countsHeld)
   })
+
+  it('the sale rule has one owner, the database: no TypeScript computes available, a past date or whether an event sells', () => {
+    const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).map((file) => file.split(path.sep).join('/'))
+    // capacity - sold (- held): only tickets_available.sql subtracts.
+    const computesAvailable = /\b(\w+\.capacity|p_capacity)\s*-\s*(\w+\.)?\w*sold\b|Math\.max\(\s*0\s*,[^)]*capacity/i
+    const subtracting = files.filter((file) => /\.(ts|sql)$/.test(file) && computesAvailable.test(readFileSync(path.join(SRC, file), 'utf8')))
+    expect(subtracting).toEqual(['domain/inventory/sql/tickets_available.sql'])
+    // Whether an inventory is past, or its event on sale, decides a hold: only sale_standing.sql words it, and
+    // only inventory_standings.sql compares a date with the seller's today for it.
+    const judgesInTs = /(status|eventStatus)\s*!==\s*'published'|status\s*===\s*'published'\s*&&|\.past\b/
+    const judgesInSql = /(<>|=)\s*'published'|<\s*seller_today\(/
+    const judging = files.filter((file) =>
+      file.endsWith('.ts')
+        ? judgesInTs.test(readFileSync(path.join(SRC, file), 'utf8'))
+        : file.endsWith('.sql') && judgesInSql.test(readFileSync(path.join(SRC, file), 'utf8')),
+    )
+    expect(judging.sort()).toEqual(['domain/inventory/sql/inventory_standings.sql', 'domain/inventory/sql/sale_standing.sql'])
+  })
 })

@@ -1,8 +1,7 @@
-import { and, asc, eq, getTableColumns, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { EventScope } from '../inventory/availability.js'
 import { heldSql } from '../inventory/held.js'
-import { pastSql } from '../inventory/past.js'
 import { events, type EventImage, type EVENT_STATUSES } from './events.table.js'
 import { inventories } from './inventories.table.js'
 
@@ -61,7 +60,7 @@ type EventPageRecord = {
  * the window), then by title and id; with a date window only events with an inventory in it
  * count. Only inventories dated on or after the seller's today (`seller_today`) count, for the
  * order as for the rest. For each event of the page, the lowest price among its inventories in
- * the window that still have tickets left (capacity − sold − held), and the first and last dates
+ * the window that still have tickets available (sql/tickets_available.sql), and the first and last dates
  * of its inventories. All in ONE statement, since the catalogue is
  * the busiest read of the API; it always answers at least one row, which carries the total even
  * when the page is past the end.
@@ -86,7 +85,7 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
     select (select count(*)::int from counted) as total,
            p.id, p.title, p.slug, p.description, p.status, p.integration_id, p.updated_at, p.images -> 0 as image,
            (select min(i.price) from inventories i
-             where i.event_id = p.id and i.date >= today.d${inWindow} and i.capacity - i.sold - ${heldSql(sql`i.id`)} > 0) as lowest_price,
+             where i.event_id = p.id and i.date >= today.d${inWindow} and tickets_available(i.capacity, i.sold, ${heldSql(sql`i.id`)}) > 0) as lowest_price,
            (select min(i.date)::text from inventories i where i.event_id = p.id and i.date >= today.d) as first_date,
            (select max(i.date)::text from inventories i where i.event_id = p.id and i.date >= today.d) as last_date
       from (select 1) as one
@@ -117,12 +116,12 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
 const dateOf = (value: string | Date | null): string | null =>
   value === null ? null : typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10)
 
-/** The inventories of these events, optionally within a date window, by date then price; `past` when dated before the seller's today. */
+/** The inventories of these events, optionally within a date window, by date then price. */
 export const listInventoriesOfEvents = (db: Db, eventIds: readonly string[], window: DateWindow = {}) =>
   eventIds.length === 0
-    ? Promise.resolve([] as (InventoryRow & { past: boolean })[])
+    ? Promise.resolve([] as InventoryRow[])
     : db
-        .select({ ...getTableColumns(inventories), past: pastSql })
+        .select()
         .from(inventories)
         .where(and(inArray(inventories.eventId, [...eventIds]), ...inventoryDateConditions(window)))
         .orderBy(asc(inventories.date), asc(inventories.price), asc(inventories.name), asc(inventories.id))

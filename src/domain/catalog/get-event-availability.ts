@@ -1,7 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { heldQuantities } from '../inventory/held.js'
-import { availableOf, type EventScope } from '../inventory/availability.js'
+import { ticketsLeft, type EventScope } from '../inventory/availability.js'
 import { findVisibleEvent, listInventoriesOfEvents } from './catalog.repo.js'
 import type { InventoryVariant } from './inventories.table.js'
 
@@ -15,16 +14,18 @@ export type AvailabilityView = {
 }
 
 /**
- * `AvailabilityResponse`: per date in [from, to], each inventory with what is left. Only a
- * published event sells, and only on or after the seller's today: a cancelled or finished event,
- * and an inventory dated before today, show 0.
+ * `AvailabilityResponse`: per date in [from, to], each inventory with the tickets it still sells,
+ * as the sale rule says (sql/sale_standing.sql): a cancelled or finished event, and an inventory
+ * dated before the seller's today, show 0.
  */
 export async function getEventAvailability(db: Db, options: GetEventAvailabilityOptions): Promise<AvailabilityView> {
   const event = await findVisibleEvent(db, options.sellerId, options.scope, { id: options.eventId })
   if (!event) throw new AppError('not_found')
   const stock = await listInventoriesOfEvents(db, [event.id], { from: options.from, to: options.to })
-  const held = await heldQuantities(
+  const left = await ticketsLeft(
     db,
+    options.sellerId,
+    options.scope,
     stock.map((i) => i.id),
   )
   const byDate = new Map<string, AvailabilityView['data'][number]>()
@@ -37,7 +38,7 @@ export async function getEventAvailability(db: Db, options: GetEventAvailability
     day.inventories.push({
       id: inventory.id,
       name: inventory.name,
-      available: event.status === 'published' && !inventory.past ? availableOf(inventory, held.get(inventory.id) ?? 0) : 0,
+      available: left.get(inventory.id) ?? 0,
       price: inventory.price,
       variants: inventory.variants.map((variant) => ({ ...variant, price: variant.price ?? inventory.price })),
     })

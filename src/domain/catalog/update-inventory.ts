@@ -2,7 +2,7 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
-import { countedOf, heldQuantities, type CountedInventory } from '../inventory/held.js'
+import { heldQuantities, withCounts, type CountedInventory } from '../inventory/held.js'
 import type { InventoryVariant } from './inventories.table.js'
 import { lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
 
@@ -52,5 +52,6 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     }
     // A larger capacity sells more.
     if (values.capacity !== undefined) stock.freed([current.id])
-    return countedOf(inventory, held)
+    const [counted] = await withCounts(tx, [inventory])
+    return counted!
   })

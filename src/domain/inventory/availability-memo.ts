@@ -1,7 +1,7 @@
 import type { Database, Db } from '../../platform/db/database.js'
 import { EpochCache } from '../../platform/cache/epoch-cache.js'
 import { localNotices } from '../../platform/db/local-notices.js'
-import type { HeldInventoryReading, HeldInventoryState } from './inventory.repo.js'
+import type { InventoryStanding } from './inventory.repo.js'
 
 /** The database channel of announce_tickets_freed (sql/announce_tickets_freed.sql): an inventory id, when more of its tickets may be available. */
 export const TICKETS_FREED_CHANNEL = 'tickets_freed'
@@ -23,8 +23,11 @@ export type AvailabilityMemoOptions = {
   maxEntries?: number
 }
 
+/** What the database said of an inventory, with no quantity asked: its standing and the tickets it sold still. */
+export type RememberedStanding = Omit<InventoryStanding, 'fits'>
+
 /** A reading of one inventory, by the seller it belongs to (ids are only ever answered to their seller). */
-type Entry = { sellerId: string; row: HeldInventoryState; until: number }
+type Entry = { sellerId: string; standing: RememberedStanding; until: number }
 
 export type AvailabilityMemo = ReturnType<typeof createAvailabilityMemo>
 
@@ -73,24 +76,34 @@ export function createAvailabilityMemo(options: AvailabilityMemoOptions) {
     /** Where a reading starts: pass it to `remember`. */
     epoch: () => entries.since(),
 
-    /** The seller's rows for every one of these ids, when all are remembered and trusted; else undefined. */
-    recall(sellerId: string, inventoryIds: readonly string[]): HeldInventoryState[] | undefined {
+    /** How the seller's inventories stood, for every one of these ids, when all are remembered and trusted; else undefined. */
+    recall(sellerId: string, inventoryIds: readonly string[]): RememberedStanding[] | undefined {
       const now = Date.now()
-      const rows: HeldInventoryState[] = []
+      const standings: RememberedStanding[] = []
       for (const id of inventoryIds) {
         const entry = entries.get(id, now)
         if (!entry || entry.sellerId !== sellerId) return undefined
-        rows.push(entry.row)
+        standings.push(entry.standing)
       }
-      return rows
+      return standings
     },
 
-    /** Keeps a seller's rows read from `startEpoch` on, each unless a notice about it arrived meanwhile. */
-    remember(sellerId: string, readings: readonly HeldInventoryReading[], startEpoch: number) {
+    /**
+     * Keeps how a seller's inventories stood, as read from `startEpoch` on for a caller who may
+     * see all of the seller's events, each unless a notice about it arrived meanwhile.
+     */
+    remember(sellerId: string, readings: readonly RememberedStanding[], startEpoch: number) {
       if (maxAgeMs <= 0) return
       const now = Date.now()
-      for (const { firstReleaseMs, ...row } of readings) {
-        entries.set(row.id, { sellerId, row, until: now + Math.min(maxAgeMs, firstReleaseMs ?? Infinity) }, startEpoch)
+      for (const reading of readings) {
+        const standing = {
+          id: reading.id,
+          date: reading.date,
+          standing: reading.standing,
+          ticketsLeft: reading.ticketsLeft,
+          firstReleaseMs: reading.firstReleaseMs,
+        }
+        entries.set(reading.id, { sellerId, standing, until: now + Math.min(maxAgeMs, reading.firstReleaseMs ?? Infinity) }, startEpoch)
       }
     },
   }

@@ -1,7 +1,16 @@
-/** available = capacity − sold − held, never below 0 (API.md 3.3). */
-export const availableOf = (inventory: { capacity: number; sold: number }, held: number) => Math.max(0, inventory.capacity - inventory.sold - held)
+import type { Db } from '../../platform/db/database.js'
+import { readStandings } from './inventory.repo.js'
 
 /** Which events a caller may see and sell: null = every event of the seller (no affiliate, or an unrestricted one). */
 export type EventScope = readonly string[] | null
 
 export const inScope = (scope: EventScope, eventId: string) => scope === null || scope.includes(eventId)
+
+/**
+ * The tickets each of a seller's inventories still sells to a caller, as the sale rule says now
+ * (sql/sale_standing.sql): 0 for one not on sale to it. Ids of other sellers are absent.
+ */
+export async function ticketsLeft(db: Db, sellerId: string, scope: EventScope, inventoryIds: readonly string[]): Promise<Map<string, number>> {
+  const standings = await readStandings(db, { sellerId, inventoryIds, scope })
+  return new Map(standings.map((standing) => [standing.id, standing.ticketsLeft]))
+}

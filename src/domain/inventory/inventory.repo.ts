@@ -1,99 +1,93 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { errorDetail, sqlState } from '../../platform/db/errors.js'
-import { events } from '../catalog/events.table.js'
+import { executeStatement, type FixedStatement } from '../../platform/db/fixed-statement.js'
 import { inventories } from '../catalog/inventories.table.js'
 import type { EventScope } from './availability.js'
-import { firstReleaseSql, heldSql } from './held.js'
-import { pastSql } from './past.js'
-import type { FixedStatement } from '../../platform/db/fixed-statement.js'
-import { preparedOn } from '../../platform/db/prepared.js'
 
-// The SQL of ticket availability: an inventory's state read with what is held on it, and the
-// statements that lock, hold, sell and release its tickets. Nothing else writes `sold`.
+// The SQL of ticket availability: how inventories stand for a sale (sql/inventory_standings.sql,
+// the one sale rule) read with or without their locks, and the statements that lock, hold, sell
+// and release tickets. Nothing else writes `sold`.
 
-export type InventoryState = {
+/** How an inventory stands for a caller, in the database's words (sql/sale_standing.sql). */
+export type Standing = 'hidden' | 'past' | 'not_on_sale' | 'sold_out' | 'on_sale'
+
+/** What the sale rule answered of one inventory, for one caller. */
+export type InventoryStanding = {
   id: string
-  eventId: string
   date: string
-  name: string
-  capacity: number
-  sold: number
-  price: number
-  eventStatus: string
-  /** Dated before the seller's today (`seller_today`, sellers/sql/seller_today.sql): no longer held or sold. */
-  past: boolean
+  standing: Standing
+  /** Tickets it still sells to the caller: 0 unless on sale. */
+  ticketsLeft: number
+  /** Whether the quantity asked fits; null when none was asked. */
+  fits: boolean | null
+  /** Milliseconds until the first hold on it runs out (null: none): until then `ticketsLeft` cannot grow by itself. */
+  firstReleaseMs: number | null
 }
 
-const inventoryState = {
-  id: inventories.id,
-  eventId: inventories.eventId,
-  date: inventories.date,
-  name: inventories.name,
-  capacity: inventories.capacity,
-  sold: inventories.sold,
-  price: inventories.price,
-  eventStatus: events.status,
-  past: pastSql,
+type StandingRecord = { id: string; date: string; standing: Standing; tickets_left: number; fits: boolean | null; first_release_ms: number | null }
+
+const fromStandingRecord = (row: StandingRecord): InventoryStanding => ({
+  id: row.id,
+  date: row.date,
+  standing: row.standing,
+  ticketsLeft: Number(row.tickets_left),
+  fits: row.fits,
+  firstReleaseMs: row.first_release_ms === null ? null : Number(row.first_release_ms),
+})
+
+export type StandingsQuery = {
+  sellerId: string
+  inventoryIds: readonly string[]
+  /** The caller's events (null: all of the seller's): others stand 'hidden'. */
+  scope: EventScope
+  /** The quantities asked, by inventory id: each row then says whether its quantity fits. */
+  quantities?: ReadonlyMap<string, number> | undefined
+  /** A basket whose own holds do not count against it. */
+  exceptBasketId?: string | undefined
 }
-
-const inventoriesOf = (db: Db, sellerId: string, inventoryIds: readonly string[]) =>
-  db
-    .select(inventoryState)
-    .from(inventories)
-    .innerJoin(events, eq(events.id, inventories.eventId))
-    .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
-    .orderBy(asc(inventories.id))
-
-/** An inventory's state with the tickets other baskets hold on it, as a hold is judged. */
-export type HeldInventoryState = InventoryState & { held: number }
-
-/** `HeldInventoryState` read without locks, with the milliseconds until the first hold it counts runs out (null: none). */
-export type HeldInventoryReading = HeldInventoryState & { firstReleaseMs: number | null }
-
-const prepareReadWithHeld = (db: Db) =>
-  db
-    .select({
-      ...inventoryState,
-      held: heldSql(sql`${inventories.id}`, sql`${sql.placeholder('exceptBasketId')}`),
-      firstReleaseMs: firstReleaseSql(sql`${inventories.id}`),
-    })
-    .from(inventories)
-    .innerJoin(events, eq(events.id, inventories.eventId))
-    .where(and(sql`${inventories.id} = any(${sql.placeholder('ids')}::uuid[])`, eq(inventories.sellerId, sql.placeholder('sellerId'))))
-    .prepare('read_inventories_with_held')
-
-const READ_WITH_HELD = Symbol('read inventories with held')
 
 /**
- * A seller's inventory rows as committed now, without locking, each with the tickets held by
- * open baskets other than `exceptBasketId`: one prepared statement, built once per database
- * handle (it runs on every basket change, and on every refusal of a rush). Other sellers' ids
- * are absent. `firstReleaseMs` counts every basket's holds, whatever `exceptBasketId` is.
+ * How a seller's inventories stand as committed now, without locks: one prepared statement of
+ * `inventory_standings`, the reading `take_tickets` makes under the locks. It runs on every basket
+ * change and on every refusal of a rush. Other sellers' ids are absent.
  */
-export async function readInventoriesWithHeld(
-  db: Db,
-  sellerId: string,
-  inventoryIds: readonly string[],
-  exceptBasketId?: string,
-): Promise<HeldInventoryReading[]> {
-  if (inventoryIds.length === 0) return []
-  return preparedOn(db, READ_WITH_HELD, prepareReadWithHeld).execute({ ids: [...inventoryIds], sellerId, exceptBasketId: exceptBasketId ?? null })
+export async function readStandings(db: Db, query: StandingsQuery): Promise<InventoryStanding[]> {
+  const ids = [...query.inventoryIds]
+  if (ids.length === 0) return []
+  const { quantities } = query
+  const { rows } = await executeStatement<StandingRecord>(
+    db,
+    {
+      sql: 'select id, date, standing, tickets_left, fits, first_release_ms from inventory_standings($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[])',
+      params: [
+        query.sellerId,
+        ids,
+        quantities ? ids.map((id) => quantities.get(id) ?? null) : null,
+        query.exceptBasketId ?? null,
+        query.scope === null ? null : [...query.scope],
+      ],
+    },
+    'read_inventory_standings',
+  )
+  return rows.map(fromStandingRecord)
 }
 
-type LockedRecord = {
+/** What a sale needs of an inventory it took tickets of: where and what it is, at which price. */
+export type InventoryState = { id: string; eventId: string; date: string; name: string; price: number }
+
+/** An inventory `take_tickets` took tickets of, standing as a new basket would now find it. */
+export type TakenInventory = InventoryState & Omit<InventoryStanding, 'fits'>
+
+type TakenRecord = {
   id: string
   event_id: string
   date: string
   name: string
-  capacity: number
-  sold: number
   price: number
-  event_status: string
-  held: number
-  past: boolean
-  /** Only in `take_tickets`' rows. */
-  first_release_ms?: number | null
+  standing: Standing
+  tickets_left: number
+  first_release_ms: number | null
 }
 
 export type TakeTickets = {
@@ -108,15 +102,15 @@ export type TakeTickets = {
   prices: ReadonlyMap<string, number> | null
   /** The variants the caller priced with (md5 of their jsonb text), by inventory id: changed ones refuse. Null, or absent for an id: any. */
   variants?: ReadonlyMap<string, string> | null | undefined
-  /** Add the quantities to `sold` (a checkout), or only judge them (a hold). */
+  /** Add the quantities to `sold` (a checkout), or only hold them. */
   sell: boolean
 }
 
 /**
  * The hold or the sale, decided under the inventory locks by the database function
- * `take_tickets` (sql/take_tickets.sql), which answers the rows as they were before a sale, or raises (SQLSTATE BX409, see
- * `refusedRows`) and changes nothing when anything does not fit. ONE statement that refuses by
- * itself: it can end a transaction in the COMMIT's own round trip.
+ * `take_tickets` (sql/take_tickets.sql), which answers the inventories taken, or raises (SQLSTATE
+ * BX409, see `refusedStandings`) and changes nothing when anything does not fit. ONE statement
+ * that refuses by itself: it can end a transaction in the COMMIT's own round trip.
  */
 export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
   const ids = [...take.quantities.keys()]
@@ -135,40 +129,45 @@ export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
   }
 }
 
-export const readTakenRows = (rows: Record<string, unknown>[]): HeldInventoryReading[] =>
-  rows.map((row) => ({ ...fromLockedRecord(row as LockedRecord), firstReleaseMs: (row as LockedRecord).first_release_ms ?? null }))
+export const readTakenRows = (rows: Record<string, unknown>[]): TakenInventory[] =>
+  (rows as TakenRecord[]).map((row) => ({
+    id: row.id,
+    eventId: row.event_id,
+    date: row.date,
+    name: row.name,
+    price: Number(row.price),
+    standing: row.standing,
+    ticketsLeft: Number(row.tickets_left),
+    firstReleaseMs: row.first_release_ms === null ? null : Number(row.first_release_ms),
+  }))
 
-/** The rows a refused `take_tickets` judged, from its error; undefined for any other error. */
-export function refusedRows(error: unknown): HeldInventoryReading[] | undefined {
+/** How each inventory stood when `take_tickets` refused; `moved`: its price or variants changed since the caller priced. */
+export type RefusedStanding = InventoryStanding & { moved: boolean }
+
+/** How each inventory stood when `take_tickets` refused, from its error; undefined for any other error. */
+export function refusedStandings(error: unknown): RefusedStanding[] | undefined {
   if (sqlState(error) !== TICKETS_DO_NOT_FIT) return undefined
   const detail = errorDetail(error)
-  return detail === undefined ? undefined : (JSON.parse(detail) as HeldInventoryReading[])
+  return detail === undefined ? undefined : (JSON.parse(detail) as RefusedStanding[])
 }
 
 const TICKETS_DO_NOT_FIT = 'BX409'
 
-const fromLockedRecord = (row: LockedRecord): HeldInventoryState => ({
-  id: row.id,
-  eventId: row.event_id,
-  date: row.date,
-  name: row.name,
-  capacity: Number(row.capacity),
-  sold: Number(row.sold),
-  price: Number(row.price),
-  eventStatus: row.event_status,
-  held: Number(row.held),
-  past: row.past === true,
-})
-
 /**
- * Locks a seller's inventory rows, in id order so that two transactions wanting the same rows
- * queue instead of deadlocking. Other sellers' ids are absent from the answer. NO KEY UPDATE,
- * like sql/lock_inventories_with_held.sql: it excludes every other hold and sale of
- * these rows, yet lets rows that merely reference them (order items, tickets, basket items) be
- * written meanwhile, as checkouts and new baskets do before they lock.
+ * Locks a seller's inventory rows, in id order, the order `take_tickets` locks them in, so that
+ * two transactions wanting the same rows queue instead of deadlocking. NO KEY UPDATE, like
+ * `take_tickets`: it excludes every other hold and sale of these rows, yet lets rows that merely
+ * reference them (order items, tickets, basket items) be written meanwhile.
  */
-export const lockInventories = async (db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<InventoryState[]> =>
-  inventoryIds.length === 0 ? [] : inventoriesOf(db, sellerId, inventoryIds).for('no key update', { of: inventories })
+export async function lockInventories(db: Db, sellerId: string, inventoryIds: readonly string[]): Promise<void> {
+  if (inventoryIds.length === 0) return
+  await db
+    .select({ id: inventories.id })
+    .from(inventories)
+    .where(and(inArray(inventories.id, [...inventoryIds]), eq(inventories.sellerId, sellerId)))
+    .orderBy(asc(inventories.id))
+    .for('no key update')
+}
 
 /**
  * Takes sold tickets back (a cancellation): `sold` goes down by each quantity, in one statement.

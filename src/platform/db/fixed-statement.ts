@@ -12,8 +12,12 @@ export type FixedStatement = Query
 /** A statement as the driver receives it. */
 export type AnyStatement = SQL | FixedStatement
 
-/** Runs either kind of statement on this handle (a transaction's, or the database's). */
-export function executeStatement<R = Record<string, unknown>>(db: Db, statement: AnyStatement): Promise<{ rows: R[] }> {
+/**
+ * Runs either kind of statement on this handle (a transaction's, or the database's). A fixed
+ * statement with a `name` is prepared once per connection on PostgreSQL (the same name must
+ * always mean the same text).
+ */
+export function executeStatement<R = Record<string, unknown>>(db: Db, statement: AnyStatement, name?: string): Promise<{ rows: R[] }> {
   if (is(statement, SQL)) return db.execute(statement).execute() as Promise<{ rows: R[] }>
-  return db._.session.prepareQuery(statement, undefined, undefined, false).execute() as Promise<{ rows: R[] }>
+  return db._.session.prepareQuery(statement, undefined, name, false).execute() as Promise<{ rows: R[] }>
 }

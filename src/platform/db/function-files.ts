@@ -13,6 +13,7 @@ import type { Db } from './database.js'
  * applied is kept by file and SHA-256 in `schema_functions`. Migrations change tables (and wire
  * triggers); they never carry a function body. A change of a function's arguments or result
  * needs a migration that drops the old signature first: CREATE OR REPLACE cannot change them.
+ * The changed files are applied in one transaction, in path order, without checking bodies.
  */
 export type FunctionFile = { file: string; sql: string; sha256: string }
 
@@ -43,10 +44,16 @@ export async function applyFunctionFiles(db: Db, files: readonly FunctionFile[] 
   const { rows } = await db.execute<{ file: string; sha256: string }>(sql`select file, sha256 from schema_functions`)
   const applied = new Map(rows.map((row) => [row.file, row.sha256]))
   const changed = files.filter((f) => applied.get(f.file) !== f.sha256)
-  for (const f of changed) {
-    await db.execute(sql.raw(f.sql))
-    await db.execute(sql`insert into schema_functions (file, sha256) values (${f.file}, ${f.sha256})
-      on conflict (file) do update set sha256 = excluded.sha256, applied_at = now()`)
-  }
+  if (changed.length === 0) return []
+  // All or none; and, as pg_dump does, bodies are not checked while they are created, so a file
+  // may call a function of a file applied after it (inventory_standings calls sale_standing).
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`set local check_function_bodies = off`)
+    for (const f of changed) {
+      await tx.execute(sql.raw(f.sql))
+      await tx.execute(sql`insert into schema_functions (file, sha256) values (${f.file}, ${f.sha256})
+        on conflict (file) do update set sha256 = excluded.sha256, applied_at = now()`)
+    }
+  })
   return changed.map((f) => f.file)
 }

@@ -3,7 +3,7 @@
 -- basket_items_set_held_until.sql and baskets_move_holds.sql), other than p_except's; and the
 -- milliseconds until the first hold of any basket (p_except's too) runs out, by the database's
 -- clock (null: nothing held). available = capacity - sold - held. Every reader asks it: the locked
--- reading (lock_inventories_with_held, take_tickets) and the unlocked ones (inventory.repo.ts,
+-- reading (take_tickets, through inventory_standings) and the unlocked ones (inventory.repo.ts,
 -- held.ts, the catalogue). LANGUAGE sql, STABLE, not STRICT, RETURNS TABLE: the planner inlines
 -- it into the calling statement like a subquery (no call per row, no plan per call), and it
 -- reads with that statement's snapshot. Lock the inventory rows first to decide on it safely.
