@@ -8,8 +8,16 @@
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
  * While iterating: `--only=auth,catalogue,health,baskets,flash,webhooks,login,checkin` runs some groups,
- * `--duration=<s>`, `--buyers=<n>` and `--starts=<n>` override the sizes, and `--cpu-prof`
- * has the measured server write a CPU profile (bench/results/*.cpuprofile) when it stops.
+ * `--duration=<s>`, `--buyers=<n>`, `--capacity=<n>` (tickets of each flash inventory, and of the
+ * split ones together) and `--starts=<n>` override the sizes, `--pool=<n>` sets the measured
+ * server's pool, and `--cpu-prof` has the measured server write a CPU profile
+ * (bench/results/*.cpuprofile) when it stops.
+ *
+ * `--servers=<n>` (PostgreSQL only, default 1) starts n measured server processes over the one
+ * database: the first as always (its timed restarts, its CPU profile), the others after it, each
+ * on a port of its own. The flash sales (flash and webhooks groups) spread their connections over
+ * all of them; the other groups load the first one only. CPU shares count every server process
+ * as `server`; peak RSS figures are those of the highest single process.
  *
  * Exit status: 1 when a scenario is broken (connection errors, timeouts, 5xx, an answer a
  * scenario does not expect, a failed correctness check such as an oversold inventory), in any
@@ -24,7 +32,7 @@ import type { BenchSeed } from './server/seed-bench.js'
 import type { CheckinSeed } from './server/seed-checkin.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
 import { buyTickets, scanAtGates, uploadOffline, type GatesOutcome, type Outcomes, type UploadOutcome } from './lib/checkin.js'
-import { flashSale, rawSale, type FlashOutcome } from './lib/flash.js'
+import { flashSale, quantityOf, rawSale, type FlashOutcome } from './lib/flash.js'
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
 import { buildServer, createDatabase, peakRssMb, resetPeakRss, root, sampleCpu, sampleRss, startServer, type Server } from './lib/server.js'
@@ -38,6 +46,20 @@ const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
 const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'webhooks' | 'login' | 'checkin') => !only || only.includes(group)
+/** `--name=<n>` as a whole number of at least `min`, or undefined when not given; anything else stops the run. */
+const countOption = (name: string, min: number): number | undefined => {
+  const value = option(name)
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name}=${value}: a whole number ≥ ${min} is expected`)
+  return n
+}
+const servers = countOption('servers', 1) ?? 1
+const pool = countOption('pool', 1)
+const capacityOption = countOption('capacity', 0)
+const buyersOption = countOption('buyers', 1)
+const startsOption = countOption('starts', 1)
+if (servers > 1 && !process.env.DATABASE_URL) throw new Error('--servers > 1 needs DATABASE_URL: the embedded database belongs to one process')
 
 const S = {
   ...(smoke
@@ -70,9 +92,12 @@ const S = {
         checkinPerGate: 60,
       }),
   ...(option('duration') ? { duration: Number(option('duration')) } : {}),
-  ...(option('buyers') ? { buyers: Number(option('buyers')) } : {}),
-  ...(option('starts') ? { starts: Number(option('starts')) } : {}),
+  ...(buyersOption !== undefined ? { buyers: buyersOption } : {}),
+  ...(startsOption !== undefined ? { starts: startsOption } : {}),
+  ...(capacityOption !== undefined ? { flashCapacity: capacityOption } : {}),
+  servers,
 }
+if (S.servers > S.writeConnections) throw new Error(`--servers=${S.servers}: more servers than the ${S.writeConnections} write connections to spread over them`)
 const read: LoadSettings = { duration: S.duration, connections: S.readConnections, warmUp: S.warmUp }
 const write: LoadSettings = { duration: S.duration, connections: S.writeConnections, warmUp: S.warmUp }
 const TARGETS = {
@@ -94,8 +119,13 @@ const JWT_SECRET = 'bench-secret-that-is-at-least-32-characters-long'
 
 type Check = { target: string; measured: string; pass: boolean; kind: 'target' | 'correctness' }
 type Run = {
+  /** The first server: every group but the flash sales loads it alone. */
   server: Server
   base: string
+  /** Every measured server (the first one first): the flash sales spread over their base URLs. */
+  servers: Server[]
+  bases: string[]
+  pids: number[]
   seed: BenchSeed
   authorization: string
   rows: Row[]
@@ -211,23 +241,28 @@ async function basketWrites(r: Run) {
 
 /** Flash sale: the raw conditional UPDATE before and after the checkout flow, same buyers and connections. */
 async function flash(r: Run) {
-  const { seed, server } = r
-  const common = { baseUrl: r.base, connections: S.writeConnections, maxSeconds: smoke ? 60 : 300, buyers: S.buyers }
+  const { seed, pids } = r
+  const common = { baseUrls: r.bases, connections: S.writeConnections, maxSeconds: smoke ? 60 : 300, buyers: S.buyers }
   const buyers = { authorization: r.authorization, customers: seed.customers }
+  const demand = Array.from({ length: S.buyers }, (_, n) => quantityOf(n)).reduce((sum, n) => sum + n, 0)
+  if (demand <= S.flashCapacity)
+    r.notes.push(`the ${S.buyers} buyers want ${demand} tickets in all, no more than the ${S.flashCapacity} on sale: the flash sales do not sell out`)
   if (S.warmUp) await rawSale({ ...common, buyers: Math.round(S.buyers / 5), inventoryId: seed.flash.rawWarmUp })
-  const rawCpu = await sampleCpu(server.pid, () => rawSale({ ...common, inventoryId: seed.flash.raw }))
+  const rawCpu = await sampleCpu(pids, () => rawSale({ ...common, inventoryId: seed.flash.raw }))
   const raw1 = rawCpu.result
   if (S.warmUp) await flashSale({ ...common, ...buyers, buyers: Math.round(S.buyers / 5), inventoryId: seed.flash.warmUp })
-  r.figures.peak_rss_mb_before_flash = peakRssMb(server.pid)
-  const reset = resetPeakRss(server.pid)
-  const cpu = await sampleCpu(server.pid, () => sampleRss(server.pid, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.sale })))
+  // With several servers, the highest single process: the RSS bound holds for each one.
+  const highestPeak = () => Math.max(...pids.map(peakRssMb))
+  r.figures.peak_rss_mb_before_flash = highestPeak()
+  const reset = pids.map(resetPeakRss).every(Boolean)
+  const cpu = await sampleCpu(pids, () => sampleRss(pids, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.sale })))
   const { result: sale, maxRssMb } = cpu.result
-  const flashPeak = reset ? Math.max(peakRssMb(server.pid), maxRssMb) : maxRssMb
+  const flashPeak = reset ? Math.max(highestPeak(), maxRssMb) : maxRssMb
   r.figures.flash_peak_rss_mb = flashPeak
   const raw2 = await rawSale({ ...common, inventoryId: seed.flash.rawAgain })
   // The same stock split over five inventories (rows) that buyers take from by turns: what any
   // scheme of stock buckets could at best achieve on this machine, with no row shared at all.
-  const splitCpu = await sampleCpu(server.pid, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.split[0]!, inventoryIds: seed.flash.split }))
+  const splitCpu = await sampleCpu(pids, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.split[0]!, inventoryIds: seed.flash.split }))
   const split = splitCpu.result
 
   const rawPerS = (raw1.buyers + raw2.buyers) / ((raw1.elapsedMs + raw2.elapsedMs) / 1000)
@@ -282,7 +317,7 @@ async function flash(r: Run) {
       kind: 'target',
     },
     {
-      target: `peak RSS during the flash sale ≤ ${RSS_TARGET_MB} MB`,
+      target: `peak RSS during the flash sale ≤ ${RSS_TARGET_MB} MB${r.servers.length > 1 ? ' (the highest server process)' : ''}`,
       measured: `${flashPeak} MB${reset ? '' : ' (sampled every 50 ms)'}`,
       pass: flashPeak <= RSS_TARGET_MB,
       kind: 'target',
@@ -327,6 +362,12 @@ async function flash(r: Run) {
       kind: 'correctness',
     },
     {
+      target: 'flash sale over 5 inventories: the same stock as the flash sale in all',
+      measured: `${splitStates.map((one) => one.capacity).join(' + ')} = ${splitTotal('capacity')} vs ${state.capacity}`,
+      pass: splitTotal('capacity') === state.capacity && state.capacity === S.flashCapacity,
+      kind: 'correctness',
+    },
+    {
       target: 'flash sale over 5 inventories: each sold + held ≤ its capacity; sold = tickets in orders = answered; refusals 409',
       measured: `${splitTotal('sold')} + ${splitTotal('held')} ≤ ${splitTotal('capacity')}; ${splitTotal('ordered')} = ${splitTotal('tickets')} = ${split.ticketsSold}; anything else: ${list(split.unexpected)}`,
       pass:
@@ -362,7 +403,7 @@ async function webhooks(r: Run) {
     receiver.setSecret(endpoint.secret)
     const backlog = async () => (await (await fetch(`${r.base}/bench/webhooks/${endpoint.id}/backlog`)).json()) as Record<string, number>
     const common = {
-      baseUrl: r.base,
+      baseUrls: r.bases,
       connections: S.writeConnections,
       maxSeconds: smoke ? 60 : 300,
       buyers: S.buyers,
@@ -443,7 +484,7 @@ function flashRow(name: string, ...outcomes: FlashOutcome[]): Row {
     errors: sum((o) => o.row.errors),
     non2xx: sum((o) => o.row.non2xx),
     '5xx': sum((o) => o.row['5xx']),
-    note: `buyers/s; ${sum((o) => o.buyers)} buyers, ${sum((o) => o.sales)} sales${outcomes.length > 1 ? ` (${outcomes.length} runs)` : ''}`,
+    note: `buyers/s; ${sum((o) => o.buyers)} buyers, ${sum((o) => o.sales)} sales${outcomes.length > 1 ? ` (${outcomes.length} runs)` : ''}${S.servers > 1 ? `; ${S.servers} servers` : ''}`,
   }
 }
 
@@ -536,7 +577,7 @@ async function checkin(r: Run) {
     await scanAtGates({ ...common, tokens: gateTokens, listId: seed.lists['warm-up']!, tickets: next(gates * warmUp.perGate), perGate: warmUp.perGate })
   }
   const upload = await uploadOffline({ ...common, token: uploader, listId: seed.lists.upload!, tickets: next(S.checkinUpload), nonces: 'upload' })
-  const fastCpu = await sampleCpu(r.server.pid, () =>
+  const fastCpu = await sampleCpu(r.pids, () =>
     scanAtGates({ ...common, tokens: gateTokens, listId: seed.lists.fast!, tickets: next(fast), perGate: S.checkinPerGate }),
   )
   const asFast = fastCpu.result
@@ -648,7 +689,7 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_ALLOW_INSECURE: 'true',
     // The pool of the measured server: `--pool=<n>` (default: the server's own default).
-    ...(option('pool') ? { DB_POOL_MAX: option('pool')! } : {}),
+    ...(pool !== undefined ? { DB_POOL_MAX: String(pool) } : {}),
     ...(database ? { DATABASE_URL: database.url } : {}),
     // Passed through for comparisons: the catalogue cache (CATALOGUE_CACHE_MS=0 measures the uncached routes) and admission.
     ...Object.fromEntries(
@@ -659,11 +700,18 @@ async function main() {
   }
   const rows: Row[] = []
   const checks: Check[] = []
-  const figures: Record<string, number | string> = { load_average_before: loadAverage() }
+  // The pool is each server's: with several servers, the database sees servers × pool connections at most.
+  const figures: Record<string, number | string> = { load_average_before: loadAverage(), servers: S.servers, pool: pool ?? 'default' }
   const notes: string[] = []
+  if (S.servers > 1)
+    notes.push(
+      `servers: ${S.servers} processes over the one database, each with its own pool (${pool ?? 'default'}); the flash and webhooks groups spread their ${S.writeConnections} connections over all of them, every other group loads the first one only; CPU shares count all of them as server; idle_rss_mb, peak_rss_mb_before_flash and flash_peak_rss_mb are the highest single process`,
+    )
 
   if (!fromSource) buildServer()
   let server: Server | undefined
+  /** The servers after the first one (`--servers`). */
+  const others: Server[] = []
   try {
     // Start time on an existing database: one start creates and migrates it, then restarts are timed.
     server = await startServer(env, { fromSource, nodeFlags: serverFlags })
@@ -679,7 +727,11 @@ async function main() {
     }
     figures.start_ms = Math.round(median(starts))
     figures.start_ms_runs = starts.map((ms) => Math.round(ms)).join(' ')
-    figures.idle_rss_mb = peakRssMb(server.pid)
+    // The other servers start once the first has migrated the database; their starts are not timed against the target.
+    for (let n = 1; n < S.servers; n++) others.push(await startServer(env, { fromSource, nodeFlags: serverFlags }))
+    if (others.length > 0) figures.start_ms_other_servers = others.map((one) => Math.round(one.startMs)).join(' ')
+    const all = [server, ...others]
+    figures.idle_rss_mb = Math.max(...all.map((one) => peakRssMb(one.pid)))
     checks.push({
       target: `start to first healthy answer ≤ ${TARGETS.startMs} ms (median of ${S.starts})`,
       measured: `${figures.start_ms} ms`,
@@ -687,13 +739,13 @@ async function main() {
       kind: 'target',
     })
 
-    const seed = (await (
-      await fetch(`${server.baseUrl}/bench/seed`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ flash_capacity: S.flashCapacity, customers: S.writeConnections }),
-      })
-    ).json()) as BenchSeed
+    const seeded = await fetch(`${server.baseUrl}/bench/seed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ flash_capacity: S.flashCapacity, customers: S.writeConnections }),
+    })
+    if (!seeded.ok) throw new Error(`seed: ${seeded.status} ${await seeded.text()}`)
+    const seed = (await seeded.json()) as BenchSeed
     notes.push(
       `customers: ${seed.customers.length} created up front (one per connection, one argon2 hash shared, access tokens signed at seeding), used by turns by the ${S.buyers} buyers`,
       'login limits raised for the bench server (STF_LOGIN_LIMIT_PER_IP = STF_LOGIN_LIMIT_PER_EMAIL = 1000000) so that the storm measures argon2, not 429s',
@@ -701,6 +753,9 @@ async function main() {
     const r: Run = {
       server,
       base: server.baseUrl,
+      servers: all,
+      bases: all.map((one) => one.baseUrl),
+      pids: all.map((one) => one.pid),
       seed,
       authorization: `Basic ${Buffer.from(`${seed.sellerId}:${seed.apiKey}`).toString('base64')}`,
       rows,
@@ -717,7 +772,7 @@ async function main() {
     if (runs('login')) await login(r)
     if (runs('checkin')) await checkin(r)
   } finally {
-    await server?.stop()
+    await Promise.all([server, ...others].map((one) => one?.stop()))
     await database?.drop()
     rmSync(dataDir, { recursive: true, force: true })
   }

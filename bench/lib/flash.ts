@@ -50,14 +50,30 @@ type Step = {
 export const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
+/** Where the buyers are driven: the base URLs of the servers, the connections in all, a time limit and the number of buyers. */
+export type DriveOptions = { baseUrls: readonly string[]; connections: number; maxSeconds: number; buyers: number }
+
+/**
+ * `total` connections over `targets` targets, as evenly as they go: the first `total % targets`
+ * get one more. A target left with none gets no entry (fewer connections than targets).
+ */
+export const spreadConnections = (total: number, targets: number): number[] =>
+  Array.from({ length: Math.min(total, targets) }, (_, i) => Math.floor(total / targets) + (i < total % targets ? 1 : 0))
+
 /**
  * Drives `buyers` buyers, each through `steps` in turn, over autocannon's connections (a
  * connection takes the next buyer when its current one is done) and stops once every buyer is
  * done. A connection left without a buyer waits on `/bench/idle`. Latencies are those of the
  * buyers' requests only.
+ *
+ * With several base URLs (several servers over one database), one autocannon instance loads each,
+ * the connections spread between them (`spreadConnections`); the instances take their buyers from
+ * one counter and share one tally, so the outcome is that of one sale whichever server answered.
+ * Every instance is stopped once the last buyer is done; the outcome is answered when all have ended.
  */
-function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds: number; buyers: number }, steps: Step[]): Promise<FlashOutcome> {
+function driveBuyers(options: DriveOptions, steps: Step[]): Promise<FlashOutcome> {
   const { buyers } = options
+  if (options.baseUrls.length === 0) throw new Error('driveBuyers: no base URL')
   const t: Tally = { buyers, lastSaleMs: 0, sales: 0, ticketsSold: 0, refusals: {}, unexpected: {} }
   const latencies: number[] = []
   const winners: number[] = []
@@ -65,52 +81,65 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
   let next = 0
   let done = 0
   let elapsedMs = 0
-  let instance: autocannon.Instance | undefined
+  const instances: autocannon.Instance[] = []
   const started = performance.now()
   const finishOne = () => {
     done++
     if (done === buyers) {
       elapsedMs = performance.now() - started
-      instance?.stop()
+      for (const instance of instances) instance.stop()
     }
   }
-  const requests: autocannon.Request[] = steps.map((step, index) => ({
-    setupRequest: (request: autocannon.Request, context: object) => {
-      const ctx = context as Ctx
-      if (index === 0) {
-        // autocannon starts every pass of the steps with a fresh context.
-        ctx.buyer = next++
-        ctx.basketId = null
-        ctx.idle = ctx.buyer >= buyers
-      }
-      const built = ctx.idle ? (index === 0 ? { method: 'GET' as const, path: '/bench/idle' } : null) : step.build(ctx)
-      if (!built) return undefined as unknown as autocannon.Request
-      ctx.sentAt = performance.now()
-      if (index === 0) ctx.startedAt = ctx.sentAt
-      return { ...request, ...built, headers: { ...built.headers } }
-    },
-    onResponse: (status: number, body: string, context: object) => {
-      const ctx = context as Ctx
-      if (ctx.idle) return
-      const now = performance.now()
-      latencies.push(now - ctx.sentAt)
-      const salesBefore = t.sales
-      const buyerDone = step.handle(status, String(body), ctx, t, now - started)
-      if (t.sales > salesBefore) {
-        winners.push(now - ctx.startedAt)
-        checkouts.push(now - ctx.sentAt)
-      }
-      if (buyerDone) {
-        ctx.idle = index < steps.length - 1 // the steps after this one are skipped
-        if (ctx.idle) ctx.basketId = null
-        finishOne()
-      }
-    },
-  }))
-  return new Promise((resolve, reject) => {
-    const settings = { url: options.baseUrl, connections: options.connections, duration: options.maxSeconds, timeout: REQUEST_TIMEOUT_S, requests }
-    instance = autocannon(settings, (error, result) => {
-      if (error) return reject(error)
+  const requestsOf = (): autocannon.Request[] =>
+    steps.map((step, index) => ({
+      setupRequest: (request: autocannon.Request, context: object) => {
+        const ctx = context as Ctx
+        if (index === 0) {
+          // autocannon starts every pass of the steps with a fresh context.
+          ctx.buyer = next++
+          ctx.basketId = null
+          ctx.idle = ctx.buyer >= buyers
+        }
+        const built = ctx.idle ? (index === 0 ? { method: 'GET' as const, path: '/bench/idle' } : null) : step.build(ctx)
+        if (!built) return undefined as unknown as autocannon.Request
+        ctx.sentAt = performance.now()
+        if (index === 0) ctx.startedAt = ctx.sentAt
+        return { ...request, ...built, headers: { ...built.headers } }
+      },
+      onResponse: (status: number, body: string, context: object) => {
+        const ctx = context as Ctx
+        if (ctx.idle) return
+        const now = performance.now()
+        latencies.push(now - ctx.sentAt)
+        const salesBefore = t.sales
+        const buyerDone = step.handle(status, String(body), ctx, t, now - started)
+        if (t.sales > salesBefore) {
+          winners.push(now - ctx.startedAt)
+          checkouts.push(now - ctx.sentAt)
+        }
+        if (buyerDone) {
+          ctx.idle = index < steps.length - 1 // the steps after this one are skipped
+          if (ctx.idle) ctx.basketId = null
+          finishOne()
+        }
+      },
+    }))
+  const connections = spreadConnections(options.connections, options.baseUrls.length)
+  const results = connections.map(
+    (count, i) =>
+      new Promise<autocannon.Result>((resolve, reject) => {
+        const settings = { url: options.baseUrls[i]!, connections: count, duration: options.maxSeconds, timeout: REQUEST_TIMEOUT_S, requests: requestsOf() }
+        const instance = autocannon(settings, (error, result) => (error ? reject(error) : resolve(result)))
+        instances.push(instance)
+        // A request that timed out or lost its connection gets no answer: its buyer is done, the run broken.
+        instance.on('reqError', () => {
+          bump(t.unexpected, 'lost: timeout or connection error')
+          finishOne()
+        })
+      }),
+  )
+  return Promise.all(results).then(
+    (ended) => {
       const finished = done >= buyers && !t.unexpected['lost: timeout or connection error']
       const total = finished ? elapsedMs : performance.now() - started
       latencies.sort((a, b) => a - b)
@@ -118,7 +147,8 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
       checkouts.sort((a, b) => a - b)
       const buyerRequests = latencies.length
       const ms = (value: number) => Math.round(value * 10) / 10
-      resolve({
+      const sum = (f: (result: autocannon.Result) => number) => ended.reduce((n, result) => n + f(result), 0)
+      return {
         ...t,
         elapsedMs: total,
         finished,
@@ -132,21 +162,21 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
         row: {
           scenario: '',
           rps: Math.round(buyerRequests / (total / 1000)),
-          p50: Math.round(percentile(latencies, 50) * 10) / 10,
-          p99: Math.round(percentile(latencies, 99) * 10) / 10,
+          p50: ms(percentile(latencies, 50)),
+          p99: ms(percentile(latencies, 99)),
           requests: buyerRequests,
-          errors: result.errors + result.timeouts,
-          non2xx: result.non2xx,
-          '5xx': result['5xx'],
+          errors: sum((result) => result.errors + result.timeouts),
+          non2xx: sum((result) => result.non2xx),
+          '5xx': sum((result) => result['5xx']),
         },
-      })
-    })
-    // A request that timed out or lost its connection gets no answer: its buyer is done, the run broken.
-    instance.on('reqError', () => {
-      bump(t.unexpected, 'lost: timeout or connection error')
-      finishOne()
-    })
-  })
+      }
+    },
+    (error: unknown) => {
+      // One instance failed: the others are not left running.
+      for (const instance of instances) instance.stop()
+      throw error
+    },
+  )
 }
 
 /**
@@ -154,19 +184,17 @@ function driveBuyers(options: { baseUrl: string; connections: number; maxSeconds
  * (with the access token of one of the pre-created customers, by turns) and, when that
  * succeeds, checks it out. A buyer refused at either step is done.
  */
-export function flashSale(options: {
-  baseUrl: string
-  connections: number
-  maxSeconds: number
-  buyers: number
-  inventoryId: string
-  /** The inventories buyer n takes from by turns (n modulo their number), instead of `inventoryId` alone. */
-  inventoryIds?: readonly string[]
-  authorization: string
-  customers: Buyer[]
-  /** Tickets wanted by buyer n (default `quantityOf`: 1–4). */
-  quantity?: (n: number) => number
-}): Promise<FlashOutcome> {
+export function flashSale(
+  options: DriveOptions & {
+    inventoryId: string
+    /** The inventories buyer n takes from by turns (n modulo their number), instead of `inventoryId` alone. */
+    inventoryIds?: readonly string[]
+    authorization: string
+    customers: Buyer[]
+    /** Tickets wanted by buyer n (default `quantityOf`: 1–4). */
+    quantity?: (n: number) => number
+  },
+): Promise<FlashOutcome> {
   const quantity = options.quantity ?? quantityOf
   const inventoryIds = options.inventoryIds ?? [options.inventoryId]
   const headersOf = (ctx: Ctx) => ({
@@ -218,7 +246,7 @@ export function flashSale(options: {
  * The limit: the same buyers (same quantities, same connections) each running only the raw
  * conditional UPDATE, through a bench route and the server's pool.
  */
-export function rawSale(options: { baseUrl: string; connections: number; maxSeconds: number; buyers: number; inventoryId: string }): Promise<FlashOutcome> {
+export function rawSale(options: DriveOptions & { inventoryId: string }): Promise<FlashOutcome> {
   return driveBuyers(options, [
     {
       build: (ctx) => ({

@@ -109,15 +109,27 @@ export function resetPeakRss(pid: number): boolean {
   }
 }
 
-/** Samples RSS while `work` runs; answers the work's result and the highest sample. */
-export async function sampleRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; maxRssMb: number }> {
-  let max = rssMb(pid)
+/** The highest of the processes' resident memory now, in MB; a process gone meanwhile counts 0. */
+const highestRssMb = (pids: readonly number[]) =>
+  Math.max(
+    0,
+    ...pids.map((pid) => {
+      try {
+        return rssMb(pid)
+      } catch {
+        return 0 // the process is gone; the work will say why
+      }
+    }),
+  )
+
+/**
+ * Samples RSS every 50 ms while `work` runs; answers the work's result and the highest sample of
+ * any ONE of the processes (a bound on each process, not their sum).
+ */
+export async function sampleRss<T>(pids: readonly number[], work: () => Promise<T>): Promise<{ result: T; maxRssMb: number }> {
+  let max = highestRssMb(pids)
   const timer = setInterval(() => {
-    try {
-      max = Math.max(max, rssMb(pid))
-    } catch {
-      // the process is gone; the work will say why
-    }
+    max = Math.max(max, highestRssMb(pids))
   }, 50)
   try {
     return { result: await work(), maxRssMb: max }
@@ -157,16 +169,18 @@ function postgresCpuMs(): number {
 type CpuSample = { atMs: number; server: number; postgres: number; bench: number }
 
 /**
- * Samples, every 50 ms while `work` runs, the CPU time used so far by the server, by the local
+ * Samples, every 50 ms while `work` runs, the CPU time used so far by the server (all its
+ * processes together when several serve the one database), by the local
  * PostgreSQL's processes (backends that end meanwhile take their time with them: a lower bound)
  * and by this benchmark process (the load generator). `until(t)` answers each one's share of one
  * core over the first t ms, so a flash sale can say where the 2 cores went while it sold.
  */
-export async function sampleCpu<T>(pid: number, work: () => Promise<T>) {
+export async function sampleCpu<T>(pids: readonly number[], work: () => Promise<T>) {
   const started = performance.now()
   const take = (): CpuSample => {
     const usage = process.cpuUsage()
-    return { atMs: performance.now() - started, server: cpuMsOf(pid), postgres: postgresCpuMs(), bench: (usage.user + usage.system) / 1000 }
+    const server = pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0)
+    return { atMs: performance.now() - started, server, postgres: postgresCpuMs(), bench: (usage.user + usage.system) / 1000 }
   }
   const samples = [take()]
   const timer = setInterval(() => samples.push(take()), 50)

@@ -35,9 +35,17 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
     return { ok: true }
   })
 
-  app.post('/seed', { schema: { hide: true } }, async (request) => {
+  app.post('/seed', { schema: { hide: true } }, async (request, reply) => {
     const body = (request.body ?? {}) as { flash_capacity?: unknown; customers?: unknown }
-    return seedBench(app, { flashCapacity: int(body.flash_capacity, 1000, 1_000_000), customers: int(body.customers, 200, 10_000) })
+    // A size out of range is refused, not replaced by the default: the run would measure another sale than it says.
+    const flashCapacity = int(body.flash_capacity, 1000, 1_000_000)
+    const customers = int(body.customers, 200, 10_000)
+    if (
+      (body.flash_capacity !== undefined && flashCapacity !== Number(body.flash_capacity)) ||
+      (body.customers !== undefined && customers !== Number(body.customers))
+    )
+      return reply.code(400).send({ code: 'invalid_seed_size', flash_capacity: '0 to 1000000', customers: '0 to 10000' })
+    return seedBench(app, { flashCapacity, customers })
   })
 
   /** The catalogue baseline: `?seller_id=&page=&limit=`, see catalogue-baseline.ts. */

@@ -12,7 +12,7 @@ import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
 
 export type SeedBenchOptions = {
-  /** Tickets in each flash-sale inventory. */
+  /** Tickets in each flash-sale inventory, and in the five split inventories together. */
   flashCapacity: number
   /** Customers to create, each with an access token. */
   customers: number
@@ -23,9 +23,10 @@ export const BENCH_PASSWORD = 'bench-password-1'
 
 /**
  * The benchmark's data set: a seller with 200 published events (one inventory each), 20
- * inventories with ample stock for basket writes, five flash-sale inventories (a warm-up and a
- * measured one for the checkout flow; a warm-up and two measured ones, before and after it, for
- * the raw-UPDATE limit), an affiliate, and
+ * inventories with ample stock for basket writes, flash-sale inventories of `flashCapacity`
+ * tickets each (a warm-up and a measured one for the checkout flow; a warm-up and two measured
+ * ones, before and after it, for the raw-UPDATE limit; four for the webhook group's rounds) and
+ * five that hold `flashCapacity` tickets between them (the same stock split), an affiliate, and
  * customers with access tokens.
  *
  * The customers are inserted directly with ONE argon2id hash shared by all, and their access
@@ -74,12 +75,14 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
     .values({ sellerId: seller.id, title: 'Bench flash sale', slug: 'bench-flash-sale', status: 'published', source: 'bench' })
     .returning({ id: events.id })
   // The webhook group's four: alternating rounds without and with an endpoint subscribed.
-  // The five of 'split': the sale's stock split over five inventories, each a fifth of it.
+  // The five of 'split': the sale's stock split over five inventories, a fifth of it each, the
+  // remainder one by one to the first ones, so that together they hold exactly `flashCapacity`.
   const flashNames = ['warm-up', 'sale', 'raw warm-up', 'raw', 'raw again', 'webhooks off 1', 'webhooks on 1', 'webhooks off 2', 'webhooks on 2'] as const
   const splitNames = ['split 1', 'split 2', 'split 3', 'split 4', 'split 5'] as const
+  const fifth = Math.floor(options.flashCapacity / splitNames.length)
   const flashRows = [
     ...flashNames.map((name) => ({ name, capacity: options.flashCapacity })),
-    ...splitNames.map((name) => ({ name, capacity: Math.floor(options.flashCapacity / splitNames.length) })),
+    ...splitNames.map((name, n) => ({ name, capacity: fifth + (n < options.flashCapacity % splitNames.length ? 1 : 0) })),
   ]
   const flash = await app.db
     .insert(inventories)
