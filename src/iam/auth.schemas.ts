@@ -29,9 +29,5 @@ export const ZRefreshTokenResponse = z
   .object({ ...tokenFields, expires_at: ZInstant.describe('Expiry of the access token, ISO 8601') })
   .meta({ id: 'RefreshTokenResponse' })
 
-export const presentUserInfo = (user: StaffUser): z.infer<typeof ZUserInfo> => ({
-  id: user.id,
-  name: user.name,
-  email: user.email,
-  roles: user.roles,
-})
+/** Who a member of staff is, as a sign-in answers it; `presentUser` adds the timestamps of the account. */
+export const presentUserInfo = (user: StaffUser): z.infer<typeof ZUserInfo> => ({ id: user.id, name: user.name, email: user.email, roles: user.roles })

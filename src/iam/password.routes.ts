@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { requestPasswordReset } from '../domain/staff/request-password-reset.js'
 import { resetPassword } from '../domain/staff/reset-password.js'
-import { ACCOUNT_LOOKUP_FLOOR_MS, notBefore } from '../platform/http/answer-floor.js'
+import { sameAnswerEitherWay } from '../platform/http/answer-floor.js'
 import { PUBLIC, TAGS, ZMessage } from './common.schemas.js'
 import { RECOVER_MESSAGE, RESET_MESSAGE, ZPasswordRecoverRequest, ZPasswordResetRequest } from './password.schemas.js'
 import { iamRateLimits } from './rate-limits.js'
@@ -29,18 +29,18 @@ export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZMessage, ...errorResponses(400, 429) },
       },
     },
-    async (request) => {
-      const started = performance.now()
-      await requestPasswordReset(app.db, {
-        email: request.body.email,
-        tokenHmac: app.secrets.tokenHmac,
-        ttlSeconds: app.config.ttl.iamReset,
-        resetUrl: app.config.iamResetUrl,
-        traceId: request.id,
-      })
-      await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
-      return { message: RECOVER_MESSAGE }
-    },
+    async (request) =>
+      sameAnswerEitherWay(
+        () =>
+          requestPasswordReset(app.db, {
+            email: request.body.email,
+            tokenHmac: app.secrets.tokenHmac,
+            ttlSeconds: app.config.ttl.iamReset,
+            resetUrl: app.config.iamResetUrl,
+            traceId: request.id,
+          }),
+        { message: RECOVER_MESSAGE },
+      ),
   )
 
   app.post(

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import fastifyJwt, { type JWT } from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { StaffActor } from '../domain/staff/actor.js'
 import { findStaffPrincipal } from '../domain/staff/sessions.repo.js'
+import { accessTokensOf, MAX_TOKEN_LENGTH, registerAccessTokens } from '../platform/auth/access-tokens.js'
 import { AppError } from '../platform/errors.js'
 import { UUID_PATTERN } from '../platform/uuid.js'
 
@@ -29,7 +29,6 @@ import { UUID_PATTERN } from '../platform/uuid.js'
  * `onRequest` hook (after the group's) or as a `preHandler`.
  */
 
-export const STAFF_TOKEN_ISSUER = 'boxoffice'
 export const STAFF_TOKEN_AUDIENCE = 'boxoffice:staff'
 const STAFF_JWT_NAMESPACE = 'staff'
 
@@ -55,9 +54,7 @@ declare module 'fastify' {
 
 type StaffClaims = { sub: string; sid: string; jti: string; iat: number; exp: number }
 
-// A JWT is three base64url parts; anything longer than this is not one of ours.
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i
-const MAX_TOKEN_LENGTH = 4096
 
 /**
  * Registers the `staff` JWT namespace (@fastify/jwt) and the `request.staff` decorator.
@@ -66,30 +63,19 @@ const MAX_TOKEN_LENGTH = 4096
  */
 export const staffAuth = fp(
   async (app: FastifyInstance) => {
-    await app.register(fastifyJwt, {
+    await registerAccessTokens(app, {
       namespace: STAFF_JWT_NAMESPACE,
       secret: app.secrets.staffJwt,
-      sign: { algorithm: 'HS256', iss: STAFF_TOKEN_ISSUER, aud: STAFF_TOKEN_AUDIENCE, expiresIn: app.config.ttl.iamAccess },
-      verify: {
-        algorithms: ['HS256'],
-        allowedIss: STAFF_TOKEN_ISSUER,
-        allowedAud: STAFF_TOKEN_AUDIENCE,
-        // fast-jwt checks iss and aud only when present: require them.
-        requiredClaims: ['iss', 'aud', 'sub', 'sid', 'jti', 'iat', 'exp'],
-      },
+      audience: STAFF_TOKEN_AUDIENCE,
+      expiresIn: app.config.ttl.iamAccess,
+      claims: ['sub', 'sid', 'jti', 'iat', 'exp'],
     })
     app.decorateRequest('staff', null)
   },
   { name: 'staff-auth' },
 )
 
-// With namespaces, `app.jwt` maps each namespace to its signer and verifier. Read through
-// a record so that this code does not depend on which namespaces other modules declare.
-const staffJwt = (app: FastifyInstance): JWT => {
-  const jwt = (app.jwt as unknown as Record<string, JWT | undefined>)[STAFF_JWT_NAMESPACE]
-  if (!jwt) throw new Error('staffAuth is not registered')
-  return jwt
-}
+const staffJwt = (app: FastifyInstance) => accessTokensOf(app, STAFF_JWT_NAMESPACE)
 
 /** Signs an access token for a session; answers it with its expiry in unix seconds. */
 export function signStaffAccessToken(app: FastifyInstance, claims: { userId: string; sessionId: string }): { token: string; expiresAt: number } {

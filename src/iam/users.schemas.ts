@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { EffectivePermission, StaffUser } from '../domain/staff/users.repo.js'
 import { iso, pageOf, ZInstant } from '../platform/http/schemas.js'
+import { presentUserInfo } from './auth.schemas.js'
 import { ZAccessName, ZSearchRequest, atLeastOneField } from './common.schemas.js'
 import { ZPassword } from './password.schemas.js'
 
@@ -56,10 +57,7 @@ export const ZEffectivePermission = z
 export const ZEffectivePermissions = z.array(ZEffectivePermission)
 
 export const presentUser = (user: StaffUser): z.infer<typeof ZUser> => ({
-  id: user.id,
-  name: user.name,
-  email: user.email,
-  roles: user.roles,
+  ...presentUserInfo(user),
   created_at: iso(user.createdAt),
   updated_at: iso(user.updatedAt),
 })

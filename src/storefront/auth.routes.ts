@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { customerActor, type CustomerGrant } from '../domain/customers/customer-sessions.js'
+import type { CustomerEmailRequest } from '../domain/customers/customer-emails.js'
+import { customerActor, type CustomerGrant, type SessionTerms } from '../domain/customers/customer-sessions.js'
 import { loginCustomer } from '../domain/customers/login-customer.js'
 import { logoutCustomer } from '../domain/customers/logout-customer.js'
 import { refreshCustomerSession } from '../domain/customers/refresh-customer-session.js'
@@ -13,7 +14,7 @@ import { resetCustomerPassword } from '../domain/customers/reset-customer-passwo
 import { signInWithMagicLink } from '../domain/customers/sign-in-with-magic-link.js'
 import { verifyCustomerEmail } from '../domain/customers/verify-customer-email.js'
 import { AppError } from '../platform/errors.js'
-import { ACCOUNT_LOOKUP_FLOOR_MS, notBefore } from '../platform/http/answer-floor.js'
+import { sameAnswerEitherWay } from '../platform/http/answer-floor.js'
 import { errorResponses } from '../platform/http/schemas.js'
 import {
   ZEmailRequest,
@@ -41,17 +42,6 @@ const LIMITED_PER_ADDRESS =
   'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits), per seller ' + '(429 `rate_limited`).'
 const EMAIL_LINK_SENT = 'If an account exists for this email, we have sent it a link.'
 
-/**
- * Runs a call that emails a link only when the account exists, and answers the same, no sooner
- * than the floor, either way: neither the answer nor its time tells whether there is an account.
- */
-async function sameAnswerEitherWay(send: () => Promise<void>): Promise<z.infer<typeof ZMessage>> {
-  const started = performance.now()
-  await send()
-  await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
-  return { message: EMAIL_LINK_SENT }
-}
-
 /** The answer of login, refresh and magic-link verification (API.md 3.2). */
 function tokenPair(app: FastifyInstance, grant: CustomerGrant): z.infer<typeof ZTokenPair> {
   const { customer } = grant
@@ -75,6 +65,25 @@ function tokenPair(app: FastifyInstance, grant: CustomerGrant): z.infer<typeof Z
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const limits = customerRateLimits(app)
   const { tokenHmac } = app.secrets
+
+  const sessionTerms = (request: FastifyRequest): SessionTerms => ({
+    sellerId: request.seller.id,
+    refreshTtlSeconds: app.config.ttl.stfRefresh,
+    traceId: request.id,
+    tokenHmac,
+  })
+
+  /**
+   * Emails a link through `send` when the seller has a customer with the body's email, and answers the same,
+   * in body and time, either way.
+   */
+  const emailLinkEitherWay = (
+    request: Pick<FastifyRequest, 'seller' | 'id'> & { body: { email: string } },
+    send: (terms: CustomerEmailRequest) => Promise<void>,
+  ) => sameAnswerEitherWay(() => send({ seller: request.seller, email: request.body.email, traceId: request.id, tokenHmac }), { message: EMAIL_LINK_SENT })
+
+  /** Answers the session's token pair, which no cache may keep. */
+  const sendTokenPair = (reply: FastifyReply, grant: CustomerGrant) => reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
 
   app.post(
     '/register',
@@ -132,16 +141,13 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const grant = await limits.guardLogin(request, () =>
         loginCustomer(app.db, {
-          sellerId: request.seller.id,
+          ...sessionTerms(request),
           email: request.body.email,
           password: request.body.password,
-          refreshTtlSeconds: app.config.ttl.stfRefresh,
           requireVerifiedEmail: request.seller.settings.login_requires_verified_email,
-          traceId: request.id,
-          tokenHmac,
         }),
       )
-      return reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
+      return sendTokenPair(reply, grant)
     },
   )
 
@@ -199,16 +205,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZTokenPair, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request, reply) => {
-      const grant = await refreshCustomerSession(app.db, {
-        sellerId: request.seller.id,
-        refreshToken: request.body.refresh_token,
-        refreshTtlSeconds: app.config.ttl.stfRefresh,
-        traceId: request.id,
-        tokenHmac,
-      })
-      return reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
-    },
+    async (request, reply) =>
+      sendTokenPair(reply, await refreshCustomerSession(app.db, { ...sessionTerms(request), refreshToken: request.body.refresh_token })),
   )
 
   app.post(
@@ -229,16 +227,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) =>
-      sameAnswerEitherWay(() =>
-        requestPasswordReset(app.db, {
-          seller: request.seller,
-          email: request.body.email,
-          resetTtlSeconds: app.config.ttl.stfReset,
-          traceId: request.id,
-          tokenHmac,
-        }),
-      ),
+    async (request) => emailLinkEitherWay(request, (terms) => requestPasswordReset(app.db, { ...terms, resetTtlSeconds: app.config.ttl.stfReset })),
   )
 
   app.post(
@@ -289,16 +278,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZMessage, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request) =>
-      sameAnswerEitherWay(() =>
-        requestMagicLink(app.db, {
-          seller: request.seller,
-          email: request.body.email,
-          magicLinkTtlSeconds: app.config.ttl.stfMagicLink,
-          traceId: request.id,
-          tokenHmac,
-        }),
-      ),
+    async (request) => emailLinkEitherWay(request, (terms) => requestMagicLink(app.db, { ...terms, magicLinkTtlSeconds: app.config.ttl.stfMagicLink })),
   )
 
   app.post(
@@ -318,16 +298,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZTokenPair, ...errorResponses(400, 401, 429) },
       },
     },
-    async (request, reply) => {
-      const grant = await signInWithMagicLink(app.db, {
-        sellerId: request.seller.id,
-        token: request.body.token,
-        refreshTtlSeconds: app.config.ttl.stfRefresh,
-        traceId: request.id,
-        tokenHmac,
-      })
-      return reply.header('cache-control', 'no-store').send(tokenPair(app, grant))
-    },
+    async (request, reply) => sendTokenPair(reply, await signInWithMagicLink(app.db, { ...sessionTerms(request), token: request.body.token })),
   )
 
   app.post(
@@ -372,14 +343,6 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      sameAnswerEitherWay(() =>
-        resendVerificationEmail(app.db, {
-          seller: request.seller,
-          email: request.body.email,
-          verifyEmailTtlSeconds: app.config.ttl.stfVerifyEmail,
-          traceId: request.id,
-          tokenHmac,
-        }),
-      ),
+      emailLinkEitherWay(request, (terms) => resendVerificationEmail(app.db, { ...terms, verifyEmailTtlSeconds: app.config.ttl.stfVerifyEmail })),
   )
 }

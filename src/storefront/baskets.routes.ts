@@ -25,13 +25,18 @@ const tags = ['storefront']
 const security = [{ sellerBasic: [] }]
 const couponErrors = errorResponses(400, 401, 404, 409, 410, 422)
 
+type BasketRequest = Pick<FastifyRequest, 'seller' | 'affiliate' | 'customer' | 'id'> & { params: { id: string } }
+
 /** What every call on one basket passes: tenant, affiliate scope, basket and actor. */
-const onBasket = (request: Pick<FastifyRequest, 'seller' | 'affiliate' | 'customer' | 'id'> & { params: { id: string } }) => ({
+const onBasket = (request: BasketRequest) => ({
   sellerId: request.seller.id,
   affiliate: request.affiliate,
   basketId: request.params.id,
   actor: storefrontActor(request),
 })
+
+/** What a call that renews the basket's hold passes: `onBasket`'s, and how long the seller holds. */
+const renewingHold = (request: BasketRequest) => ({ ...onBasket(request), ttlSeconds: request.seller.settings.basket_ttl_seconds })
 
 const toItems = (items: { inventory_id: string; variant?: string | null | undefined; quantity: number }[]) =>
   items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), variant: i.variant ?? null, quantity: i.quantity }))
@@ -108,12 +113,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZBasket, ...errorResponses(400, 401, 404, 409, 410) },
       },
     },
-    async (request) =>
-      changeBasketItems(app.db, {
-        ...onBasket(request),
-        ttlSeconds: request.seller.settings.basket_ttl_seconds,
-        items: toItems(request.body.items),
-      }),
+    async (request) => changeBasketItems(app.db, { ...renewingHold(request), items: toItems(request.body.items) }),
   )
 
   app.post(
@@ -133,12 +133,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZBasket, ...couponErrors },
       },
     },
-    async (request) =>
-      applyCoupon(app.db, {
-        ...onBasket(request),
-        ttlSeconds: request.seller.settings.basket_ttl_seconds,
-        code: request.body.code,
-      }),
+    async (request) => applyCoupon(app.db, { ...renewingHold(request), code: request.body.code }),
   )
 
   app.delete(
@@ -170,13 +165,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZBasket, ...couponErrors },
       },
     },
-    async (request) =>
-      applyCoupon(app.db, {
-        ...onBasket(request),
-        ttlSeconds: request.seller.settings.basket_ttl_seconds,
-        itemId: request.params.item_id,
-        code: request.body.code,
-      }),
+    async (request) => applyCoupon(app.db, { ...renewingHold(request), itemId: request.params.item_id, code: request.body.code }),
   )
 
   app.delete(

@@ -9,13 +9,12 @@ export const ZEventAttribute = z
 
 export const ZEventPrice = z.object({ amount: z.number().int(), label: z.string().meta({ example: 'a partir de R$ 50,00' }) }).meta({ id: 'EventPrice' })
 
+/** What a listed event and an event's detail both say first, in this order. */
+const eventHeading = { id: z.uuid(), title: z.string(), slug: z.string(), description: z.string(), status: z.string() }
+
 export const ZSellerEvent = z
   .object({
-    id: z.uuid(),
-    title: z.string(),
-    slug: z.string(),
-    description: z.string(),
-    status: z.string(),
+    ...eventHeading,
     integration_id: z.string().nullable(),
     updated_at: ZInstant,
     image: ZEventImage.nullable().describe('The first image of the event'),
@@ -31,11 +30,7 @@ export const ZSellerEventList = pageOf(ZSellerEvent).meta({ id: 'SellerEventList
 
 export const ZEventDetail = z
   .object({
-    id: z.uuid(),
-    title: z.string(),
-    slug: z.string(),
-    description: z.string(),
-    status: z.string(),
+    ...eventHeading,
     source: z.string(),
     integration_id: z.string().nullable(),
     updated_at: ZInstant,

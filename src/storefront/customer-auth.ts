@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import fastifyJwt, { type JWT } from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { z } from 'zod'
+import { accessTokensOf, MAX_TOKEN_LENGTH, registerAccessTokens } from '../platform/auth/access-tokens.js'
 import { AppError } from '../platform/errors.js'
 import { declareHeaders } from '../platform/http/route-headers.js'
 import { UUID_PATTERN } from '../platform/uuid.js'
@@ -31,7 +31,6 @@ import { UUID_PATTERN } from '../platform/uuid.js'
  * ```
  */
 
-export const CUSTOMER_TOKEN_ISSUER = 'boxoffice'
 export const CUSTOMER_TOKEN_AUDIENCE = 'boxoffice:customer'
 export const CUSTOMER_TOKEN_HEADER = 'x-customer-token'
 const CUSTOMER_JWT_NAMESPACE = 'customer'
@@ -48,9 +47,7 @@ declare module 'fastify' {
 
 type CustomerClaims = { sub: string; sid: string; sess: string; email: string; jti: string; iat: number; exp: number }
 
-// Three base64url parts; anything longer than this is not one of ours.
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
-const MAX_TOKEN_LENGTH = 4096
 
 /**
  * Registers the `customer` JWT namespace (@fastify/jwt, its own key, algorithm, issuer and
@@ -59,34 +56,23 @@ const MAX_TOKEN_LENGTH = 4096
  */
 export const customerAuth = fp(
   async (app: FastifyInstance) => {
-    await app.register(fastifyJwt, {
+    await registerAccessTokens(app, {
       namespace: CUSTOMER_JWT_NAMESPACE,
       secret: app.secrets.customerJwt,
-      sign: { algorithm: 'HS256', iss: CUSTOMER_TOKEN_ISSUER, aud: CUSTOMER_TOKEN_AUDIENCE, expiresIn: app.config.ttl.stfAccess },
-      verify: {
-        algorithms: ['HS256'],
-        allowedIss: CUSTOMER_TOKEN_ISSUER,
-        allowedAud: CUSTOMER_TOKEN_AUDIENCE,
-        requiredClaims: ['sub', 'sid', 'sess', 'email', 'jti', 'iat', 'exp', 'iss', 'aud'],
-        // A storefront sends the same token on every call of a session: a verified token is
-        // remembered (by its hash, until it expires, at most 10 minutes) instead of being
-        // checked again.
-        cache: 10_000,
-        cacheTTL: 600_000,
-      },
+      audience: CUSTOMER_TOKEN_AUDIENCE,
+      expiresIn: app.config.ttl.stfAccess,
+      claims: ['sub', 'sid', 'sess', 'email', 'jti', 'iat', 'exp'],
+      // A storefront sends the same token on every call of a session: a verified token is
+      // remembered (by its hash, until it expires, at most 10 minutes) instead of being
+      // checked again.
+      verify: { cache: 10_000, cacheTTL: 600_000 },
     })
     app.decorateRequest('customer', null)
   },
   { name: 'customer-auth' },
 )
 
-// With namespaces, `app.jwt` maps each namespace to its signer and verifier. Read through a
-// record so that this code does not depend on which namespaces other modules declare.
-function customerJwt(app: FastifyInstance): JWT {
-  const jwt = (app.jwt as unknown as Record<string, JWT | undefined> | undefined)?.[CUSTOMER_JWT_NAMESPACE]
-  if (!jwt) throw new Error('customerAuth is not registered')
-  return jwt
-}
+const customerJwt = (app: FastifyInstance) => accessTokensOf(app, CUSTOMER_JWT_NAMESPACE)
 
 export type CustomerAccessToken = { token: string; expiresIn: number; expiresAt: Date }
 

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import { inventories } from '../catalog/inventories.table.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 export const BASKET_STATUSES = ['open', 'checked_out', 'expired'] as const
 
@@ -15,9 +15,7 @@ export const baskets = pgTable(
   'baskets',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     /** Set when created under `X-Affiliate-Code`; then only that code addresses the basket. */
     affiliateId: uuid().references(() => affiliates.id),
     customerId: uuid(),

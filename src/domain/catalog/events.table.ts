@@ -1,5 +1,5 @@
 import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 export const EVENT_STATUSES = ['draft', 'published', 'cancelled', 'finished'] as const
 
@@ -10,9 +10,7 @@ export const events = pgTable(
   'events',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     title: text().notNull(),
     /** Unique per seller; derived from the title when not given. */
     slug: text().notNull(),
@@ -27,3 +25,9 @@ export const events = pgTable(
   },
   (t) => [uniqueIndex('events_seller_slug_key').on(t.sellerId, t.slug), index('events_seller_status_idx').on(t.sellerId, t.status)],
 )
+
+/** The event a row belongs to: required, and the row goes when the event goes. */
+export const eventIdColumn = () =>
+  uuid()
+    .notNull()
+    .references(() => events.id, { onDelete: 'cascade' })

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { check, date, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
-import { sellers } from '../sellers/sellers.table.js'
-import { events } from './events.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
+import { eventIdColumn } from './events.table.js'
 
 /** A way to buy an inventory's tickets (e.g. half price); it shares the inventory's capacity. No `price`: the inventory's. */
 export type InventoryVariant = { name: string; description: string; type: string; price?: number | undefined }
@@ -15,12 +15,8 @@ export const inventories = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     /** Denormalised from the event, so every query can be scoped to the tenant directly. */
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
-    eventId: uuid()
-      .notNull()
-      .references(() => events.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
+    eventId: eventIdColumn(),
     date: date({ mode: 'string' }).notNull(),
     name: text().notNull(),
     price: integer().notNull(),

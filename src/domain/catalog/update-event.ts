@@ -1,4 +1,5 @@
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { AuditActor } from '../audit/record-audit.js'
+import { saveChanges } from '../audit/save-changes.js'
 import type { Db } from '../../platform/db/database.js'
 import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
@@ -44,18 +45,18 @@ export const updateEvent = (db: Db, options: UpdateEventOptions) =>
       if (await isSlugTaken(tx, current.sellerId, options.slug)) throw slugTaken()
       values.slug = options.slug
     }
-    const fields = Object.keys(values).map((key) => (key === 'integrationId' ? 'integration_id' : key))
-    if (fields.length === 0) return current
-    const event = await updateEventRow(tx, current.id, values)
-    await recordAudit(tx, options.actor, {
+    const event = await saveChanges(tx, {
+      current,
+      values,
+      update: updateEventRow,
+      actor: options.actor,
       action: 'adm.event.updated',
-      target: { type: 'event', id: current.id },
-      sellerId: current.sellerId,
-      data: { fields, ...(values.status ? { status: values.status } : {}) },
+      target: 'event',
+      data: values.status ? { status: values.status } : {},
     })
     // Published again: its inventories may sell again.
     if (values.status === 'published') stock.freed('*')
-    return event!
+    return event
   }).catch((error: unknown) => {
     if (isUniqueViolation(error, 'events_seller_slug_key')) throw slugTaken()
     throw error

@@ -1,4 +1,5 @@
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { AuditActor } from '../audit/record-audit.js'
+import { saveChanges } from '../audit/save-changes.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
@@ -39,17 +40,15 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     if (options.price !== undefined && options.price !== current.price) values.price = options.price
     if (options.capacity !== undefined && options.capacity !== current.capacity) values.capacity = options.capacity
     if (options.variants !== undefined) values.variants = options.variants
-    const fields = Object.keys(values)
-    let inventory = current
-    if (fields.length > 0) {
-      inventory = (await updateInventoryRow(tx, current.id, values))!
-      await recordAudit(tx, options.actor, {
-        action: 'adm.inventory.updated',
-        target: { type: 'inventory', id: current.id },
-        sellerId: current.sellerId,
-        data: { fields, ...(values.capacity !== undefined ? { capacity: { from: current.capacity, to: values.capacity } } : {}) },
-      })
-    }
+    const inventory = await saveChanges(tx, {
+      current,
+      values,
+      update: updateInventoryRow,
+      actor: options.actor,
+      action: 'adm.inventory.updated',
+      target: 'inventory',
+      data: values.capacity !== undefined ? { capacity: { from: current.capacity, to: values.capacity } } : {},
+    })
     // A larger capacity sells more.
     if (values.capacity !== undefined) stock.freed([current.id])
     const [counted] = await withCounts(tx, [inventory])

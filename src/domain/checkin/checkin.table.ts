@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { boolean, check, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { events } from '../catalog/events.table.js'
+import { eventIdColumn } from '../catalog/events.table.js'
 import { tickets } from '../orders/orders.table.js'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 export const SCAN_TYPES = ['entry', 'exit'] as const
 export type ScanType = (typeof SCAN_TYPES)[number]
@@ -19,9 +19,7 @@ export const checkinDevices = pgTable(
   'checkin_devices',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     name: text().notNull(),
     /** The events it may scan, all of the seller's; null: every event, present and future. */
     eventIds: uuid().array(),
@@ -52,12 +50,8 @@ export const checkinLists = pgTable(
   'checkin_lists',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
-    eventId: uuid()
-      .notNull()
-      .references(() => events.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
+    eventId: eventIdColumn(),
     name: text().notNull(),
     /** Null: every inventory of the event. */
     inventoryIds: uuid().array(),
@@ -80,9 +74,7 @@ export const checkins = pgTable(
   'checkins',
   {
     id: uuid().primaryKey(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     /** The list it was judged on; null when it named none of the device's lists. */
     listId: uuid().references(() => checkinLists.id, { onDelete: 'cascade' }),
     deviceId: uuid()

@@ -35,14 +35,15 @@ export async function listCouponRows(db: Db, sellerId: string, filter: { active?
   return { rows, total: total?.n ?? 0 }
 }
 
+/** The select of the coupons of these ids; its callers skip the query when there are none. */
+const selectCouponsByIds = (db: Db, ids: readonly string[]) =>
+  db
+    .select()
+    .from(coupons)
+    .where(inArray(coupons.id, [...ids]))
+
 /** Coupons by id (the ones a basket refers to). */
-export const findCouponsByIds = (db: Db, ids: readonly string[]) =>
-  ids.length === 0
-    ? Promise.resolve([] as CouponRow[])
-    : db
-        .select()
-        .from(coupons)
-        .where(inArray(coupons.id, [...ids]))
+export const findCouponsByIds = (db: Db, ids: readonly string[]) => (ids.length === 0 ? Promise.resolve([] as CouponRow[]) : selectCouponsByIds(db, ids))
 
 /** A seller's coupon by code, case-insensitively. */
 export const findCouponByCode = async (db: Db, sellerId: string, code: string) =>
@@ -55,14 +56,7 @@ export const findCouponByCode = async (db: Db, sellerId: string, code: string) =
 
 /** Locks coupon rows in id order (after the inventories, always). */
 export const lockCoupons = (db: Db, ids: readonly string[]) =>
-  ids.length === 0
-    ? Promise.resolve([] as CouponRow[])
-    : db
-        .select()
-        .from(coupons)
-        .where(inArray(coupons.id, [...ids]))
-        .orderBy(asc(coupons.id))
-        .for('no key update')
+  ids.length === 0 ? Promise.resolve([] as CouponRow[]) : selectCouponsByIds(db, ids).orderBy(asc(coupons.id)).for('no key update')
 
 /** Confirmed orders of a customer per coupon, for `max_uses_per_customer`. */
 export async function countCustomerRedemptions(db: Db, customerId: string, couponIds: readonly string[]): Promise<Map<string, number>> {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { boolean, check, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 export const COUPON_TYPES = ['percent', 'fixed'] as const
 
@@ -12,9 +12,7 @@ export const coupons = pgTable(
   'coupons',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     code: text().notNull(),
     type: text({ enum: COUPON_TYPES }).notNull(),
     value: integer().notNull(),

@@ -1,4 +1,5 @@
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { AuditActor } from '../audit/record-audit.js'
+import { saveChanges } from '../audit/save-changes.js'
 import type { Db } from '../../platform/db/database.js'
 import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
@@ -45,16 +46,7 @@ export const updateCoupon = (db: Db, options: UpdateCouponOptions) =>
       set('maxUsesPerCustomer', options.maxUsesPerCustomer)
       set('minSubtotal', options.minSubtotal)
       set('active', options.active)
-      const fields = Object.keys(values).map((key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))
-      if (fields.length === 0) return current
-      const coupon = await updateCouponRow(tx, current.id, values)
-      await recordAudit(tx, options.actor, {
-        action: 'adm.coupon.updated',
-        target: { type: 'coupon', id: current.id },
-        sellerId: current.sellerId,
-        data: { fields },
-      })
-      return coupon!
+      return saveChanges(tx, { current, values, update: updateCouponRow, actor: options.actor, action: 'adm.coupon.updated', target: 'coupon' })
     })
     .catch((error: unknown) => {
       if (isUniqueViolation(error, 'coupons_seller_code_key')) throw couponCodeTaken()

@@ -5,6 +5,12 @@ export type EmailSeller = { name: string; storefrontUrl: string }
 
 export type EmailRecipient = { email: string; firstName: string }
 
+/**
+ * What every call that emails a link to a seller's customer, found by address, takes: the seller,
+ * the address, the key that hashes the link's token and the trace id for the audit log.
+ */
+export type CustomerEmailRequest = { seller: EmailSeller & { id: string }; email: string; tokenHmac: Buffer; traceId?: string }
+
 export type StorefrontPage = 'verify-email' | 'reset-password' | 'magic-link'
 
 /** `{storefront_url}/{page}?token=<token>` (API.md 3.2), whatever trailing slashes the URL has. */

@@ -13,6 +13,12 @@ import type { CustomerRow } from './customers.repo.js'
  */
 export type CustomerGrant = { customer: CustomerRow; sessionId: string; refreshToken: string }
 
+/**
+ * What every call that opens or renews a session takes besides the customer's proof: the seller,
+ * the key that hashes the session's tokens, how long a refresh token lives and the trace id.
+ */
+export type SessionTerms = { sellerId: string; tokenHmac: Buffer; refreshTtlSeconds: number; traceId?: string }
+
 export type RefreshTokenOptions = {
   sellerId: string
   customerId: string

@@ -1,6 +1,6 @@
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { sellers } from '../sellers/sellers.table.js'
-import { customers } from './customers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
+import { customerIdColumn } from './customers.table.js'
 
 /**
  * Customer refresh tokens, stored as a keyed hash. Each works once: using one sets `used_at`
@@ -11,12 +11,8 @@ export const customerRefreshTokens = pgTable(
   'customer_refresh_tokens',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
-    customerId: uuid()
-      .notNull()
-      .references(() => customers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
+    customerId: customerIdColumn(),
     /** Shared by every token descended from the same sign-in. */
     familyId: uuid().notNull(),
     /** HMAC-SHA-256 of the token under a server secret. */
@@ -41,12 +37,8 @@ export const customerOneTimeTokens = pgTable(
   'customer_one_time_tokens',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
-    customerId: uuid()
-      .notNull()
-      .references(() => customers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
+    customerId: customerIdColumn(),
     purpose: text({ enum: ONE_TIME_TOKEN_PURPOSES }).notNull(),
     tokenHash: text().notNull(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),

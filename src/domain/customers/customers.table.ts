@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 /**
  * A storefront customer. It belongs to one seller: the same email may hold separate accounts
@@ -10,9 +10,7 @@ export const customers = pgTable(
   'customers',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     /** As the customer typed it; compared in lower case. */
     email: text().notNull(),
     /**
@@ -29,3 +27,9 @@ export const customers = pgTable(
   },
   (t) => [uniqueIndex('customers_seller_email_key').on(t.sellerId, sql`lower(${t.email})`), index('customers_seller_created_idx').on(t.sellerId, t.createdAt)],
 )
+
+/** The customer a row of its account belongs to: required, and the row goes when the customer goes. */
+export const customerIdColumn = () =>
+  uuid()
+    .notNull()
+    .references(() => customers.id, { onDelete: 'cascade' })

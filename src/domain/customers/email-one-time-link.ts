@@ -2,21 +2,17 @@ import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-toke
 import type { Db } from '../../platform/db/database.js'
 import { enqueueEmail, type EmailMessage } from '../../platform/mail/outbox.repo.js'
 import { recordAudit } from '../audit/record-audit.js'
-import type { EmailRecipient, EmailSeller } from './customer-emails.js'
+import type { CustomerEmailRequest, EmailRecipient, EmailSeller } from './customer-emails.js'
 import { customerActor } from './customer-sessions.js'
 import type { OneTimeTokenPurpose } from './customer-tokens.table.js'
 import { findLiveOneTimeToken, insertOneTimeToken, voidOneTimeTokens } from './customer-tokens.repo.js'
 import { findCustomerByEmail } from './customers.repo.js'
 
-export type EmailOneTimeLinkOptions = {
-  seller: EmailSeller & { id: string }
-  email: string
+export type EmailOneTimeLinkOptions = CustomerEmailRequest & {
   purpose: OneTimeTokenPurpose
   ttlSeconds: number
-  tokenHmac: Buffer
   compose: (seller: EmailSeller, to: EmailRecipient, token: string, ttlSeconds: number) => EmailMessage
   auditAction: string
-  traceId?: string
 }
 
 /**

@@ -1,18 +1,14 @@
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../platform/auth/passwords.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { startCustomerSession, type CustomerGrant } from './customer-sessions.js'
+import { startCustomerSession, type CustomerGrant, type SessionTerms } from './customer-sessions.js'
 import { findCustomerByEmail, lockPasswordHash, replacePasswordHash } from './customers.repo.js'
 
-export type LoginCustomerOptions = {
-  sellerId: string
+export type LoginCustomerOptions = SessionTerms & {
   email: string
   password: string
-  tokenHmac: Buffer
-  refreshTtlSeconds: number
   /** The seller's `login_requires_verified_email`: an unconfirmed address may not sign in with a password. */
   requireVerifiedEmail: boolean
-  traceId?: string
 }
 
 /**

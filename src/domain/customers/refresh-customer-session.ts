@@ -3,17 +3,11 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit } from '../audit/record-audit.js'
 import { endingCustomerSessions } from '../sellers/seller-changes.js'
-import { issueRefreshToken, type CustomerGrant } from './customer-sessions.js'
+import { issueRefreshToken, type CustomerGrant, type SessionTerms } from './customer-sessions.js'
 import { lockRefreshToken, revokeRefreshFamily, useRefreshToken } from './customer-tokens.repo.js'
 import { findCustomerById } from './customers.repo.js'
 
-export type RefreshCustomerSessionOptions = {
-  sellerId: string
-  refreshToken: string
-  tokenHmac: Buffer
-  refreshTtlSeconds: number
-  traceId?: string
-}
+export type RefreshCustomerSessionOptions = SessionTerms & { refreshToken: string }
 
 /**
  * Rotates a refresh token: the presented one is used up and its successor, in the same family,

@@ -5,21 +5,12 @@ import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
 import { enqueueEmail } from '../../platform/mail/outbox.repo.js'
 import { recordAudit } from '../audit/record-audit.js'
-import { verificationEmail, type EmailSeller } from './customer-emails.js'
+import { verificationEmail, type CustomerEmailRequest } from './customer-emails.js'
 import { customerActor } from './customer-sessions.js'
 import { insertOneTimeToken } from './customer-tokens.repo.js'
 import { insertCustomer, type CustomerRow } from './customers.repo.js'
 
-export type RegisterCustomerOptions = {
-  seller: EmailSeller & { id: string }
-  email: string
-  password: string
-  firstName: string
-  lastName: string
-  tokenHmac: Buffer
-  verifyEmailTtlSeconds: number
-  traceId?: string
-}
+export type RegisterCustomerOptions = CustomerEmailRequest & { password: string; firstName: string; lastName: string; verifyEmailTtlSeconds: number }
 
 /**
  * Creates a customer of the seller and queues the address verification email in the same

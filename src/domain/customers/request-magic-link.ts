@@ -1,24 +1,15 @@
 import type { Db } from '../../platform/db/database.js'
-import { magicLinkEmail, type EmailSeller } from './customer-emails.js'
+import { magicLinkEmail, type CustomerEmailRequest } from './customer-emails.js'
 import { emailOneTimeLink } from './email-one-time-link.js'
 
-export type RequestMagicLinkOptions = {
-  seller: EmailSeller & { id: string }
-  email: string
-  tokenHmac: Buffer
-  magicLinkTtlSeconds: number
-  traceId?: string
-}
+export type RequestMagicLinkOptions = CustomerEmailRequest & { magicLinkTtlSeconds: number }
 
 /** Emails a single-use sign-in link when the seller has a customer with this email; reveals nothing either way. */
-export const requestMagicLink = (db: Db, options: RequestMagicLinkOptions) =>
+export const requestMagicLink = (db: Db, { magicLinkTtlSeconds, ...request }: RequestMagicLinkOptions) =>
   emailOneTimeLink(db, {
-    seller: options.seller,
-    email: options.email,
+    ...request,
     purpose: 'magic_link',
-    ttlSeconds: options.magicLinkTtlSeconds,
-    tokenHmac: options.tokenHmac,
+    ttlSeconds: magicLinkTtlSeconds,
     compose: magicLinkEmail,
     auditAction: 'stf.customer.magic_link_requested',
-    ...(options.traceId ? { traceId: options.traceId } : {}),
   })

@@ -2,17 +2,11 @@ import { hashOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { endingCustomerSessions } from '../sellers/seller-changes.js'
-import { endCustomerSessions, startCustomerSession, type CustomerGrant } from './customer-sessions.js'
+import { endCustomerSessions, startCustomerSession, type CustomerGrant, type SessionTerms } from './customer-sessions.js'
 import { consumeOneTimeToken } from './customer-tokens.repo.js'
 import { confirmEmail } from './customers.repo.js'
 
-export type SignInWithMagicLinkOptions = {
-  sellerId: string
-  token: string
-  tokenHmac: Buffer
-  refreshTtlSeconds: number
-  traceId?: string
-}
+export type SignInWithMagicLinkOptions = SessionTerms & { token: string }
 
 /**
  * Consumes a magic-link token (once, even under concurrent calls) and starts a session, as a

@@ -1,5 +1,5 @@
 import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 /**
  * `Idempotency-Key` of a storefront call, per seller. The row is inserted in the same
@@ -11,9 +11,7 @@ export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     key: text().notNull(),
     /** Hash of the operation, its target and its body: the same key with another request conflicts. */
     fingerprint: text().notNull(),

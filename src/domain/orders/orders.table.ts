@@ -6,7 +6,7 @@ import { inventories } from '../catalog/inventories.table.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { customers } from '../customers/customers.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 export const ORDER_STATUSES = ['confirmed', 'cancelled'] as const
 
@@ -17,9 +17,7 @@ export const orders = pgTable(
   'orders',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     /** One order per basket: a second checkout of the same basket cannot sell twice. */
     basketId: uuid()
       .notNull()
@@ -140,9 +138,7 @@ export const ticketDownloads = pgTable(
   'ticket_downloads',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     orderId: uuid()
       .notNull()
       .references(() => orders.id, { onDelete: 'cascade' }),

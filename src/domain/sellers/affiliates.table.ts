@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { boolean, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { events } from '../catalog/events.table.js'
-import { sellers } from './sellers.table.js'
+import { eventIdColumn } from '../catalog/events.table.js'
+import { sellerIdColumn } from './sellers.table.js'
 
 /**
  * An affiliate sells a seller's events under its code (`X-Affiliate-Code`). Without rows in
@@ -11,9 +11,7 @@ export const affiliates = pgTable(
   'affiliates',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     code: text().notNull(),
     name: text().notNull(),
     active: boolean().notNull().default(true),
@@ -31,9 +29,7 @@ export const affiliateEvents = pgTable(
     affiliateId: uuid()
       .notNull()
       .references(() => affiliates.id, { onDelete: 'cascade' }),
-    eventId: uuid()
-      .notNull()
-      .references(() => events.id, { onDelete: 'cascade' }),
+    eventId: eventIdColumn(),
   },
   (t) => [primaryKey({ columns: [t.affiliateId, t.eventId] })],
 )

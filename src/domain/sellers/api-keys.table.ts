@@ -1,14 +1,12 @@
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { sellers } from './sellers.table.js'
+import { sellerIdColumn } from './sellers.table.js'
 
 /** A seller's API keys: only a keyed hash is stored; the key itself is shown once. */
 export const apiKeys = pgTable(
   'api_keys',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     /** HMAC-SHA-256 of the key under a server secret. */
     keyHash: text().notNull(),
     /** The first characters of the key, to tell keys apart in lists (`sk_AbCd…`). */

@@ -23,3 +23,9 @@ export const sellers = pgTable('sellers', {
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 })
+
+/** The seller a tenant's row belongs to: required, and the row goes when the seller goes. */
+export const sellerIdColumn = () =>
+  uuid()
+    .notNull()
+    .references(() => sellers.id, { onDelete: 'cascade' })

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { bigint, boolean, index, integer, json, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { OUTBOX_STATUSES } from '../../platform/outbox/lease.js'
-import { sellers } from '../sellers/sellers.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 export const WEBHOOK_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'ticket.voided', 'ticket.first_access', 'ticket.checked_in', 'webhook.ping'] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
@@ -15,9 +15,7 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: uuid().primaryKey().defaultRandom(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     url: text().notNull(),
     /** Null: every event type, present and future. */
     events: text().array(),
@@ -46,9 +44,7 @@ export const webhookEvents = pgTable(
   {
     id: uuid().primaryKey(),
     seq: bigint({ mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
-    sellerId: uuid()
-      .notNull()
-      .references(() => sellers.id, { onDelete: 'cascade' }),
+    sellerId: sellerIdColumn(),
     type: text().notNull(),
     affiliateCode: text(),
     orderingKey: text(),

@@ -11,3 +11,15 @@ export async function notBefore(since: number, ms: number): Promise<void> {
   const wait = since + ms - performance.now()
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
 }
+
+/**
+ * Runs a call that looks an account up (and emails it only when it exists), then answers
+ * `answer`, no sooner than the floor, either way: neither the answer nor its time tells whether
+ * there is an account.
+ */
+export async function sameAnswerEitherWay<T>(lookup: () => Promise<void>, answer: T): Promise<T> {
+  const started = performance.now()
+  await lookup()
+  await notBefore(started, ACCOUNT_LOOKUP_FLOOR_MS)
+  return answer
+}
