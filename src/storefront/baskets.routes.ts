@@ -73,6 +73,7 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         idempotencyKey: request.headers['idempotency-key'],
         actor: storefrontActor(request),
         availability: app.availability,
+        holds: app.holds,
       })
       if (replayed) reply.header('idempotent-replayed', 'true')
       return reply.code(201).send(body)

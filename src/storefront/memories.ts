@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import { createAvailabilityMemo, type AvailabilityMemo } from '../domain/inventory/availability-memo.js'
+import { createHoldQueue, type HoldQueue } from '../domain/inventory/hold-queue.js'
 import { createSellerAuthenticator, type SellerAuthenticator } from '../domain/sellers/seller-authenticator.js'
 import type { Config } from '../platform/config.js'
 import type { Secrets } from '../platform/secrets.js'
@@ -10,6 +11,8 @@ declare module 'fastify' {
     sellerAuth: SellerAuthenticator
     /** Earlier readings of availability that refuse a rush without a round trip each, kept coherent like sellerAuth. */
     availability: AvailabilityMemo
+    /** Turns for the holds of each inventory in this process. */
+    holds: HoldQueue
   }
 }
 
@@ -31,12 +34,13 @@ export const sellerAuthenticator = fp<{ secrets: Secrets }>(
   { name: 'seller-authenticator', dependencies: ['database'] },
 )
 
-/** `app.availability`: the memory of sold-out inventories, listening for freed tickets while the app runs. */
+/** `app.availability`: the memory of sold-out inventories, listening for freed tickets while the app runs; `app.holds`: the holds' turns. */
 export const availabilityMemo = fp<{ config: Config }>(
   async (app, { config }) => {
     const availability = createAvailabilityMemo({ database: app.database, maxAgeMs: config.availabilityMemoMs })
     await availability.start()
     app.decorate('availability', availability)
+    app.decorate('holds', createHoldQueue({ perInventory: config.holdsPerInventory }))
     app.addHook('onClose', () => availability.stop())
   },
   { name: 'availability-memo', dependencies: ['database'] },

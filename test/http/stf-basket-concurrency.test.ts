@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,6 +9,7 @@ import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { cancelOrder } from '../../src/domain/orders/cancel-order.js'
 import { couponRedemptions, orders } from '../../src/domain/orders/orders.table.js'
 import { openDatabase, type Database } from '../../src/platform/db/database.js'
+import { sqlState } from '../../src/platform/db/errors.js'
 import { testConfig } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
@@ -76,6 +77,27 @@ async function ledger(inventoryId: string) {
 const quantityAt = (n: number) => 1 + ((n * 7) % 3)
 
 describe('holds under concurrency', () => {
+  it('takes turns per inventory in the process: 120 creates at once for 30 tickets hold exactly 30, and no turn stays taken', async () => {
+    const event = await createTestEvent(ctx.app, seller.seller.id)
+    const scarce = await createTestInventory(ctx.app, event, { capacity: 30 })
+    const answers: Answer[] = await Promise.all(Array.from({ length: 120 }, () => create([{ inventory_id: scarce.id, quantity: 1 }])))
+    expectOnlySuccessOrInsufficient(answers, [201])
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(30)
+    expect(await ledger(scarce.id)).toEqual({ capacity: 30, sold: 0, held: 30 })
+    expect(ctx.app.holds.state().size).toBe(0)
+  })
+
+  it('still refuses, at commit, an item of an inventory that does not exist (the reference is checked then, under the locks)', async () => {
+    const basket = await create([])
+    const missing = '00000000-0000-4000-8000-000000000001'
+    const insert = ctx.app.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into basket_items (basket_id, inventory_id, quantity) values (${basket.json().id}, ${missing}, 1)`)
+    })
+    await expect(insert).rejects.toSatisfy((error: unknown) => sqlState(error) === '23503')
+    const { rows } = await ctx.app.db.execute(sql`select 1 from basket_items where inventory_id = ${missing}`)
+    expect(rows).toEqual([])
+  })
+
   it('never holds more than capacity when 200 creates and changes race for 50 tickets', async () => {
     const event = await createTestEvent(ctx.app, seller.seller.id)
     const scarce = await createTestInventory(ctx.app, event, { capacity: 50 })

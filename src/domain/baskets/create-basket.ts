@@ -5,7 +5,8 @@ import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { runIdempotent, storedAnswer } from '../idempotency/run-idempotent.js'
 import type { AvailabilityMemo } from '../inventory/availability-memo.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
-import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
+import type { HoldQueue } from '../inventory/hold-queue.js'
+import { precheckTickets, refuseFromMemory, takeTickets } from '../inventory/take-tickets.js'
 import type { InventoryVariant } from '../catalog/inventories.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
@@ -27,6 +28,8 @@ export type CreateBasketOptions = {
   actor: AuditActor
   /** Earlier readings of availability, to refuse a rush on a sold-out inventory without a round trip each. */
   availability?: AvailabilityMemo | undefined
+  /** Turns for the holds of each inventory in this process (none: every hold goes at once). */
+  holds?: HoldQueue | undefined
 }
 
 /**
@@ -56,36 +59,48 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
       }
     : undefined
   // Keyed or not, the same route: a clear refusal costs one statement and no transaction (none at
-  // all when the memory of readings answers), so under a rush on a sold-out inventory refused
-  // requests never queue for a connection behind the lock holders. A keyed repeat refused here
-  // replays its first answer, which must not depend on what is left now.
-  let variants: Awaited<ReturnType<typeof checkVariants>>
-  try {
-    await precheckTickets(db, hold, options.availability)
-    variants = await checkVariants(db, sellerId, hold.scope, items)
-  } catch (refusal) {
+  // all when the memory of readings answers, and then no turn either), so under a rush on a
+  // sold-out inventory refused requests never queue for a connection behind the lock holders. A
+  // keyed repeat refused here replays its first answer, which must not depend on what is left now.
+  const refused = async (refusal: unknown) => {
     const replay = guard && (await storedAnswer<BasketView>(db, guard, 201))
     if (replay) return { body: replay, replayed: true }
     throw refusal
   }
-  if (!guard) {
-    const basketId = randomUUID()
-    // The basket and its items leave with BEGIN; once they are answered, the hold is the last
-    // statement, sent with the COMMIT: the locks last no longer than that round trip.
-    const { result: opened, last: locked } = await transactionEndingWith(db, (tx) => ({
-      result: openBasket(tx, basketId, options),
-      last: takeTickets({ ...hold, basketId, sell: false, memo: options.availability }),
-    }))
-    return { body: viewOf(opened, locked!, variants), replayed: false }
+  try {
+    refuseFromMemory(hold, options.availability)
+  } catch (refusal) {
+    return refused(refusal)
   }
-  // With a key, the answer is stored before the transaction commits: the hold runs inside it, judged
-  // under the locks like any other, and a concurrent repeat waits for the key and replays.
-  return db.transaction(async (tx) =>
-    runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
-      const opened = await openBasket(tx, randomUUID(), options)
-      return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })), variants)
-    }),
-  )
+  const open = async () => {
+    let variants: Awaited<ReturnType<typeof checkVariants>>
+    try {
+      await precheckTickets(db, hold, options.availability)
+      variants = await checkVariants(db, sellerId, hold.scope, items)
+    } catch (refusal) {
+      return refused(refusal)
+    }
+    if (!guard) {
+      const basketId = randomUUID()
+      // The basket and its items leave with BEGIN; once they are answered, the hold is the last
+      // statement, sent with the COMMIT: the locks last no longer than that round trip.
+      const { result: opened, last: locked } = await transactionEndingWith(db, (tx) => ({
+        result: openBasket(tx, basketId, options),
+        last: takeTickets({ ...hold, basketId, sell: false, memo: options.availability }),
+      }))
+      return { body: viewOf(opened, locked!, variants), replayed: false }
+    }
+    // With a key, the answer is stored before the transaction commits: the hold runs inside it, judged
+    // under the locks like any other, and a concurrent repeat waits for the key and replays.
+    const body = await db.transaction(async (tx) =>
+      runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
+        const opened = await openBasket(tx, randomUUID(), options)
+        return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })), variants)
+      }),
+    )
+    return body
+  }
+  return options.holds ? options.holds.inTurn(hold.wanted.keys(), open) : open()
 }
 
 /**

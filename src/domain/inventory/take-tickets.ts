@@ -89,23 +89,12 @@ export function takeTickets(
  * the quantities wanted. Every fresh reading for such a caller is remembered.
  */
 export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?: AvailabilityMemo): Promise<void> {
-  const ids = [...options.wanted.keys()]
   const memoized = options.basketId === undefined && options.scope === null ? memo : undefined
-  // A remembered reading that refuses refuses; one that passes proves nothing, like a fresh one,
-  // and the hold under the locks corrects it (takeTickets remembers what it found there).
-  const remembered = memoized?.recall(options.sellerId, ids)
-  if (remembered) {
-    const refusal = refusalOf(
-      options,
-      remembered.map((standing) => ({ ...standing, fits: standing.ticketsLeft >= options.wanted.get(standing.id)! })),
-    )
-    if (refusal) throw refusal
-    return
-  }
+  if (recallRefusal(options, memoized)) return
   const startEpoch = memoized?.epoch() ?? 0
   const standings = await readStandings(db, {
     sellerId: options.sellerId,
-    inventoryIds: ids,
+    inventoryIds: [...options.wanted.keys()],
     scope: options.scope,
     quantities: options.wanted,
     exceptBasketId: options.basketId,
@@ -113,6 +102,27 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?
   memoized?.remember(options.sellerId, standings, startEpoch)
   const refusal = refusalOf(options, standings)
   if (refusal) throw refusal
+}
+
+/** For a new basket: refuses what a trusted earlier reading refuses, without reading anything (see `precheckTickets`). */
+export function refuseFromMemory(options: HoldTicketsOptions, memo: AvailabilityMemo | undefined): void {
+  recallRefusal(options, options.basketId === undefined && options.scope === null ? memo : undefined)
+}
+
+/**
+ * Refuses what a trusted earlier reading refuses: the tickets it said were left, against the
+ * quantities wanted. Answers whether one was remembered; one that passes proves nothing, like a
+ * fresh one, and the hold under the locks corrects it (takeTickets remembers what it found there).
+ */
+function recallRefusal(options: HoldTicketsOptions, memo: AvailabilityMemo | undefined): boolean {
+  const remembered = memo?.recall(options.sellerId, [...options.wanted.keys()])
+  if (!remembered) return false
+  const refusal = refusalOf(
+    options,
+    remembered.map((standing) => ({ ...standing, fits: standing.ticketsLeft >= options.wanted.get(standing.id)! })),
+  )
+  if (refusal) throw refusal
+  return true
 }
 
 /**
