@@ -132,6 +132,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     webhookBacklog: () => countDeliveriesByStatus(app.db),
     outbox: app.outbox,
     admission: app.admission,
+    holds: app.holds,
   })
 
   // Storefront API keys must never reach a browser: CORS exists only for the staff groups.

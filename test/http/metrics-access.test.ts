@@ -37,6 +37,7 @@ describe('GET /metrics', () => {
       // Priority admission: nothing in progress, nothing waiting.
       expect(res.body).toContain('admission_requests{state="first"} 0')
       expect(res.body).toContain('admission_requests{state="waiting"} 0')
+      expect(res.body).toContain('hold_queue_holds{state="waiting"} 0')
     })
 
     it('refuses no token, another token and other schemes with 401', async () => {

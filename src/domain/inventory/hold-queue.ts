@@ -11,8 +11,8 @@
 export type HoldQueue = {
   /** Runs `work` once each of these inventories has a turn free for it. */
   inTurn<T>(inventoryIds: Iterable<string>, work: () => Promise<T>): Promise<T>
-  /** Holds running and waiting, by inventory (for metrics and tests). */
-  state(): Map<string, { running: number; waiting: number }>
+  /** Holds running and waiting in all, and the inventories that have any (the `hold_queue` metric). */
+  state(): { running: number; waiting: number; inventories: number }
 }
 
 type Lane = { running: number; waiting: (() => void)[] }
@@ -56,6 +56,14 @@ export function createHoldQueue(options: { perInventory: number }): HoldQueue {
         for (const id of entered) leave(id)
       }
     },
-    state: () => new Map([...lanes].map(([id, lane]) => [id, { running: lane.running, waiting: lane.waiting.length }])),
+    state: () => {
+      let running = 0
+      let waiting = 0
+      for (const lane of lanes.values()) {
+        running += lane.running
+        waiting += lane.waiting.length
+      }
+      return { running, waiting, inventories: lanes.size }
+    },
   }
 }

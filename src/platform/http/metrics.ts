@@ -20,6 +20,8 @@ export type MetricsSources = {
   /** Heard after every delivery attempt, of each kind. */
   outbox: Pick<OutboxWorker, 'onAttempt'>
   admission: Pick<Admission, 'state'>
+  /** The holds' turns per inventory (src/domain/inventory/hold-queue.ts), in all. */
+  holds: { state(): { running: number; waiting: number } }
 }
 
 const digest = (value: string) => hash('sha256', value, 'buffer')
@@ -66,6 +68,17 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
     collect() {
       const { first, waiting } = sources.admission.state()
       this.set({ state: 'first' }, first)
+      this.set({ state: 'waiting' }, waiting)
+    },
+  })
+  new Gauge({
+    name: 'hold_queue_holds',
+    help: 'New baskets on their way to the database (running) and waiting their turn for an inventory (waiting), in all',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const { running, waiting } = sources.holds.state()
+      this.set({ state: 'running' }, running)
       this.set({ state: 'waiting' }, waiting)
     },
   })
