@@ -35,9 +35,10 @@ export class PricesMoved extends Error {}
  * taken by someone else is not silently revived. With `prices` (and `variants`), a changed unit
  * price (or variant) refuses with `PricesMoved`.
  *
- * With `memo`, how the inventories stand is remembered as the freshest reading there is: refused,
- * as they stood; done, as a new basket would now find them. Pass it only where this is the
- * transaction's last statement: once it has answered, the transaction commits.
+ * With `memo`, how the inventories stand is remembered as the freshest reading there is: done, as
+ * a new basket would now find them; refused, as they stood, when the caller may see all of the
+ * seller's events (a refusal read for an affiliate may say 'hidden' only to it). Pass it only
+ * where this is the transaction's last statement: once it has answered, the transaction commits.
  *
  * The database judged; `refusalOf` below only words its verdicts as the API's errors.
  */
