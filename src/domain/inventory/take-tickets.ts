@@ -90,16 +90,10 @@ export function takeTickets(
  * the quantities wanted. Every fresh reading for such a caller is remembered.
  */
 export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?: AvailabilityMemo): Promise<void> {
-  const memoized = options.basketId === undefined && options.scope === null ? memo : undefined
+  const memoized = memoFor(options, memo)
   if (recallRefusal(options, memoized)) return
   const startEpoch = memoized?.epoch() ?? 0
-  const standings = await readStandings(db, {
-    sellerId: options.sellerId,
-    inventoryIds: [...options.wanted.keys()],
-    scope: options.scope,
-    quantities: options.wanted,
-    exceptBasketId: options.basketId,
-  })
+  const standings = await readHold(db, options)
   memoized?.remember(options.sellerId, standings, startEpoch)
   const refusal = refusalOf(options, standings)
   if (refusal) throw refusal
@@ -107,8 +101,22 @@ export async function precheckTickets(db: Db, options: HoldTicketsOptions, memo?
 
 /** For a new basket: refuses what a trusted earlier reading refuses, without reading anything (see `precheckTickets`). */
 export function refuseFromMemory(options: HoldTicketsOptions, memo: AvailabilityMemo | undefined): void {
-  recallRefusal(options, options.basketId === undefined && options.scope === null ? memo : undefined)
+  recallRefusal(options, memoFor(options, memo))
 }
+
+/** The memory answers only for a new basket of a caller who may see all of the seller's events: what it keeps was read for such a caller. */
+const memoFor = (options: HoldTicketsOptions, memo: AvailabilityMemo | undefined) =>
+  options.basketId === undefined && options.scope === null ? memo : undefined
+
+/** How the inventories of a hold stand now, without locks, each against the quantity wanted (the basket's own holds aside). */
+const readHold = (db: Db, options: Pick<HoldTicketsOptions, 'sellerId' | 'scope' | 'wanted' | 'basketId'>) =>
+  readStandings(db, {
+    sellerId: options.sellerId,
+    inventoryIds: [...options.wanted.keys()],
+    scope: options.scope,
+    quantities: options.wanted,
+    exceptBasketId: options.basketId,
+  })
 
 /**
  * Refuses what a trusted earlier reading refuses: the tickets it said were left, against the
@@ -135,13 +143,7 @@ export async function unavailableInventories(
   db: Db,
   options: Pick<HoldTicketsOptions, 'sellerId' | 'scope' | 'wanted'> & { basketId: string },
 ): Promise<Set<string>> {
-  const standings = await readStandings(db, {
-    sellerId: options.sellerId,
-    inventoryIds: [...options.wanted.keys()],
-    scope: options.scope,
-    quantities: options.wanted,
-    exceptBasketId: options.basketId,
-  })
+  const standings = await readHold(db, options)
   const fitting = new Set(standings.filter((standing) => standing.fits).map((standing) => standing.id))
   return new Set([...options.wanted.keys()].filter((id) => !fitting.has(id)))
 }
