@@ -36,11 +36,19 @@ import { catalogueCachePlugin } from './storefront/catalogue-cache.js'
 import { customerAuth } from './storefront/customer-auth.js'
 import { storefront } from './storefront/index.js'
 import { availabilityMemo, sellerAuthenticator } from './storefront/memories.js'
+import { createWaitingListServer, type WaitingListServer } from './domain/waiting-list/serve-waiting-list.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
 
 /** How long a close waits for requests in flight; below the server's 10 s grace period. */
 const DRAIN_TIMEOUT_MS = 8000
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Serves the waiting lists (sql/serve_waiting_list.sql): by the outbox's worker, by the sweep, or by hand. */
+    waitingList: WaitingListServer
+  }
+}
 
 export type BuildAppOptions = {
   config: Config
@@ -102,6 +110,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(sellerAuthenticator, { secrets })
   await app.register(availabilityMemo, { config })
   await app.register(catalogueCachePlugin, { maxAgeMs: config.catalogueCacheMs })
+  const waitingList = createWaitingListServer({ db: app.db, tokenHmac: secrets.tokenHmac, logger: app.log as Logger, sweepMs: config.waitingListSweepMs })
+  app.decorate('waitingList', waitingList)
   await app.register(outboxPlugin, {
     config,
     startWorker: options.startWorkers,
@@ -116,6 +126,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       return [
         emailChannel({ db: scope.db, mailer, logger: log }),
         webhookChannel({ db: scope.db, sender, logger: log, secretKey: secrets.webhookSecrets, retryBaseMs: config.webhooks.retryBaseMs }),
+        waitingList.channel,
       ]
     },
   })

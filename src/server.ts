@@ -80,6 +80,8 @@ function demoBanner(data: DemoData, base: string) {
     '  door check-in:   pair the device, then scan the first ticket (paste both lines into one shell):',
     `    TOKEN=$(curl -s ${json({ pairing_code: checkin.pairingCode })} ${base}/chk/v1/pair | node -p 'JSON.parse(require("fs").readFileSync(0)).token') && echo "$TOKEN"`,
     `    curl -s -H "Authorization: Device $TOKEN" ${json({ code: checkin.identifiers[0], list_ids: [checkin.listId] })} ${base}/chk/v1/redeem`,
+    `  waiting list:    inventory ${data.waitingList.inventoryId} is sold out (order ${data.waitingList.orderId}); join its list:`,
+    `    curl -s -u ${data.sellerId}:${data.apiKey} ${json({ inventory_id: data.waitingList.inventoryId, quantity: 1, email: 'ana@example.com' })} ${base}/stf/v1/waiting-list`,
     '',
     '',
   ].join('\n')

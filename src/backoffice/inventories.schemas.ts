@@ -25,9 +25,10 @@ const fields = {
   price: z.number().int().min(0).max(100_000_000).describe('Centavos per ticket; 0 for free tickets'),
   capacity: z.number().int().min(0).max(1_000_000),
   variants: z.array(ZVariant).max(50).superRefine(distinctNames),
+  waiting_list: z.boolean().describe('Buyers may join its waiting list when they cannot buy (API.md 7.6); default false'),
 }
 
-export const ZCreateInventory = z.strictObject({ ...fields, variants: fields.variants.optional() })
+export const ZCreateInventory = z.strictObject({ ...fields, variants: fields.variants.optional(), waiting_list: fields.waiting_list.optional() })
 
 export const ZUpdateInventory = z
   .strictObject({
@@ -36,6 +37,7 @@ export const ZUpdateInventory = z
     price: fields.price.optional().describe('Applies to baskets priced from now on'),
     capacity: fields.capacity.optional().describe('Not below sold + held: 409 `insufficient_inventory`'),
     variants: fields.variants.optional().describe('Replaces the list'),
+    waiting_list: fields.waiting_list.optional().describe('Off stops new joins; those already waiting are still served'),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
 
@@ -54,6 +56,7 @@ export const ZInventory = z
     variants: z.array(
       z.object({ name: z.string(), description: z.string(), type: z.string(), price: z.number().int().optional().describe('Absent: the inventory’s price') }),
     ),
+    waiting_list: z.boolean().describe('Buyers may join its waiting list (API.md 7.6)'),
     created_at: ZInstant,
     updated_at: ZInstant,
   })
@@ -71,6 +74,7 @@ export const toInventory = (row: CountedInventory) => ({
   held: row.held,
   available: row.available,
   variants: row.variants.map(({ name, description, type, price }) => ({ name, description, type, ...(price === undefined ? {} : { price }) })),
+  waiting_list: row.waitingList,
   created_at: iso(row.createdAt),
   updated_at: iso(row.updatedAt),
 })

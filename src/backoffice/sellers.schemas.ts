@@ -36,6 +36,10 @@ export const ZSellerSettingsInput = z
       .max(64)
       .describe(`IANA time zone of the seller's "today": inventories dated before it are no longer listed or sold (default ${DEFAULT_TIME_ZONE})`)
       .optional(),
+    waiting_list_offer_minutes: intSetting(
+      b.waiting_list_offer_minutes,
+      'How long a waiting list offer holds its tickets for the entry before they pass on (default 1440)',
+    ).optional(),
   })
   .describe('Only the settings given change')
 
@@ -48,6 +52,7 @@ export const ZSellerSettings = z
     min_installment_amount: z.number().int(),
     login_requires_verified_email: z.boolean(),
     timezone: z.string(),
+    waiting_list_offer_minutes: z.number().int(),
   })
   .meta({ id: 'AdmSellerSettings' })
 

@@ -47,7 +47,17 @@ export const ERRORS = {
    * the locks; `details: { expected_total, total, basket }`. Nothing is sold and the hold is kept.
    */
   price_changed: { status: 409, message: 'The total changed: it differs from expected_total' },
+  /** Joining a waiting list while the quantity can be bought now and nobody waits (API.md 7.6). */
+  tickets_available: { status: 409, message: 'These tickets can be bought now' },
+  /** Joining a waiting list with an email that already waits (or holds an offer) for that inventory. */
+  already_waiting: { status: 409, message: 'This email is already on the waiting list' },
+  /** The inventory's waiting list is off, its date has passed or its event is not on sale. */
+  waiting_list_closed: { status: 409, message: 'The waiting list is closed' },
+  /** An offer asked of a waiting-list entry that no longer waits (offered, accepted, ended). */
+  entry_not_waiting: { status: 409, message: 'This waiting-list entry is not waiting' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
+  /** A waiting list's offer accepted or declined after its `offer_expires_at`. */
+  offer_expired: { status: 410, message: 'The offer has expired' },
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json' },
   coupon_invalid: { status: 422, message: 'This coupon does not exist or is not valid now' },

@@ -47,6 +47,8 @@ export function customerRateLimits(app: FastifyInstance) {
     emailPerIp: perAddress('email', limits.emailPerIp),
     refreshPerIp: perAddress('refresh', limits.refreshPerIp),
     tokenPerIp: perAddress('token', limits.tokenPerIp),
+    /** Joining a waiting list (which emails an offer later), per address like registration, with its limit. */
+    joinPerIp: perAddress('waiting-list', limits.emailPerIp),
     emailPerEmail: async (request: FastifyRequest) => emailsAsked.hit(bodyEmailKey(request)),
 
     /** Runs a password login within the email's limit. */

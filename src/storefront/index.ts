@@ -9,6 +9,7 @@ import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
+import { waitingListRoutes } from './waiting-list.routes.js'
 
 /** `/stf/v1`: partner storefronts, HTTP Basic on every call; customers add `X-Customer-Token`. */
 export const storefront: FastifyPluginAsyncZod = async (app) => {
@@ -22,4 +23,5 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(catalogRoutes)
   await app.register(basketRoutes)
   await app.register(orderRoutes)
+  await app.register(waitingListRoutes)
 }

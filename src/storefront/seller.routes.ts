@@ -14,6 +14,7 @@ const ZSellerProfile = z
       monthly_rate: z.number(),
       min_installment_amount: z.number().int(),
       timezone: z.string().describe('IANA time zone of the seller\'s "today": inventories dated before it are not sold'),
+      waiting_list_offer_minutes: z.number().int().describe('How long a waiting list offer holds its tickets'),
     }),
     affiliate: z.object({ code: z.string(), name: z.string() }).nullable(),
   })

@@ -69,6 +69,9 @@ beforeAll(async () => {
     { method: 'DELETE', url: `/checkin-lists/${randomUUID()}`, permission: 'adm.checkin.write' },
     { method: 'GET', url: `/checkin-lists/${randomUUID()}/status`, permission: 'adm.checkin.read' },
     { method: 'GET', url: `/checkin-lists/${randomUUID()}/checkins`, permission: 'adm.checkin.read' },
+    { method: 'GET', url: `/inventories/${randomUUID()}/waiting-list`, permission: 'adm.orders.read' },
+    { method: 'PUT', url: `/waiting-list/${randomUUID()}`, permission: 'adm.orders.write', body: { priority: 1 } },
+    { method: 'POST', url: `/waiting-list/${randomUUID()}/offer`, permission: 'adm.orders.write' },
     { method: 'POST', url: `/webhooks/${randomUUID()}/deliveries/${randomUUID()}/redeliver`, permission: 'adm.sellers.write' },
   ]
 })

@@ -247,6 +247,7 @@ describe('inventories', () => {
         { name: 'Inteira', description: 'Full price', type: 'full' },
         { name: 'Meia', description: '', type: '' },
       ],
+      waiting_list: false,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })

@@ -54,6 +54,7 @@ describe('POST /adm/v1/sellers', () => {
         min_installment_amount: 500,
         login_requires_verified_email: true,
         timezone: 'America/Sao_Paulo',
+        waiting_list_offer_minutes: 1440,
       },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -76,6 +77,7 @@ describe('POST /adm/v1/sellers', () => {
       min_installment_amount: 500,
       login_requires_verified_email: true,
       timezone: 'Asia/Tokyo',
+      waiting_list_offer_minutes: 1440,
     })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])

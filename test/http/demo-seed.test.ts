@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { listInventories } from '../../src/domain/catalog/list-inventories.js'
+import { cancelOrder } from '../../src/domain/orders/cancel-order.js'
 import { events } from '../../src/domain/catalog/events.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { DEMO_ADMIN_EMAIL, seedDemo, type DemoData } from '../../src/domain/demo/seed-demo.js'
@@ -50,8 +51,9 @@ describe('seedDemo', () => {
       expect(page.rows.length).toBeGreaterThan(0)
       for (const inventory of page.rows) {
         expect(inventory.date >= todayString && inventory.date <= inSixWeeks).toBe(true)
-        // Only tonight's show has sold anything: the demo order's two tickets.
-        expect(inventory.available).toBe(inventory.capacity - (inventory.date === todayString ? 2 : 0))
+        // Only tonight's show has sold anything (the demo order's two tickets), and the front row that the demo sold out.
+        const sold = inventory.date === todayString ? 2 : inventory.id === demo.waitingList.inventoryId ? inventory.capacity : 0
+        expect(inventory.available).toBe(inventory.capacity - sold)
       }
     }
     const tonight = pages.flatMap((page) => page.rows).filter((i) => i.date === todayString)
@@ -121,6 +123,25 @@ describe('seedDemo', () => {
     })
     expect((await scan(tickets[1]!.code)).json()).toMatchObject({ status: 'ok', ticket: { identifier: checkin.identifiers[1] } })
     expect((await scan(checkin.identifiers[0]!)).json()).toMatchObject({ status: 'refused', reason: 'already_redeemed' })
+  })
+
+  it('sells out one inventory with its waiting list on: a buyer can join it, and cancelling the order serves the list', async () => {
+    const headers = basicAuth(demo.sellerId, demo.apiKey)
+    const { inventoryId, orderId } = demo.waitingList
+    const join = await ctx.app.inject({
+      method: 'POST',
+      url: '/stf/v1/waiting-list',
+      headers,
+      payload: { inventory_id: inventoryId, quantity: 1, email: 'ana@example.com' },
+    })
+    expect(join.statusCode, join.body).toBe(201)
+    expect(join.json()).toMatchObject({ status: 'waiting', position: 1 })
+    const order = await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${orderId}`, headers })
+    expect(order.json()).toMatchObject({ status: 'confirmed', items: [{ inventory_id: inventoryId, quantity: 2 }] })
+    await cancelOrder(ctx.app.db, { codes: ctx.app.ticketCodes, orderId, actor: { type: 'system' } })
+    expect(await ctx.app.waitingList.sweep()).toBe(1)
+    const entry = await ctx.app.inject({ method: 'GET', url: `/stf/v1/waiting-list/${join.json().id}`, headers })
+    expect(entry.json()).toMatchObject({ status: 'offered', position: null })
   })
 
   it('changes nothing once a seller exists', async () => {

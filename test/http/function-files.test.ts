@@ -30,6 +30,9 @@ describe('database function files', () => {
       'domain/inventory/sql/tickets_available.sql',
       'domain/inventory/sql/tickets_held.sql',
       'domain/sellers/sql/seller_today.sql',
+      'domain/waiting-list/sql/serve_waiting_list.sql',
+      'domain/waiting-list/sql/tickets_queued.sql',
+      'domain/waiting-list/sql/waiting_list_nudge.sql',
     ])
     for (const f of functionFiles()) {
       const name = f.file.replace(/^.*\//, '').replace(/\.sql$/, '')

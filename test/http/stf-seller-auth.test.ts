@@ -42,6 +42,7 @@ describe('storefront seller resolution', () => {
         monthly_rate: 0.0299,
         min_installment_amount: 500,
         timezone: 'America/Sao_Paulo',
+        waiting_list_offer_minutes: 1440,
       },
       affiliate: null,
     })

@@ -15,15 +15,25 @@ export type CreateInventoryOptions = {
   price: number
   capacity: number
   variants?: InventoryVariant[] | undefined
+  waiting_list?: boolean | undefined
   actor: AuditActor
 }
 
 /** Adds a kind of ticket on a date to an event; nothing is sold or held yet. */
-export const createInventory = (db: Db, { eventId, date, name, price, capacity, variants, actor }: CreateInventoryOptions) =>
+export const createInventory = (db: Db, { eventId, date, name, price, capacity, variants, waiting_list, actor }: CreateInventoryOptions) =>
   db.transaction(async (tx): Promise<CountedInventory> => {
     const event = await findEventById(tx, eventId)
     if (!event) throw new AppError('not_found')
-    const inventory = await insertInventory(tx, { sellerId: event.sellerId, eventId, date, name, price, capacity, variants: variants ?? [] })
+    const inventory = await insertInventory(tx, {
+      sellerId: event.sellerId,
+      eventId,
+      date,
+      name,
+      price,
+      capacity,
+      variants: variants ?? [],
+      waitingList: waiting_list ?? false,
+    })
     await recordAudit(tx, actor, {
       action: 'adm.inventory.created',
       target: { type: 'inventory', id: inventory.id },

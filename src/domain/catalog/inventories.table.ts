@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, date, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, date, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 import { eventIdColumn } from './events.table.js'
 
@@ -23,6 +23,8 @@ export const inventories = pgTable(
     capacity: integer().notNull(),
     sold: integer().notNull().default(0),
     variants: jsonb().$type<InventoryVariant[]>().notNull().default([]),
+    /** Buyers may join its waiting list when they cannot buy (src/domain/waiting-list). */
+    waitingList: boolean().notNull().default(false),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

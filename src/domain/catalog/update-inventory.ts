@@ -16,6 +16,8 @@ export type UpdateInventoryOptions = {
   capacity?: number | undefined
   /** Replaces the list. */
   variants?: InventoryVariant[] | undefined
+  /** Off stops new joins; entries already waiting are still served. */
+  waiting_list?: boolean | undefined
   actor: AuditActor
 }
 
@@ -40,6 +42,7 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     if (options.price !== undefined && options.price !== current.price) values.price = options.price
     if (options.capacity !== undefined && options.capacity !== current.capacity) values.capacity = options.capacity
     if (options.variants !== undefined) values.variants = options.variants
+    if (options.waiting_list !== undefined && options.waiting_list !== current.waitingList) values.waitingList = options.waiting_list
     const inventory = await saveChanges(tx, {
       current,
       values,

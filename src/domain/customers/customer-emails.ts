@@ -11,7 +11,7 @@ export type EmailRecipient = { email: string; firstName: string }
  */
 export type CustomerEmailRequest = { seller: EmailSeller & { id: string }; email: string; tokenHmac: Buffer; traceId?: string }
 
-export type StorefrontPage = 'verify-email' | 'reset-password' | 'magic-link'
+export type StorefrontPage = 'verify-email' | 'reset-password' | 'magic-link' | 'waiting-list/accept'
 
 /** `{storefront_url}/{page}?token=<token>` (API.md 3.2), whatever trailing slashes the URL has. */
 export function storefrontLink(storefrontUrl: string, page: StorefrontPage, token: string): string {

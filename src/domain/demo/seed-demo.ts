@@ -5,6 +5,7 @@ import type { AuditActor } from '../audit/record-audit.js'
 import { createBasket } from '../baskets/create-basket.js'
 import { createEvent } from '../catalog/create-event.js'
 import { createInventory } from '../catalog/create-inventory.js'
+import type { InventoryVariant } from '../catalog/inventories.table.js'
 import { createDevice } from '../checkin/create-device.js'
 import { createCheckinList } from '../checkin/save-checkin-list.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
@@ -46,6 +47,8 @@ export type DemoData = {
   admin: { email: string; password: string | null } | null
   /** What a first scan at the door needs (API.md 7.5). */
   checkin: DemoCheckin
+  /** A sold-out inventory with its waiting list on, and the order that bought it out (cancel it to serve the list). */
+  waitingList: { inventoryId: string; orderId: string }
 }
 
 export type DemoCheckin = {
@@ -79,7 +82,10 @@ const meia = (price: number) => [
   { name: 'Meia-entrada', description: 'Students, teachers and over-60s, with proof at the door', type: 'half', price: Math.round(price / 2) },
 ]
 
-const CATALOGUE = [
+/** An inventory of a demo event, on each of the event's days (or only on `days`). */
+type DemoInventory = { name: string; price: number; capacity: number; variants: InventoryVariant[]; waiting_list?: boolean; days?: number[] }
+
+const CATALOGUE: { title: string; description: string; image: string; days: number[]; inventories: DemoInventory[] }[] = [
   {
     title: 'Festival de Jazz de Inverno',
     description: 'Two nights of jazz under the stars, with local and international bands.',
@@ -96,7 +102,11 @@ const CATALOGUE = [
     image: 'https://images.example.com/demo/standup.jpg',
     // Tonight too: the demo order is for it, so that a scan at the door works right after start.
     days: [0, 14],
-    inventories: [{ name: 'Plateia', price: 6_000, capacity: 200, variants: meia(6_000) }],
+    inventories: [
+      { name: 'Plateia', price: 6_000, capacity: 200, variants: meia(6_000) },
+      // The second show's front row, sold out by the demo, with its waiting list on (API.md 7.6).
+      { name: 'Primeira fila', price: 9_000, capacity: 2, variants: [], waiting_list: true, days: [14] },
+    ],
   },
   {
     title: 'Orquestra Sinfônica: Clássicos do Cinema',
@@ -139,6 +149,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   const eventIds: string[] = []
   const listIds: string[] = []
   let tonight: string | undefined
+  let soldOut: string | undefined
   for (const [n, item] of CATALOGUE.entries()) {
     const event = await createEvent(db, {
       sellerId,
@@ -152,9 +163,11 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
     })
     eventIds.push(event.id)
     for (const offset of item.days) {
-      for (const inventory of item.inventories) {
+      for (const { days, ...inventory } of item.inventories) {
+        if (days && !days.includes(offset)) continue
         const created = await createInventory(db, { eventId: event.id, date: day(first, offset), ...inventory, actor })
         if (n === TONIGHT && offset === 0) tonight ??= created.id
+        if (created.waitingList) soldOut ??= created.id
       }
     }
     listIds.push((await createCheckinList(db, { eventId: event.id, input: { name: 'Main entrance' }, actor })).id)
@@ -162,7 +175,9 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   const coupon = await createCoupon(db, { sellerId, code: 'BEMVINDO10', type: 'percent', value: 10, maxUsesPerCustomer: 1, actor })
   const affiliate = await createAffiliate(db, { sellerId, code: 'PARCEIRO', name: 'Demo partner', actor })
   const device = await createDevice(db, { sellerId, name: 'Demo scanner', tokenHmac, actor })
-  const order = await demoOrder(db, seller, tonight!, options)
+  const customer = await demoCustomer(db, seller, options)
+  const order = await demoOrder(db, seller, customer, { inventoryId: tonight!, variant: 'Inteira', quantity: 2 }, options)
+  const soldOutOrder = await demoOrder(db, seller, customer, { inventoryId: soldOut!, variant: null, quantity: 2 }, options)
   return {
     sellerId,
     apiKey,
@@ -180,17 +195,13 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
       eventTitle: CATALOGUE[TONIGHT]!.title,
       date: first,
     },
+    waitingList: { inventoryId: soldOut!, orderId: soldOutOrder.id },
   }
 }
 
-/**
- * Two full-price tickets for tonight, bought as a storefront buys them: a registered customer
- * (whose verification email goes to the outbox like any other), a basket that holds the
- * tickets, and a checkout paid by pix.
- */
-async function demoOrder(db: Db, seller: SellerRow, inventoryId: string, options: SeedDemoOptions) {
-  const settings = settingsOf(seller)
-  const customer = await registerCustomer(db, {
+/** The demo buyer: a registered customer, whose verification email goes to the outbox like any other. */
+const demoCustomer = (db: Db, seller: SellerRow, options: SeedDemoOptions) =>
+  registerCustomer(db, {
     seller,
     email: 'maria.demo@example.com',
     password: randomBytes(18).toString('base64url'),
@@ -199,12 +210,25 @@ async function demoOrder(db: Db, seller: SellerRow, inventoryId: string, options
     tokenHmac: options.tokenHmac,
     verifyEmailTtlSeconds: options.verifyEmailTtlSeconds,
   })
+
+/**
+ * Tickets bought as a storefront buys them: a basket that holds them, and a checkout paid by pix
+ * (two full-price tickets for tonight; the whole front row of the stand-up's second show).
+ */
+async function demoOrder(
+  db: Db,
+  seller: SellerRow,
+  customer: { id: string },
+  item: { inventoryId: string; variant: string | null; quantity: number },
+  options: SeedDemoOptions,
+) {
+  const settings = settingsOf(seller)
   const basket = await createBasket(db, {
     sellerId: seller.id,
     ttlSeconds: settings.basket_ttl_seconds,
     affiliate: null,
     customerId: customer.id,
-    items: [{ inventoryId, variant: 'Inteira', quantity: 2 }],
+    items: [item],
     actor,
   })
   const { body } = await placeOrder(db, {

@@ -12,6 +12,8 @@ export type SellerSettings = {
   login_requires_verified_email: boolean
   /** The IANA time zone of the seller's "today": inventories dated before it are no longer sold. */
   timezone: string
+  /** How long a waiting list's offer holds its tickets for the entry. */
+  waiting_list_offer_minutes: number
 }
 
 type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone'>
@@ -28,6 +30,7 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   min_installment_amount: 500,
   login_requires_verified_email: true,
   timezone: DEFAULT_TIME_ZONE,
+  waiting_list_offer_minutes: 1440,
 })
 
 /** Whether this is an IANA time zone name this process knows (the database knows the same list). */
@@ -51,6 +54,7 @@ export const SETTINGS_BOUNDS = Object.freeze({
   interest_free_installments: { min: 1, max: 24, int: true },
   monthly_rate: { min: 0, max: 1, int: false },
   min_installment_amount: { min: 1, max: 100_000_000, int: true },
+  waiting_list_offer_minutes: { min: 5, max: 10_080, int: true },
 } satisfies Record<NumericSetting, { min: number; max: number; int: boolean }>)
 
 export const settingsOf = (seller: SellerRow): SellerSettings => ({
@@ -61,6 +65,7 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   min_installment_amount: seller.minInstallmentAmount,
   login_requires_verified_email: seller.loginRequiresVerifiedEmail,
   timezone: seller.timezone,
+  waiting_list_offer_minutes: seller.waitingListOfferMinutes,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -72,6 +77,7 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.min_installment_amount !== undefined ? { minInstallmentAmount: settings.min_installment_amount } : {}),
   ...(settings?.login_requires_verified_email !== undefined ? { loginRequiresVerifiedEmail: settings.login_requires_verified_email } : {}),
   ...(settings?.timezone !== undefined ? { timezone: settings.timezone } : {}),
+  ...(settings?.waiting_list_offer_minutes !== undefined ? { waitingListOfferMinutes: settings.waiting_list_offer_minutes } : {}),
 })
 
 /**

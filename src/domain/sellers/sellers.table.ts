@@ -18,6 +18,7 @@ export const sellers = pgTable('sellers', {
   loginRequiresVerifiedEmail: boolean().notNull().default(DEFAULT_SETTINGS.login_requires_verified_email),
   /** IANA name; `seller_today()` (sql/seller_today.sql) reads it. */
   timezone: text().notNull().default(DEFAULT_SETTINGS.timezone),
+  waitingListOfferMinutes: integer().notNull().default(DEFAULT_SETTINGS.waiting_list_offer_minutes),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -3,7 +3,16 @@ import { bigint, boolean, index, integer, json, pgTable, text, timestamp, uuid }
 import { OUTBOX_STATUSES } from '../../platform/outbox/lease.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 
-export const WEBHOOK_EVENT_TYPES = ['order.confirmed', 'order.cancelled', 'ticket.voided', 'ticket.first_access', 'ticket.checked_in', 'webhook.ping'] as const
+export const WEBHOOK_EVENT_TYPES = [
+  'order.confirmed',
+  'order.cancelled',
+  'ticket.voided',
+  'ticket.first_access',
+  'ticket.checked_in',
+  'waiting_list.offered',
+  'waiting_list.expired',
+  'webhook.ping',
+] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 /**

@@ -29,6 +29,12 @@ export async function enqueueEmail(db: Db, message: EmailMessage): Promise<void>
   await emailInsert(db, message)
 }
 
+/** Queues many emails in one statement. Pass the transaction of the change that causes them. */
+export async function enqueueEmails(db: Db, messages: readonly EmailMessage[]): Promise<void> {
+  if (messages.length === 0) return
+  await db.insert(outboxEmails).values(messages.map((m) => ({ kind: m.kind, to: m.to, subject: m.subject, text: m.text, html: m.html ?? null })))
+}
+
 /** Leases up to `limit` due emails to this worker for `leaseSeconds` (`leaseDue`). */
 export async function claimDueEmails(db: Db, limit: number, leaseSeconds: number): Promise<OutboxEmail[]> {
   const result = await db.execute<Record<string, unknown>>(sql`

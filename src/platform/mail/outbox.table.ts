@@ -1,5 +1,5 @@
-import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
-import { OUTBOX_STATUSES } from '../outbox/lease.js'
+import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { outboxColumns } from '../outbox/lease.js'
 
 /**
  * Emails waiting to be delivered. Rows are written in the same transaction as the change
@@ -15,11 +15,8 @@ export const outboxEmails = pgTable(
     /** Cleared once sent: bodies can hold single-use links. */
     text: text().notNull(),
     html: text(),
-    status: text({ enum: OUTBOX_STATUSES }).notNull().default('pending'),
-    attempts: integer().notNull().default(0),
-    nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    /** A worker's lease on the row while it talks to the SMTP server. */
-    lockedUntil: timestamp({ withTimezone: true }),
+    /** Leased while a worker talks to the SMTP server. */
+    ...outboxColumns(),
     lastError: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     sentAt: timestamp({ withTimezone: true }),

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm'
-import type { PgTable } from 'drizzle-orm/pg-core'
+import { integer, type PgTable, text, timestamp } from 'drizzle-orm/pg-core'
 import type { Db } from '../db/database.js'
 
 /**
@@ -7,6 +7,17 @@ import type { Db } from '../db/database.js'
  * gone (`delivered`), given up on (`failed`).
  */
 export const OUTBOX_STATUSES = ['pending', 'delivered', 'failed'] as const
+
+/**
+ * The columns every outbox table has for `leaseDue`: its status, the attempts made, when the next
+ * is due, and a worker's lease on the row while it delivers it (null: not leased).
+ */
+export const outboxColumns = () => ({
+  status: text({ enum: OUTBOX_STATUSES }).notNull().default('pending'),
+  attempts: integer().notNull().default(0),
+  nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  lockedUntil: timestamp({ withTimezone: true }),
+})
 
 export type LeaseOptions = {
   limit: number

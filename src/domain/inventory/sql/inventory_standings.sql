@@ -1,6 +1,7 @@
 -- How each of a seller's inventories p_ids stands for a caller: its row, the tickets held on it by
 -- open baskets other than p_except (tickets_held.sql), what is available (tickets_available.sql),
--- its standing and the tickets it still sells (sale_standing.sql; p_scope: the caller's events,
+-- whether buyers queue for it (queued, tickets_queued.sql), its standing and the tickets it still
+-- sells (sale_standing.sql; p_scope: the caller's events,
 -- null: all of the seller's), and whether the quantity asked (p_quantities[n] for p_ids[n]; null:
 -- none asked) fits. Other sellers' ids are absent. One definition for every reading of a hold:
 -- take_tickets.sql reads it under the inventory locks; inventory.repo.ts reads it without locks
@@ -9,17 +10,18 @@
 -- RETURNS TABLE: inlined into the calling statement, read with its snapshot.
 CREATE OR REPLACE FUNCTION inventory_standings(p_seller uuid, p_ids uuid[], p_quantities integer[], p_except uuid, p_scope uuid[])
 RETURNS TABLE (id uuid, event_id uuid, date text, name text, price integer, capacity integer, sold integer, event_status text, past boolean,
-               held integer, available integer, standing text, tickets_left integer, fits boolean, first_release_ms double precision)
+               held integer, own integer, queued boolean, available integer, standing text, tickets_left integer, fits boolean, first_release_ms double precision)
 LANGUAGE sql STABLE AS $$
   SELECT i.id, i.event_id, i.date::text, i.name, i.price, i.capacity, i.sold, e.status, r.past,
-         h.held, a.available, s.standing, s.tickets_left,
+         h.held, h.own, q.queued, a.available, s.standing, s.tickets_left,
          s.tickets_left >= p_quantities[array_position(p_ids, i.id)], h.first_release_ms
     FROM inventories i
     JOIN events e ON e.id = i.event_id
     CROSS JOIN LATERAL (SELECT i.date::date < seller_today(p_seller) AS past) AS r
     CROSS JOIN LATERAL tickets_held(i.id, p_except) AS h
     CROSS JOIN LATERAL (SELECT tickets_available(i.capacity, i.sold, h.held) AS available) AS a
-    CROSS JOIN LATERAL sale_standing(p_scope IS NULL OR i.event_id = ANY (p_scope), e.status, r.past, a.available) AS s
+    CROSS JOIN LATERAL (SELECT tickets_queued(i.id) AS queued) AS q
+    CROSS JOIN LATERAL sale_standing(p_scope IS NULL OR i.event_id = ANY (p_scope), e.status, r.past, a.available, q.queued, h.own) AS s
    WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller
    ORDER BY i.id
 $$;

@@ -44,7 +44,7 @@ BEGIN
                                        'moved', r.moved, 'firstReleaseMs', r.first_release_ms);
     id := r.id; event_id := r.event_id; date := r.date; name := r.name; price := r.price; first_release_ms := r.first_release_ms;
     SELECT a.standing, a.tickets_left INTO standing, tickets_left
-      FROM sale_standing(true, r.event_status, r.past, r.available - r.quantity) AS a;
+      FROM sale_standing(true, r.event_status, r.past, r.available - r.quantity, r.queued, 0) AS a;
     RETURN NEXT;
   END LOOP;
   IF NOT taken OR found_rows <> cardinality(p_ids) THEN

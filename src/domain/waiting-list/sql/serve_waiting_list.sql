@@ -1,0 +1,87 @@
+-- Serves the waiting list of one inventory, under the locks every hold and sale takes (its queue,
+-- advisory lock class 7301, then its row, as take_tickets.sql): whoever serves at once, from any
+-- process, serves after the other, so no ticket is offered twice.
+--   1. Offers past offer_expires_at expire: the entry is `expired` and its basket's hold ends.
+--   2. While the event is on sale and the date has not passed (the sale rule, inventory_standings.sql),
+--      the free tickets (its `available`: offers are holds) go to the queue strictly in order (priority,
+--      higher first, then created_at): an entry is offered only when it and every entry before it
+--      fit, so nobody behind the head is served while the head waits for enough tickets. At most
+--      p_limit offers a call, so the locks are never held long.
+-- With p_entry, only that entry is offered, out of turn (the back office's offer): 'short' when
+-- too few tickets are free for it.
+-- An offer is a basket of the entry's customer (if any) holding the entry's quantity and variant
+-- until offer_expires_at (the seller's waiting_list_offer_minutes). Answers each entry changed and
+-- what became of it ('expired', 'offered' or 'short'); the caller mints the offers' tokens, emails and
+-- webhook events in the same transaction.
+CREATE OR REPLACE FUNCTION serve_waiting_list(p_inventory uuid, p_limit integer, p_entry uuid)
+RETURNS TABLE (entry_id uuid, outcome text)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  inv record;
+  w record;
+  free integer;
+  verdict text;
+  offer_until timestamptz;
+  basket uuid;
+BEGIN
+  PERFORM pg_advisory_xact_lock(7301, hashtext(p_inventory::text));
+  SELECT i.id, i.seller_id, s.waiting_list_offer_minutes AS minutes
+    INTO inv
+    FROM inventories i JOIN sellers s ON s.id = i.seller_id
+   WHERE i.id = p_inventory
+     FOR NO KEY UPDATE OF i;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+
+  FOR w IN
+    UPDATE waiting_entries x SET status = 'expired', updated_at = now()
+     WHERE x.inventory_id = p_inventory AND x.status = 'offered' AND x.offer_expires_at <= now()
+    RETURNING x.id, x.basket_id
+  LOOP
+    UPDATE baskets b SET status = 'expired', updated_at = now() WHERE b.id = w.basket_id AND b.status = 'open';
+    entry_id := w.id; outcome := 'expired';
+    RETURN NEXT;
+  END LOOP;
+
+  -- The sale rule (inventory_standings.sql) says whether the event sells on that date: 'sold_out'
+  -- (as it stands to the public while buyers queue) and 'on_sale' do; and what is free.
+  SELECT st.standing, st.available INTO verdict, free
+    FROM inventory_standings(inv.seller_id, ARRAY[p_inventory], null, null, null) AS st;
+  IF verdict NOT IN ('on_sale', 'sold_out') THEN
+    RETURN;
+  END IF;
+  offer_until := now() + make_interval(mins => inv.minutes);
+  FOR w IN
+    SELECT x.id, x.customer_id, x.variant, x.quantity
+      FROM waiting_entries x
+     WHERE x.inventory_id = p_inventory AND x.status = 'waiting' AND (p_entry IS NULL OR x.id = p_entry)
+     ORDER BY x.priority DESC, x.created_at, x.id
+     LIMIT p_limit
+       FOR UPDATE OF x
+  LOOP
+    IF w.quantity > free THEN
+      IF p_entry IS NOT NULL THEN
+        entry_id := w.id; outcome := 'short';
+        RETURN NEXT;
+      END IF;
+      EXIT;
+    END IF;
+    INSERT INTO baskets (seller_id, customer_id, status, expires_at)
+    VALUES (inv.seller_id, w.customer_id, 'open', offer_until)
+    RETURNING id INTO basket;
+    INSERT INTO basket_items (basket_id, inventory_id, variant, quantity) VALUES (basket, p_inventory, w.variant, w.quantity);
+    UPDATE waiting_entries x SET status = 'offered', basket_id = basket, offered_at = now(), offer_expires_at = offer_until, updated_at = now()
+     WHERE x.id = w.id;
+    free := free - w.quantity;
+    entry_id := w.id; outcome := 'offered';
+    RETURN NEXT;
+  END LOOP;
+  -- The queue may have emptied, which puts what is left back on public sale: memories of a
+  -- sold-out reading (sql/announce_tickets_freed.sql) forget it at commit.
+  IF free > 0 AND NOT tickets_queued(p_inventory) THEN
+    PERFORM pg_notify('tickets_freed', p_inventory::text);
+  END IF;
+  RETURN;
+END
+$$;
