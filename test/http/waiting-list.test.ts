@@ -349,6 +349,31 @@ describe('serving strictly in order', () => {
     await offerToken(head.email)
   })
 
+  it('offers nothing while the event is not on sale or the date has passed, and serves the queue once it sells again', async () => {
+    const stock = await soldOut(a, [1, 1])
+    const inventoryId = stock.inventory.id
+    const head = await joined(a, inventoryId, 1)
+    await app.db.execute(sql`update events set status = 'cancelled' where id = ${stock.event.id}`)
+    await cancelOrder(stock.orders[0]!.id)
+    await serve()
+    expect(await sweep()).toBe(0)
+    expect((await entry(a, head.id)).status).toBe('waiting')
+
+    // Published again: the database nudges the queue (announce_tickets_freed.sql), and the head is served.
+    await app.db.execute(sql`update events set status = 'published' where id = ${stock.event.id}`)
+    expect(await serve()).toBeGreaterThan(0)
+    expect((await entry(a, head.id)).status).toBe('offered')
+
+    // A date that has passed: the next ticket returned goes to nobody, and the entries still waiting expire.
+    const behind = await joined(a, inventoryId, 1)
+    await app.db.execute(sql`update inventories set date = ${dayFromToday(-2)} where id = ${inventoryId}`)
+    await cancelOrder(stock.orders[1]!.id)
+    await serve()
+    expect(await sweep()).toBe(0)
+    expect(await entry(a, behind.id)).toMatchObject({ status: 'expired', position: null })
+    expect(await app.db.execute(sql`select 1 from waiting_list_turns where inventory_id = ${inventoryId}`)).toMatchObject({ rows: [] })
+  })
+
   it('frees the tickets of an order bought from an offer and cancelled later like any other: the next entry is offered', async () => {
     const stock = await soldOut(a, [2])
     const inventoryId = stock.inventory.id

@@ -1,7 +1,8 @@
 -- Serves the waiting list of one inventory, under the locks every hold and sale takes (its queue,
 -- advisory lock class 7301, then its row, as take_tickets.sql): whoever serves at once, from any
 -- process, serves after the other, so no ticket is offered twice.
---   1. Offers past offer_expires_at expire: the entry is `expired` and its basket's hold ends.
+--   1. Offers past offer_expires_at expire: the entry is `expired` and its basket's hold ends. Once
+--      the inventory's date has passed, the entries still waiting expire too.
 --   2. While the event is on sale and the date has not passed (the sale rule, inventory_standings.sql),
 --      the free tickets (its `available`: offers are holds) go to the queue strictly in order (priority,
 --      higher first, then created_at): an entry is offered only when it and every entry before it
@@ -48,6 +49,14 @@ BEGIN
   -- (as it stands to the public while buyers queue) and 'on_sale' do; and what is free.
   SELECT st.standing, st.available INTO verdict, free
     FROM inventory_standings(inv.seller_id, ARRAY[p_inventory], null, null, null) AS st;
+  IF verdict = 'past' THEN
+    -- The date has passed: nobody will be served any more, and the sweep stops looking.
+    RETURN QUERY
+      UPDATE waiting_entries x SET status = 'expired', updated_at = now()
+       WHERE x.inventory_id = p_inventory AND x.status = 'waiting'
+      RETURNING x.id, 'expired'::text;
+    RETURN;
+  END IF;
   IF verdict NOT IN ('on_sale', 'sold_out') THEN
     RETURN;
   END IF;
