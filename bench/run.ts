@@ -7,9 +7,9 @@
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
- * While iterating: `--only=auth,catalogue,health,baskets,flash,webhooks,login,checkin` runs some groups,
+ * While iterating: `--only=auth,catalogue,health,baskets,flash,webhooks,login,checkin,waitlist` runs some groups,
  * `--duration=<s>`, `--buyers=<n>`, `--capacity=<n>` (tickets of each flash inventory, and of the
- * split ones together) and `--starts=<n>` override the sizes, `--pool=<n>` sets the measured
+ * split ones together), `--starts=<n>` and `--waitlist=<n>` (tickets and entries of the waitlist row) override the sizes, `--pool=<n>` sets the measured
  * server's pool, and `--cpu-prof` has the measured server write a CPU profile
  * (bench/results/*.cpuprofile) when it stops.
  *
@@ -30,11 +30,13 @@ import path from 'node:path'
 import argon2 from 'argon2'
 import type { BenchSeed } from './server/seed-bench.js'
 import type { CheckinSeed } from './server/seed-checkin.js'
+import type { WaitlistSeed } from './server/seed-waitlist.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
 import { buyTickets, scanAtGates, uploadOffline, type GatesOutcome, type Outcomes, type UploadOutcome } from './lib/checkin.js'
 import { flashSale, quantityOf, rawSale, type FlashOutcome } from './lib/flash.js'
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
+import { cancelOrders, joinList, PER_ORDER, sellOut, stateOf, waitFor } from './lib/waitlist.js'
 import { buildServer, createDatabase, peakRssMb, resetPeakRss, root, sampleCpu, sampleRss, startServer, type Server } from './lib/server.js'
 
 const smoke = process.argv.includes('--smoke')
@@ -45,7 +47,7 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
-const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'webhooks' | 'login' | 'checkin') => !only || only.includes(group)
+const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'webhooks' | 'login' | 'checkin' | 'waitlist') => !only || only.includes(group)
 /** `--name=<n>` as a whole number of at least `min`, or undefined when not given; anything else stops the run. */
 const countOption = (name: string, min: number): number | undefined => {
   const value = option(name)
@@ -59,6 +61,7 @@ const pool = countOption('pool', 1)
 const capacityOption = countOption('capacity', 0)
 const buyersOption = countOption('buyers', 1)
 const startsOption = countOption('starts', 1)
+const waitlistOption = countOption('waitlist', 1)
 if (servers > 1 && !process.env.DATABASE_URL) throw new Error('--servers > 1 needs DATABASE_URL: the embedded database belongs to one process')
 
 const S = {
@@ -76,6 +79,7 @@ const S = {
         probeConnections: 2,
         checkinUpload: 100,
         checkinPerGate: 2,
+        waitlist: 50,
       }
     : {
         duration: 10,
@@ -90,11 +94,13 @@ const S = {
         probeConnections: 4,
         checkinUpload: 1000,
         checkinPerGate: 60,
+        waitlist: 1000,
       }),
   ...(option('duration') ? { duration: Number(option('duration')) } : {}),
   ...(buyersOption !== undefined ? { buyers: buyersOption } : {}),
   ...(startsOption !== undefined ? { starts: startsOption } : {}),
   ...(capacityOption !== undefined ? { flashCapacity: capacityOption } : {}),
+  ...(waitlistOption !== undefined ? { waitlist: waitlistOption } : {}),
   servers,
 }
 if (S.servers > S.writeConnections) throw new Error(`--servers=${S.servers}: more servers than the ${S.writeConnections} write connections to spread over them`)
@@ -110,6 +116,7 @@ const TARGETS = {
   winnersP99Ms: 1000,
   checkinUploadMs: 2000,
   checkinP99Ms: 100,
+  waitlistAllOffersMs: 10_000,
 }
 /** Check-in: paired gates at the doors, and the rate they scan at in all when paced. */
 const CHECKIN = { gates: 50, rate: 200 }
@@ -666,6 +673,133 @@ async function checkin(r: Run) {
   }
 }
 
+/**
+ * Waiting list (API.md 7.6, issue 32): an inventory of 1,000 tickets with its list on, sold out
+ * through the storefront as 50 orders of 20 tickets (the most one basket item takes); 1,000 buyers
+ * join its list for one ticket each (each from an `X-End-User-IP` of its own, so the per-address
+ * limit on joining counts each on its own); then the 50 orders are cancelled at once through the
+ * back office, which returns the 1,000 tickets at once. The server serves the list by itself (its
+ * outbox worker and sweep, as in production). Timed from the first cancellation until every entry
+ * is `offered`, polled from the database (target < 10 s on PostgreSQL; the embedded database's
+ * figure is reported without a target). Checks that no ticket was offered twice: the offers'
+ * quantities add up to the tickets returned, one offer (and one offer email) per entry, and what
+ * is held is exactly the gap sold out left.
+ */
+async function waitlist(r: Run) {
+  const count = S.waitlist
+  const fmt = (n: number) => n.toLocaleString('en-US')
+  const maxMs = (smoke ? 60 : 120) * 1000
+  const seeded = await fetch(`${r.base}/bench/waitlist/seed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ seller_id: r.seed.sellerId, capacity: count }),
+  })
+  if (!seeded.ok) throw new Error(`waitlist seed: ${seeded.status} ${await seeded.text()}`)
+  const seed = (await seeded.json()) as WaitlistSeed
+  const client = { baseUrl: r.base, authorization: r.authorization, staffToken: seed.staffToken, customers: r.seed.customers }
+  const concurrency = Math.min(S.writeConnections, 50)
+
+  const sold = await sellOut(client, seed.inventoryId, count, concurrency)
+  const orders = sold.orders.filter((order) => order !== null)
+  const orderIds = orders.map((order) => order.id)
+  const ticketsSold = orders.reduce((sum, order) => sum + order.tickets, 0)
+  const soldOut = await stateOf(r.base, seed.inventoryId)
+  r.figures.waitlist_sold_out = `${fmt(ticketsSold)} tickets in ${fmt(orders.length)} orders in ${(sold.ms / 1000).toFixed(1)} s (basket + checkout, ${Math.min(concurrency, sold.orders.length)} at a time)`
+  r.checks.push({
+    target: `waitlist: ${fmt(count)} tickets sold out as orders of up to ${PER_ORDER}`,
+    measured: `${fmt(ticketsSold)} tickets in ${fmt(orders.length)} of ${fmt(sold.orders.length)} orders; failures ${listOutcomes(sold.failures)}; sold ${soldOut.sold} of ${soldOut.capacity}, held ${soldOut.held}`,
+    pass: orders.length === sold.orders.length && ticketsSold === count && soldOut.sold === count && soldOut.held === 0,
+    kind: 'correctness',
+  })
+
+  const joins = await joinList(client, seed.inventoryId, count, concurrency, Date.now().toString(36))
+  const joined = joins.results.filter((entry) => entry !== null)
+  const waiting = await stateOf(r.base, seed.inventoryId)
+  r.checks.push({
+    target: `waitlist: ${fmt(count)} joins answered 201 waiting, each from its own address`,
+    measured: `answers ${listOutcomes(joins.outcomes)}; in the database ${JSON.stringify(waiting.statuses)}`,
+    pass: joined.length === count && joined.every((entry) => entry.status === 'waiting') && waiting.entries === count && waiting.statuses.waiting === count,
+    kind: 'correctness',
+  })
+
+  // The mass cancellation, and the offers polled from its first request on.
+  const sinceMs = Date.now()
+  const startedAt = performance.now()
+  const everyOffer = (s: { statuses: Record<string, number> }) => (s.statuses.offered ?? 0) >= waiting.entries
+  const [cancels, served] = await Promise.all([
+    cancelOrders(client, orderIds, Math.min(S.writeConnections, 100), ticketsSold),
+    waitFor(r.base, seed.inventoryId, { startedAt, sinceMs, maxMs, everyMs: 50, done: everyOffer }),
+  ])
+  // The offer emails are written with the offers; waited for (bounded) if the outbox lags.
+  const mailed = await waitFor(r.base, seed.inventoryId, {
+    startedAt: performance.now(),
+    sinceMs,
+    maxMs: 10_000,
+    everyMs: 100,
+    done: (s) => s.offerEmails >= waiting.entries,
+  })
+  const final = mailed.state
+  const returned = orders.filter((_, n) => cancels.results[n] === 'cancelled').reduce((sum, order) => sum + order.tickets, 0)
+  const allOutMs = served.seenMs === null ? null : Math.round(served.seenMs)
+  const entries = fmt(waiting.entries)
+  const headline = allOutMs === null ? `waitlist: not every offer out within ${maxMs / 1000} s` : `waitlist: all ${entries} offers out in ${fmt(allOutMs)} ms`
+  r.rows.push(joins.row, cancels.row, {
+    scenario: headline,
+    rps: allOutMs ? Math.round((final.statuses.offered ?? 0) / (allOutMs / 1000)) : 0,
+    p50: final.offerP50Ms ?? 0,
+    p99: final.offerP99Ms ?? 0,
+    requests: served.polls,
+    errors: 0,
+    non2xx: 0,
+    '5xx': 0,
+    note: `offers/s; p50/p99: each offer's time from the first cancellation (database clock); ${served.polls} polls of the database; the cancellations took ${fmt(Math.round(cancels.elapsedMs))} ms`,
+  })
+  console.log(`  ${headline}`)
+  Object.assign(r.figures, {
+    waitlist_all_offers_out_ms: allOutMs ?? `not within ${maxMs / 1000} s`,
+    waitlist_last_offer_ms_database_clock: final.offerLastMs ?? 'none',
+    waitlist_cancellations_ms: Math.round(cancels.elapsedMs),
+    waitlist_all_offers_out_after_the_last_cancellation_ms: allOutMs === null ? 'never' : Math.max(0, Math.round(allOutMs - cancels.elapsedMs)),
+    waitlist_state: `capacity ${final.capacity}, sold ${final.sold}, held ${final.held}, entries ${JSON.stringify(final.statuses)}, offered quantity ${final.offeredQuantity}, offer emails ${final.offerEmails} to ${final.offerEmailRecipients} addresses`,
+  })
+  r.checks.push(
+    {
+      target: `waitlist: the ${fmt(orderIds.length)} cancellations answered 200, returning the ${fmt(ticketsSold)} tickets`,
+      measured: `answers ${listOutcomes(cancels.outcomes)}; ${fmt(returned)} tickets returned`,
+      pass: cancels.results.every((status) => status === 'cancelled') && returned === ticketsSold,
+      kind: 'correctness',
+    },
+    {
+      target: `waitlist: every one of the ${entries} entries offered within ${maxMs / 1000} s`,
+      measured: allOutMs === null ? `${JSON.stringify(final.statuses)} after ${maxMs / 1000} s` : `${fmt(allOutMs)} ms`,
+      pass: allOutMs !== null,
+      kind: 'correctness',
+    },
+    {
+      target:
+        'waitlist: no ticket offered twice: offered quantities = tickets returned, offers = entries, held = the sold-out gap (capacity − sold), one offer email per entry',
+      measured: `offered ${final.offeredQuantity} = returned ${returned}; offers ${final.statuses.offered ?? 0} = entries ${final.entries}; held ${final.held} = ${final.capacity} − ${final.sold}; emails ${final.offerEmails} to ${final.offerEmailRecipients} addresses`,
+      pass:
+        final.offeredQuantity === returned &&
+        (final.statuses.offered ?? 0) === final.entries &&
+        final.entries === count &&
+        final.held === final.capacity - final.sold &&
+        final.sold === count - returned &&
+        final.offerEmails === final.entries &&
+        final.offerEmailRecipients === final.entries,
+      kind: 'correctness',
+    },
+  )
+  if (process.env.DATABASE_URL)
+    r.checks.push({
+      target: `waitlist: all ${entries} offers out within ${fmt(TARGETS.waitlistAllOffersMs)} ms of the mass cancellation's start (PostgreSQL)`,
+      measured: allOutMs === null ? `not within ${maxMs / 1000} s` : `${fmt(allOutMs)} ms (last offer at ${final.offerLastMs} ms by the database's clock)`,
+      pass: allOutMs !== null && allOutMs < TARGETS.waitlistAllOffersMs,
+      kind: 'target',
+    })
+  else r.notes.push(`waitlist: the ${fmt(TARGETS.waitlistAllOffersMs)} ms target is PostgreSQL's; the embedded database's figure is reported only`)
+}
+
 const listOutcomes = (outcomes: Outcomes) =>
   Object.entries(outcomes)
     .map(([k, v]) => `${v} × ${k}`)
@@ -771,6 +905,7 @@ async function main() {
     if (runs('webhooks')) await webhooks(r)
     if (runs('login')) await login(r)
     if (runs('checkin')) await checkin(r)
+    if (runs('waitlist')) await waitlist(r)
   } finally {
     await Promise.all([server, ...others].map((one) => one?.stop()))
     await database?.drop()

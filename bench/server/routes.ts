@@ -8,6 +8,7 @@ import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
 import { rawSell, saleState, webhookBacklog } from './flash-sale.js'
 import { checkinTally, seedCheckin } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
+import { seedWaitlist, waitlistState } from './seed-waitlist.js'
 
 const int = (value: unknown, fallback: number, max: number) => {
   const n = Number(value ?? fallback)
@@ -18,8 +19,9 @@ const int = (value: unknown, fallback: number, max: number) => {
  * Routes of the benchmark's server only (bench/server.ts), never of the product: baselines that do the same
  * work as a real route without authentication or response schemas, a seeding route (the
  * embedded database belongs to the server process, so the benchmark cannot seed it from
- * outside), the flash sale's raw limit and after-the-run state, and the check-in row's devices
- * and tally. Hidden from the OpenAPI document; plain JSON in and out.
+ * outside), the flash sale's raw limit and after-the-run state, the check-in row's devices
+ * and tally, and the waitlist row's inventory, member of staff and after-the-run state. Hidden
+ * from the OpenAPI document; plain JSON in and out.
  */
 export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.get('/ping', { schema: { hide: true } }, async () => ({ ok: true }))
@@ -95,6 +97,19 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
 
   /** A check-in list's scans as the database holds them, after a scenario. */
   app.get('/checkin/lists/:id/tally', { schema: { hide: true } }, async (request) => checkinTally(app.db, (request.params as { id: string }).id))
+
+  /** The waitlist row's inventory (its list on) and a signed-in member of staff: `{seller_id, capacity}` → WaitlistSeed. */
+  app.post('/waitlist/seed', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { seller_id: string; capacity: unknown }
+    return seedWaitlist(app, { sellerId: body.seller_id, capacity: int(body.capacity, 1000, 100_000) })
+  })
+
+  /** The waitlist row's inventory as the database holds it: `?since=<epoch ms>` times the offers from then. */
+  app.get('/waitlist/:id/state', { schema: { hide: true } }, async (request, reply) => {
+    const since = Number((request.query as { since?: string }).since ?? 0)
+    const state = await waitlistState(app.db, (request.params as { id: string }).id, Number.isFinite(since) ? since : 0)
+    return state ?? reply.code(404).send({ code: 'not_found' })
+  })
 
   app.get('/inventories/:id/sale', { schema: { hide: true } }, async (request, reply) => {
     const state = await saleState(app.db, (request.params as { id: string }).id)
