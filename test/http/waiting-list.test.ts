@@ -846,3 +846,24 @@ describe('abuse', () => {
     expect((await join(shop, { inventory_id: inventory.id, quantity: 1, email: freshEmail() }, { 'x-end-user-ip': '198.51.100.8' })).statusCode).toBe(201)
   })
 })
+
+describe('turns', () => {
+  it('are deleted once served, and those given up on are purged after the outbox retention, never a pending one', async () => {
+    const stock = await soldOut(a, [1])
+    const inventoryId = stock.inventory.id
+    await joined(a, inventoryId, 1)
+    await cancelOrder(stock.orders[0]!.id)
+    const queued = await app.db.execute<{ status: string }>(sql`select status from waiting_list_turns where inventory_id = ${inventoryId}`)
+    expect(queued.rows).toEqual([{ status: 'pending' }])
+    expect(await serve()).toBeGreaterThanOrEqual(1)
+    expect((await app.db.execute(sql`select 1 from waiting_list_turns where inventory_id = ${inventoryId}`)).rows).toEqual([])
+
+    const old = sql`now() - make_interval(days => ${app.config.outboxRetentionDays + 1})`
+    await app.db.execute(sql`insert into waiting_list_turns (inventory_id, status, created_at) values
+      (${inventoryId}, 'failed', ${old}), (${inventoryId}, 'failed', now()), (${inventoryId}, 'pending', ${old})`)
+    expect((await app.outbox.housekeep()).waiting_list).toBe(1)
+    const left = await app.db.execute<{ status: string }>(sql`select status from waiting_list_turns where inventory_id = ${inventoryId} order by status`)
+    expect(left.rows).toEqual([{ status: 'failed' }, { status: 'pending' }])
+    await app.db.execute(sql`delete from waiting_list_turns where inventory_id = ${inventoryId}`)
+  })
+})

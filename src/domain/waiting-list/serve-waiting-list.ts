@@ -16,6 +16,7 @@ import {
   deleteTurn,
   entriesByIds,
   findEntry,
+  purgeTurns,
   queueSweepTurns,
   retryTurn,
   serveQueue,
@@ -26,7 +27,7 @@ import {
 } from './waiting-list.repo.js'
 
 /** Offers made per transaction: the inventory's locks are never held for long, however long the queue. */
-const OFFERS_PER_CALL = 250
+const OFFERS_PER_CALL = 100
 const TURN_LEASE_SECONDS = 60
 
 export type WaitingListServer = {
@@ -191,6 +192,7 @@ export function createWaitingListServer(options: WaitingListServerOptions): Wait
       send: async (turn) => ({ delivered: true, detail: await serve(turn.inventoryId) }),
       retryInMs,
       settle: (turn, outcome, retryIn) => settle(turn, outcome.delivered ? null : outcome.error, retryIn),
+      purge: (days, limit) => purgeTurns(db, days, limit),
     },
   }
 }

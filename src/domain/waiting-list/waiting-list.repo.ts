@@ -162,6 +162,19 @@ export async function retryTurn(db: Db, id: string, error: string, retryInMs: nu
     .where(eq(waitingListTurns.id, id))
 }
 
+/** Deletes up to `limit` turns given up on (`failed`) more than `days` ago; served turns are deleted at once. */
+export async function purgeTurns(db: Db, days: number, limit: number): Promise<number> {
+  const { rows } = await db.execute(sql`
+    delete from waiting_list_turns
+     where id in (
+       select id from waiting_list_turns
+        where status = 'failed' and created_at < now() - make_interval(days => ${days})
+        limit ${limit}
+        for update skip locked)
+    returning id`)
+  return rows.length
+}
+
 /**
  * The sweep: a turn for every inventory whose queue may have something to serve that no change
  * announced (a hold that simply ran out, an offer past its time): every queue with entries
