@@ -14,6 +14,7 @@ CREATE TABLE "waiting_entries" (
 	"quantity" integer NOT NULL,
 	"email" text NOT NULL,
 	"name" text,
+	"affiliate_id" uuid,
 	"customer_id" uuid,
 	"priority" integer DEFAULT 0 NOT NULL,
 	"status" text DEFAULT 'waiting' NOT NULL,
@@ -41,6 +42,7 @@ ALTER TABLE "sellers" ADD COLUMN "waiting_list_offer_minutes" integer DEFAULT 14
 ALTER TABLE "inventories" ADD COLUMN "waiting_list" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "waiting_entries" ADD CONSTRAINT "waiting_entries_seller_id_sellers_id_fk" FOREIGN KEY ("seller_id") REFERENCES "public"."sellers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "waiting_entries" ADD CONSTRAINT "waiting_entries_inventory_id_inventories_id_fk" FOREIGN KEY ("inventory_id") REFERENCES "public"."inventories"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "waiting_entries" ADD CONSTRAINT "waiting_entries_affiliate_id_affiliates_id_fk" FOREIGN KEY ("affiliate_id") REFERENCES "public"."affiliates"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "waiting_entries" ADD CONSTRAINT "waiting_entries_basket_id_baskets_id_fk" FOREIGN KEY ("basket_id") REFERENCES "public"."baskets"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "waiting_list_turns" ADD CONSTRAINT "waiting_list_turns_inventory_id_inventories_id_fk" FOREIGN KEY ("inventory_id") REFERENCES "public"."inventories"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "waiting_entries_live_email_key" ON "waiting_entries" USING btree ("inventory_id",lower("email")) WHERE "waiting_entries"."status" in ('waiting', 'offered');--> statement-breakpoint

@@ -32,7 +32,8 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
           'who joined first), and the entry is emailed an offer holding them. An inventory the caller could not buy (another seller’s, a ' +
           'draft event’s, outside the affiliate’s events): 404. 409 `waiting_list_closed` (list off, date passed, event not on sale), ' +
           '`tickets_available` (buy them instead), `already_waiting` (this email waits for it already). With `X-Customer-Token` the offer’s ' +
-          'basket is that customer’s. Limited per `X-End-User-IP` like registration.',
+          'basket is that customer’s; under `X-Affiliate-Code` the entry answers only to that code and its offer is the affiliate’s sale. ' +
+          'Limited per `X-End-User-IP` like registration.',
         security: [{ sellerBasic: [] }, { sellerBasic: [], customerToken: [] }],
         body: ZJoinWaitingList,
         response: { 201: ZWaitingEntry, ...errorResponses(400, 401, 404, 409, 429) },
@@ -42,7 +43,7 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
       const { body } = request
       const entry = await joinWaitingList(app.db, {
         sellerId: request.seller.id,
-        scope: request.affiliate?.eventIds ?? null,
+        affiliate: request.affiliate,
         inventoryId: body.inventory_id.toLowerCase(),
         variant: body.variant ?? null,
         quantity: body.quantity,
@@ -68,7 +69,8 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZWaitingEntry, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => toWaitingEntryView(await getWaitingEntry(app.db, request.seller.id, request.params.id)),
+    async (request) =>
+      toWaitingEntryView(await getWaitingEntry(app.db, { sellerId: request.seller.id, affiliate: request.affiliate, entryId: request.params.id })),
   )
 
   app.delete(
@@ -85,7 +87,7 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      await leaveWaitingList(app.db, { sellerId: request.seller.id, entryId: request.params.id, actor: storefrontActor(request) })
+      await leaveWaitingList(app.db, { sellerId: request.seller.id, affiliate: request.affiliate, entryId: request.params.id, actor: storefrontActor(request) })
       return reply.code(204).send()
     },
   )
@@ -109,6 +111,7 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const basket = await acceptOffer(app.db, {
         sellerId: request.seller.id,
+        affiliate: request.affiliate,
         token: request.body.token,
         tokenHmac: app.secrets.tokenHmac,
         ttlSeconds: request.seller.settings.basket_ttl_seconds,
@@ -133,6 +136,12 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) =>
-      declineOffer(app.db, { sellerId: request.seller.id, token: request.body.token, tokenHmac: app.secrets.tokenHmac, actor: storefrontActor(request) }),
+      declineOffer(app.db, {
+        sellerId: request.seller.id,
+        affiliate: request.affiliate,
+        token: request.body.token,
+        tokenHmac: app.secrets.tokenHmac,
+        actor: storefrontActor(request),
+      }),
   )
 }

@@ -7,7 +7,7 @@ import { webhookDeliveries } from '../../src/domain/webhooks/webhooks.table.js'
 import { buildTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday, sellTickets } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { errorBody, expectError, linkToken } from '../support/customer-auth.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
@@ -844,6 +844,44 @@ describe('abuse', () => {
     expectLimited(limited!)
     // Every other visitor of the shop still joins.
     expect((await join(shop, { inventory_id: inventory.id, quantity: 1, email: freshEmail() }, { 'x-end-user-ip': '198.51.100.8' })).statusCode).toBe(201)
+  })
+})
+
+describe('affiliates', () => {
+  it("keeps an entry made under an affiliate code to that code, and makes its offer the affiliate's basket", async () => {
+    const stock = await soldOut(a, [1])
+    const inventoryId = stock.inventory.id
+    const affiliate = await createTestAffiliate(app, a.seller.id)
+    const other = await createTestAffiliate(app, a.seller.id)
+    const under = (code: string) => ({ 'x-affiliate-code': code })
+    const mine = await joined(a, inventoryId, 1, {}, under(affiliate.code))
+    const unknown = errorBody(await getEntry(a, randomUUID()))
+    for (const headers of [{}, under(other.code)]) {
+      const res = await app.inject({ method: 'GET', url: `/stf/v1/waiting-list/${mine.id}`, headers: { ...a.auth, ...headers } })
+      expect(res.statusCode).toBe(404)
+      expect(errorBody(res)).toEqual(unknown)
+      const left = await app.inject({ method: 'DELETE', url: `/stf/v1/waiting-list/${mine.id}`, headers: { ...a.auth, ...headers } })
+      expect(left.statusCode).toBe(404)
+    }
+    const read = await app.inject({ method: 'GET', url: `/stf/v1/waiting-list/${mine.id}`, headers: { ...a.auth, ...under(affiliate.code) } })
+    expect(read.json()).toMatchObject({ status: 'waiting', position: 1 })
+
+    await cancelOrder(stock.orders[0]!.id)
+    await serve()
+    const token = await offerToken(mine.email)
+    // Without the code, the token answers like an unknown one.
+    expectError(await accept(a, token), 401, 'invalid_token')
+    const basket = await app.inject({
+      method: 'POST',
+      url: '/stf/v1/waiting-list/accept',
+      headers: { ...a.auth, ...under(affiliate.code) },
+      payload: { token },
+    })
+    expect(basket.statusCode, basket.body).toBe(201)
+    expect(basket.json()).toMatchObject({ affiliate_code: affiliate.code, items: [{ inventory_id: inventoryId, quantity: 1 }] })
+    const customer = await insertSignedInCustomer(app, a)
+    const order = await checkout({ ...customer.headers, ...under(affiliate.code) }, basket.json().id)
+    expect(order).toMatchObject({ affiliate_code: affiliate.code })
   })
 })
 

@@ -4,11 +4,14 @@ import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { readBasketView, type BasketView } from '../baskets/basket-view.js'
 import { findBasket, renewBasket } from '../baskets/baskets.repo.js'
+import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { endOfferHold, findEntry, lockEntryByToken, nudgeQueue, setEntry, type WaitingEntryRow } from './waiting-list.repo.js'
 import { toWaitingEntryView, type WaitingEntryView } from './waiting-entry-view.js'
 
 export type AnswerOfferOptions = {
   sellerId: string
+  /** Of `X-Affiliate-Code`: an offer made under a code answers only to it (the basket is the affiliate's). */
+  affiliate: AffiliateContext | null
   token: string
   tokenHmac: Buffer
   actor: AuditActor
@@ -16,12 +19,13 @@ export type AnswerOfferOptions = {
 
 /**
  * The offer an emailed token names, locked, while it may still be answered. A token of another
- * seller, unknown, or of an offer already answered: 401 invalid_token; of an offer past its
+ * seller or affiliate, unknown, or of an offer already answered: 401 invalid_token; of an offer past its
  * `offer_expires_at` (expired by the sweep or not yet): 410 offer_expired. The lock makes a token
  * single use: of two answers at once, the second finds the offer answered.
  */
 async function lockLiveOffer(tx: Db, options: AnswerOfferOptions): Promise<WaitingEntryRow> {
-  const entry = await lockEntryByToken(tx, options.sellerId, hashOpaqueToken(options.tokenHmac, options.token))
+  const found = await lockEntryByToken(tx, options.sellerId, hashOpaqueToken(options.tokenHmac, options.token))
+  const entry = found && found.affiliateId === (options.affiliate?.id ?? null) ? found : undefined
   if (entry?.status === 'expired' || (entry?.status === 'offered' && entry.lapsed)) throw new AppError('offer_expired')
   if (entry?.status !== 'offered') throw new AppError('invalid_token')
   return entry
@@ -48,7 +52,7 @@ export async function acceptOffer(db: Db, options: AnswerOfferOptions & { ttlSec
     return entry.basketId
   })
   const basket = await findBasket(db, options.sellerId, basketId)
-  return readBasketView(db, basket!, null)
+  return readBasketView(db, basket!, options.affiliate?.eventIds ?? null)
 }
 
 /** Declines an offer (API.md 7.6): the entry is `declined` and its tickets pass on at once. */

@@ -5,14 +5,15 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { findVariant } from '../baskets/variants.js'
 import { events } from '../catalog/events.table.js'
 import { inventories } from '../catalog/inventories.table.js'
-import { standingFor, type EventScope } from '../inventory/availability.js'
+import { standingFor } from '../inventory/availability.js'
+import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toWaitingEntryView, type WaitingEntryView } from './waiting-entry-view.js'
 import { findEntry, insertEntry, nudgeQueue } from './waiting-list.repo.js'
 
 export type JoinWaitingListOptions = {
   sellerId: string
-  /** The caller's events (an affiliate's); null: all of the seller's. */
-  scope: EventScope
+  /** The affiliate of `X-Affiliate-Code`: the entry is its, and so is the offer's sale. */
+  affiliate: AffiliateContext | null
   inventoryId: string
   variant: string | null
   quantity: number
@@ -37,7 +38,7 @@ export async function joinWaitingList(db: Db, options: JoinWaitingListOptions): 
     .from(inventories)
     .innerJoin(events, eq(events.id, inventories.eventId))
     .where(and(eq(inventories.id, inventoryId), eq(inventories.sellerId, sellerId), ne(events.status, 'draft')))
-  const standing = await standingFor(db, sellerId, options.scope, inventoryId, options.quantity)
+  const standing = await standingFor(db, sellerId, options.affiliate?.eventIds ?? null, inventoryId, options.quantity)
   if (!inventory || !standing || standing.standing === 'hidden') throw new AppError('not_found')
   if (options.variant !== null && !findVariant(inventory.variants, options.variant)) {
     throw new AppError('validation_error', { details: [{ path: 'variant', message: `inventory ${inventoryId} has no variant ${options.variant}` }] })
@@ -48,6 +49,7 @@ export async function joinWaitingList(db: Db, options: JoinWaitingListOptions): 
   const id = await db.transaction(async (tx) => {
     const entry = await insertEntry(tx, {
       sellerId,
+      affiliateId: options.affiliate?.id ?? null,
       inventoryId,
       variant: options.variant,
       quantity: options.quantity,

@@ -1,7 +1,16 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { endOfferHold, findEntry, lockEntry, nudgeQueue, setEntry } from './waiting-list.repo.js'
+
+/**
+ * An entry made under an affiliate code answers only to that code, one made without a code only
+ * without one (as a basket does); otherwise, like another seller's, it does not exist.
+ */
+export function assertEntryAccess<T extends { affiliateId: string | null }>(entry: T | undefined, affiliate: AffiliateContext | null): asserts entry is T {
+  if (!entry || entry.affiliateId !== (affiliate?.id ?? null)) throw new AppError('not_found')
+}
 
 /**
  * Takes a buyer off the waiting list (DELETE, API.md 7.6): a waiting entry is `cancelled`, and so
@@ -9,10 +18,13 @@ import { endOfferHold, findEntry, lockEntry, nudgeQueue, setEntry } from './wait
  * expired, declined, cancelled) stays as it is: its basket, if any, is the buyer's. Another
  * seller's entry: 404.
  */
-export async function leaveWaitingList(db: Db, options: { sellerId: string; entryId: string; actor: AuditActor }): Promise<void> {
+export async function leaveWaitingList(
+  db: Db,
+  options: { sellerId: string; affiliate: AffiliateContext | null; entryId: string; actor: AuditActor },
+): Promise<void> {
   await db.transaction(async (tx) => {
     const entry = await lockEntry(tx, options.sellerId, options.entryId)
-    if (!entry) throw new AppError('not_found')
+    assertEntryAccess(entry, options.affiliate)
     if (entry.status !== 'waiting' && entry.status !== 'offered') return
     await setEntry(tx, entry.id, { status: 'cancelled' })
     if (entry.status === 'offered') await endOfferHold(tx, entry.basketId)
@@ -27,9 +39,9 @@ export async function leaveWaitingList(db: Db, options: { sellerId: string; entr
   })
 }
 
-/** A seller's entry as it stands; another seller's: 404. */
-export async function getWaitingEntry(db: Db, sellerId: string, entryId: string) {
-  const entry = await findEntry(db, sellerId, entryId)
-  if (!entry) throw new AppError('not_found')
+/** A seller's entry as it stands; another seller's or another affiliate's: 404. */
+export async function getWaitingEntry(db: Db, options: { sellerId: string; affiliate: AffiliateContext | null; entryId: string }) {
+  const entry = await findEntry(db, options.sellerId, options.entryId)
+  assertEntryAccess(entry, options.affiliate)
   return entry
 }

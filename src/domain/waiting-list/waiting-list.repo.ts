@@ -72,7 +72,7 @@ export async function lockEntryByToken(db: Db, sellerId: string, tokenHash: stri
   return row
 }
 
-export type NewEntry = Pick<WaitingEntryRow, 'sellerId' | 'inventoryId' | 'variant' | 'quantity' | 'email' | 'name' | 'customerId'>
+export type NewEntry = Pick<WaitingEntryRow, 'sellerId' | 'affiliateId' | 'inventoryId' | 'variant' | 'quantity' | 'email' | 'name' | 'customerId'>
 
 /** Adds an entry at the back of its queue; undefined when the email already waits there (the unique index). */
 export async function insertEntry(db: Db, entry: NewEntry): Promise<WaitingEntryRow | undefined> {

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { baskets } from '../baskets/baskets.table.js'
 import { inventories } from '../catalog/inventories.table.js'
+import { affiliates } from '../sellers/affiliates.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 import { outboxColumns } from '../../platform/outbox/lease.js'
 
@@ -27,6 +28,8 @@ export const waitingEntries = pgTable(
     quantity: integer().notNull(),
     email: text().notNull(),
     name: text(),
+    /** Joined under `X-Affiliate-Code`: only that code addresses the entry, and its offer's basket is the affiliate's sale. */
+    affiliateId: uuid().references(() => affiliates.id),
     /** The customer who joined signed in (X-Customer-Token); the offer's basket is theirs. */
     customerId: uuid(),
     priority: integer().notNull().default(0),

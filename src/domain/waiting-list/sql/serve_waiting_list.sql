@@ -10,7 +10,7 @@
 --      p_limit offers a call, so the locks are never held long.
 -- With p_entry, only that entry is offered, out of turn (the back office's offer): 'short' when
 -- too few tickets are free for it.
--- An offer is a basket of the entry's customer (if any) holding the entry's quantity and variant
+-- An offer is a basket of the entry's affiliate and customer (if any) holding the entry's quantity and variant
 -- until offer_expires_at (the seller's waiting_list_offer_minutes). Answers each entry changed and
 -- what became of it ('expired', 'offered' or 'short'); the caller mints the offers' tokens, emails and
 -- webhook events in the same transaction.
@@ -62,7 +62,7 @@ BEGIN
   END IF;
   offer_until := now() + make_interval(mins => inv.minutes);
   FOR w IN
-    SELECT x.id, x.customer_id, x.variant, x.quantity
+    SELECT x.id, x.affiliate_id, x.customer_id, x.variant, x.quantity
       FROM waiting_entries x
      WHERE x.inventory_id = p_inventory AND x.status = 'waiting' AND (p_entry IS NULL OR x.id = p_entry)
      ORDER BY x.priority DESC, x.created_at, x.id
@@ -76,8 +76,8 @@ BEGIN
       END IF;
       EXIT;
     END IF;
-    INSERT INTO baskets (seller_id, customer_id, status, expires_at)
-    VALUES (inv.seller_id, w.customer_id, 'open', offer_until)
+    INSERT INTO baskets (seller_id, affiliate_id, customer_id, status, expires_at)
+    VALUES (inv.seller_id, w.affiliate_id, w.customer_id, 'open', offer_until)
     RETURNING id INTO basket;
     INSERT INTO basket_items (basket_id, inventory_id, variant, quantity) VALUES (basket, p_inventory, w.variant, w.quantity);
     UPDATE waiting_entries x SET status = 'offered', basket_id = basket, offered_at = now(), offer_expires_at = offer_until, updated_at = now()
