@@ -63,7 +63,9 @@ function offerEmail(seller: OfferSeller, entry: PlacedEntry, token: string): Ema
     text: [
       `Hello ${entry.name ?? 'there'},`,
       '',
-      `${entry.quantity} ticket${entry.quantity === 1 ? '' : 's'} you waited for at ${seller.name} ${entry.quantity === 1 ? 'is' : 'are'} held for you. To buy them, open this link:`,
+      entry.quantity === 1
+        ? `The ticket you waited for at ${seller.name} is held for you. To buy it, open this link:`
+        : `The ${entry.quantity} tickets you waited for at ${seller.name} are held for you. To buy them, open this link:`,
       '',
       storefrontLink(seller.storefrontUrl, 'waiting-list/accept', token),
       '',
