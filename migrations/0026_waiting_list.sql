@@ -1,11 +1,12 @@
 -- The waiting list (src/domain/waiting-list): its entries and the turns that serve them. The sale
 -- rule learns that free tickets go to the queue first (src/domain/inventory/sql/sale_standing.sql,
 -- fed by tickets_queued.sql) and that a basket keeps what it holds (tickets_held.sql answers a
--- basket's own holds): their signatures changed, so the old ones go before the function files
--- are applied.
+-- basket's own holds, and take_tickets whether the basket is being opened): their signatures
+-- changed, so the old ones go before the function files are applied.
 DROP FUNCTION IF EXISTS inventory_standings(uuid, uuid[], integer[], uuid, uuid[]);--> statement-breakpoint
 DROP FUNCTION IF EXISTS sale_standing(boolean, text, boolean, integer);--> statement-breakpoint
 DROP FUNCTION IF EXISTS tickets_held(uuid, uuid);--> statement-breakpoint
+DROP FUNCTION IF EXISTS take_tickets(uuid, uuid[], integer[], uuid, uuid[], integer[], text[], boolean);--> statement-breakpoint
 CREATE TABLE "waiting_entries" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"seller_id" uuid NOT NULL,
@@ -50,5 +51,5 @@ CREATE INDEX "waiting_entries_queue_idx" ON "waiting_entries" USING btree ("inve
 CREATE INDEX "waiting_entries_offered_idx" ON "waiting_entries" USING btree ("offer_expires_at") WHERE "waiting_entries"."status" = 'offered';--> statement-breakpoint
 CREATE UNIQUE INDEX "waiting_entries_token_key" ON "waiting_entries" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "waiting_entries_seller_idx" ON "waiting_entries" USING btree ("seller_id","created_at");--> statement-breakpoint
-CREATE UNIQUE INDEX "waiting_list_turns_pending_key" ON "waiting_list_turns" USING btree ("inventory_id") WHERE "waiting_list_turns"."status" = 'pending' and "waiting_list_turns"."locked_until" is null;--> statement-breakpoint
+CREATE INDEX "waiting_list_turns_pending_idx" ON "waiting_list_turns" USING btree ("inventory_id") WHERE "waiting_list_turns"."status" = 'pending' and "waiting_list_turns"."locked_until" is null;--> statement-breakpoint
 CREATE INDEX "waiting_list_turns_due_idx" ON "waiting_list_turns" USING btree ("status","next_attempt_at");

@@ -32,7 +32,8 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
           'who joined first), and the entry is emailed an offer holding them. An inventory the caller could not buy (another seller’s, a ' +
           'draft event’s, outside the affiliate’s events): 404. 409 `waiting_list_closed` (list off, date passed, event not on sale), ' +
           '`tickets_available` (buy them instead), `already_waiting` (this email waits for it already). With `X-Customer-Token` the offer’s ' +
-          'basket is that customer’s; under `X-Affiliate-Code` the entry answers only to that code and its offer is the affiliate’s sale. ' +
+          'basket is that customer’s; under `X-Affiliate-Code` the entry answers only to that code and its offer is the affiliate’s sale ' +
+          '(the token alone accepts it: the basket answered names its `affiliate_code`). ' +
           'Limited per `X-End-User-IP` like registration.',
         security: [{ sellerBasic: [] }, { sellerBasic: [], customerToken: [] }],
         body: ZJoinWaitingList,
@@ -111,7 +112,6 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const basket = await acceptOffer(app.db, {
         sellerId: request.seller.id,
-        affiliate: request.affiliate,
         token: request.body.token,
         tokenHmac: app.secrets.tokenHmac,
         ttlSeconds: request.seller.settings.basket_ttl_seconds,
@@ -138,7 +138,6 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) =>
       declineOffer(app.db, {
         sellerId: request.seller.id,
-        affiliate: request.affiliate,
         token: request.body.token,
         tokenHmac: app.secrets.tokenHmac,
         actor: storefrontActor(request),

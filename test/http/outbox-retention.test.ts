@@ -57,7 +57,7 @@ describe('outbox retention', () => {
       { kind: 'test.recent', to: 'new@example.com', subject: 's', text: '', status: 'delivered', createdAt: daysAgo(1) },
     ])
 
-    expect(await ctx.app.outbox.housekeep()).toEqual({ email: 2, webhook: 2 })
+    expect(await ctx.app.outbox.housekeep()).toEqual({ email: 2, webhook: 2, waiting_list: 0 })
 
     const events = await ctx.app.db
       .select({ id: webhookEvents.id })
@@ -69,6 +69,6 @@ describe('outbox retention', () => {
     const emails = await ctx.app.db.select({ kind: outboxEmails.kind }).from(outboxEmails)
     expect(emails.map((e) => e.kind).sort()).toEqual(['test.old-pending', 'test.recent'])
     // Nothing more to do.
-    expect(await ctx.app.outbox.housekeep()).toEqual({ email: 0, webhook: 0 })
+    expect(await ctx.app.outbox.housekeep()).toEqual({ email: 0, webhook: 0, waiting_list: 0 })
   })
 })

@@ -4,6 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basketItems, baskets } from '../../src/domain/baskets/baskets.table.js'
 import { webhookDeliveries } from '../../src/domain/webhooks/webhooks.table.js'
+import { sqlState } from '../../src/platform/db/errors.js'
 import { buildTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday, sellTickets } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
@@ -714,6 +715,19 @@ describe('accept and decline tokens', () => {
     expect(await available(a, stock.event.id, inventoryId)).toBe(1)
   })
 
+  it('offers the inventory itself when the variant named on joining was withdrawn since', async () => {
+    const stock = await soldOut(a, [1], { price: 6000, variants: [{ name: 'Meia', description: 'half price', type: 'half', price: 3000 }] })
+    const fan = await joined(a, stock.inventory.id, 1, { variant: 'Meia' })
+    expect((await adm.put(`/inventories/${stock.inventory.id}`, { variants: [] })).statusCode).toBe(200)
+    await cancelOrder(stock.orders[0]!.id)
+    await serve()
+    const basket = await accept(a, await offerToken(fan.email))
+    expect(basket.statusCode, basket.body).toBe(201)
+    expect(basket.json().items).toEqual([expect.objectContaining({ variant: null, quantity: 1, unit_price: 6000, available: true })])
+    const customer = await insertSignedInCustomer(app, a)
+    expect((await checkout(customer.headers, basket.json().id)).status).toBe('confirmed')
+  })
+
   it('prices an accepted offer with the variant named on joining', async () => {
     const stock = await soldOut(a, [1], { price: 6000, variants: [{ name: 'Meia', description: 'half price', type: 'half', price: 3000 }] })
     const fan = await joined(a, stock.inventory.id, 1, { variant: 'Meia' })
@@ -847,6 +861,63 @@ describe('abuse', () => {
   })
 })
 
+describe('races the precheck cannot see', () => {
+  it('refuses under the locks a new basket whose precheck passed before someone joined: its own items are what it asks, not what it holds', async () => {
+    const event = await createTestEvent(app, a.seller.id)
+    const inventory = await createTestInventory(app, event, { capacity: 3, waitingList: true })
+    await sellTickets(app, inventory.id, 2)
+    // The join lands between a public buyer's precheck (1 free, nobody waiting) and its hold.
+    await joined(a, inventory.id, 2)
+    const opening = (asOpening: boolean) =>
+      app.db.transaction(async (tx) => {
+        const [basket] = await tx.insert(baskets).values({ sellerId: a.seller.id, status: 'open', expiresAt: sql`now() + interval '15 minutes'` }).returning()
+        await tx.insert(basketItems).values({ basketId: basket!.id, inventoryId: inventory.id, quantity: 1 })
+        await tx.execute(
+          sql`select * from take_tickets(${a.seller.id}::uuid, array[${inventory.id}]::uuid[], array[1], ${basket!.id}::uuid, null, null, null, false, ${asOpening})`,
+        )
+        throw new Error('rolled back')
+      })
+    // take_tickets refuses: SQLSTATE BX409, the tickets asked for do not fit.
+    expect(sqlState(await opening(true).catch((error: unknown) => error))).toBe('BX409')
+    // The same rows read as a basket that already held the ticket: it keeps it.
+    await expect(opening(false)).rejects.toThrow('rolled back')
+  })
+
+  it('answers 410 to an accept whose offer lapsed and whose tickets another buyer holds since', async () => {
+    const stock = await soldOut(a, [1])
+    const fan = await joined(a, stock.inventory.id, 1)
+    await cancelOrder(stock.orders[0]!.id)
+    await serve()
+    const token = await offerToken(fan.email)
+    const offer = await app.db.execute<{ basket_id: string }>(sql`select basket_id from waiting_entries where id = ${fan.id}`)
+    // The offer's hold ran out a moment before its entry says (an accept that began just before offer_expires_at).
+    await backdateBasket(offer.rows[0]!.basket_id)
+    const buyer = await insertSignedInCustomer(app, a)
+    expect((await openBasket(buyer.headers, stock.inventory.id, 1)).statusCode).toBe(201)
+    expectError(await accept(a, token), 410, 'offer_expired')
+    expect(await admInventory(stock.event.id, stock.inventory.id)).toMatchObject({ held: 1, available: 0 })
+  })
+
+  it("leaves an inventory whose free tickets are reserved for the queue out of the event's lowest price", async () => {
+    const stock = await soldOut(a, [1, 1])
+    await createTestInventory(app, { id: stock.event.id, sellerId: a.seller.id }, { price: 9000, capacity: 10 })
+    await joined(a, stock.inventory.id, 2)
+    await cancelOrder(stock.orders[0]!.id)
+    const listed = await app.inject({ method: 'GET', url: '/stf/v1/events?limit=100', headers: a.auth })
+    const event = listed.json().data.find((e: { id: string }) => e.id === stock.event.id)
+    expect(event.price.amount).toBe(9000)
+  })
+
+  it('answers waiting_list_closed to an offer by hand for a date that has passed', async () => {
+    const stock = await soldOut(a, [1])
+    const fan = await joined(a, stock.inventory.id, 1)
+    await app.db.execute(sql`update inventories set date = ${dayFromToday(-2)} where id = ${stock.inventory.id}`)
+    await cancelOrder(stock.orders[0]!.id)
+    expectError(await adm.post(`/waiting-list/${fan.id}/offer`), 409, 'waiting_list_closed')
+    expect((await entry(a, fan.id)).status).toBe('expired')
+  })
+})
+
 describe('affiliates', () => {
   it("keeps an entry made under an affiliate code to that code, and makes its offer the affiliate's basket", async () => {
     const stock = await soldOut(a, [1])
@@ -868,15 +939,8 @@ describe('affiliates', () => {
 
     await cancelOrder(stock.orders[0]!.id)
     await serve()
-    const token = await offerToken(mine.email)
-    // Without the code, the token answers like an unknown one.
-    expectError(await accept(a, token), 401, 'invalid_token')
-    const basket = await app.inject({
-      method: 'POST',
-      url: '/stf/v1/waiting-list/accept',
-      headers: { ...a.auth, ...under(affiliate.code) },
-      payload: { token },
-    })
+    // The emailed link goes to the seller's storefront: the token alone accepts, and the basket says whose sale it is.
+    const basket = await accept(a, await offerToken(mine.email))
     expect(basket.statusCode, basket.body).toBe(201)
     expect(basket.json()).toMatchObject({ affiliate_code: affiliate.code, items: [{ inventory_id: inventoryId, quantity: 1 }] })
     const customer = await insertSignedInCustomer(app, a)

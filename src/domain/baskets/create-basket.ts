@@ -86,7 +86,7 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
       // statement, sent with the COMMIT: the locks last no longer than that round trip.
       const { result: opened, last: locked } = await transactionEndingWith(db, (tx) => ({
         result: openBasket(tx, basketId, options),
-        last: takeTickets({ ...hold, basketId, sell: false, memo: options.availability }),
+        last: takeTickets({ ...hold, basketId, sell: false, opening: true, memo: options.availability }),
       }))
       return { body: viewOf(opened, locked!, variants), replayed: false }
     }
@@ -95,7 +95,7 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     const body = await db.transaction(async (tx) =>
       runIdempotent(tx, guard, 201, async (): Promise<BasketView> => {
         const opened = await openBasket(tx, randomUUID(), options)
-        return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false })), variants)
+        return viewOf(opened, await runStatement(tx, takeTickets({ ...hold, basketId: opened.basket.id, sell: false, opening: true })), variants)
       }),
     )
     return body

@@ -59,7 +59,7 @@ export async function readStandings(db: Db, query: StandingsQuery): Promise<Inve
   const { rows } = await executeStatement<StandingRecord>(
     db,
     {
-      sql: 'select id, date, standing, tickets_left, fits, first_release_ms from inventory_standings($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[])',
+      sql: 'select id, date, standing, tickets_left, fits, first_release_ms from inventory_standings($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[], true)',
       params: [
         query.sellerId,
         ids,
@@ -104,6 +104,8 @@ export type TakeTickets = {
   variants?: ReadonlyMap<string, string> | null | undefined
   /** Add the quantities to `sold` (a checkout), or only hold them. */
   sell: boolean
+  /** The basket is being opened by this transaction: its items are the request, not holdings it keeps while buyers queue. */
+  opening?: boolean | undefined
 }
 
 /**
@@ -115,7 +117,7 @@ export type TakeTickets = {
 export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
   const ids = [...take.quantities.keys()]
   return {
-    sql: 'select * from take_tickets($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[], $6::int[], $7::text[], $8)',
+    sql: 'select * from take_tickets($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[], $6::int[], $7::text[], $8, $9)',
     params: [
       take.sellerId,
       ids,
@@ -125,6 +127,7 @@ export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
       take.prices === null ? null : ids.map((id) => take.prices!.get(id) ?? null),
       take.variants ? ids.map((id) => take.variants!.get(id) ?? null) : null,
       take.sell,
+      take.opening ?? false,
     ],
   }
 }

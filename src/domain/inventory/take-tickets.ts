@@ -49,6 +49,8 @@ export function takeTickets(
     /** The variants priced with, by inventory id (`variantsDigest` of the basket lines). */
     variants?: ReadonlyMap<string, string> | undefined
     sell: boolean
+    /** The basket is being opened by this transaction (`TakeTickets.opening`). */
+    opening?: boolean | undefined
     memo?: AvailabilityMemo | undefined
   },
 ): LastStatement<Map<string, TakenInventory>> {
@@ -63,6 +65,7 @@ export function takeTickets(
       prices: options.prices ?? null,
       variants: options.variants ?? null,
       sell: options.sell,
+      opening: options.opening,
     }),
     // The database judged already, and the transaction may have committed: nothing to refuse here.
     read: (rows) => {

@@ -3,29 +3,29 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { readBasketView, type BasketView } from '../baskets/basket-view.js'
-import { findBasket, renewBasket } from '../baskets/baskets.repo.js'
-import type { AffiliateContext } from '../sellers/seller-authenticator.js'
+import { findBasket, listBasketLines, renewBasket } from '../baskets/baskets.repo.js'
+import { quantitiesByInventory } from '../baskets/variants.js'
+import { takeTickets } from '../inventory/take-tickets.js'
+import { runStatement } from '../../platform/db/transaction-ending-with.js'
 import { endOfferHold, findEntry, lockEntryByToken, nudgeQueue, setEntry, type WaitingEntryRow } from './waiting-list.repo.js'
 import { toWaitingEntryView, type WaitingEntryView } from './waiting-entry-view.js'
 
 export type AnswerOfferOptions = {
   sellerId: string
-  /** Of `X-Affiliate-Code`: an offer made under a code answers only to it (the basket is the affiliate's). */
-  affiliate: AffiliateContext | null
   token: string
   tokenHmac: Buffer
   actor: AuditActor
 }
 
 /**
- * The offer an emailed token names, locked, while it may still be answered. A token of another
- * seller or affiliate, unknown, or of an offer already answered: 401 invalid_token; of an offer past its
+ * The offer an emailed token names, locked, while it may still be answered. The token alone names
+ * it, whichever affiliate code the call carries: the emailed link goes to the seller's storefront.
+ * A token of another seller, unknown, or of an offer already answered: 401 invalid_token; of an offer past its
  * `offer_expires_at` (expired by the sweep or not yet): 410 offer_expired. The lock makes a token
  * single use: of two answers at once, the second finds the offer answered.
  */
 async function lockLiveOffer(tx: Db, options: AnswerOfferOptions): Promise<WaitingEntryRow> {
-  const found = await lockEntryByToken(tx, options.sellerId, hashOpaqueToken(options.tokenHmac, options.token))
-  const entry = found && found.affiliateId === (options.affiliate?.id ?? null) ? found : undefined
+  const entry = await lockEntryByToken(tx, options.sellerId, hashOpaqueToken(options.tokenHmac, options.token))
   if (entry?.status === 'expired' || (entry?.status === 'offered' && entry.lapsed)) throw new AppError('offer_expired')
   if (entry?.status !== 'offered') throw new AppError('invalid_token')
   return entry
@@ -33,8 +33,11 @@ async function lockLiveOffer(tx: Db, options: AnswerOfferOptions): Promise<Waiti
 
 /**
  * Accepts an offer (API.md 7.6): the offer's basket, which holds the tickets, becomes the buyer's
- * (linked to the customer of `X-Customer-Token`, if sent), held for the seller's usual
- * `basket_ttl_seconds` from now, and is checked out like any other. If it then expires unpaid,
+ * (linked to the customer of `X-Customer-Token`, if sent; the affiliate's, as its `affiliate_code`
+ * says, when the entry was made under one), held for the seller's usual `basket_ttl_seconds` from
+ * now, and is checked out like any other. The renewed hold is judged under the inventory locks
+ * like every renewal (`takeTickets`): an offer that lapsed while this call began, and whose
+ * tickets someone else holds since, answers 410 offer_expired. If the basket then expires unpaid,
  * its tickets go back to the queue like any other hold's.
  */
 export async function acceptOffer(db: Db, options: AnswerOfferOptions & { ttlSeconds: number; customerId: string | null }): Promise<BasketView> {
@@ -43,6 +46,12 @@ export async function acceptOffer(db: Db, options: AnswerOfferOptions & { ttlSec
     if (!entry.basketId) throw new AppError('invalid_token')
     await setEntry(tx, entry.id, { status: 'accepted' })
     await renewBasket(tx, entry.basketId, options.ttlSeconds, options.customerId ? { customerId: options.customerId } : {})
+    const wanted = quantitiesByInventory(await listBasketLines(tx, entry.basketId))
+    try {
+      await runStatement(tx, takeTickets({ sellerId: options.sellerId, scope: null, basketId: entry.basketId, wanted, added: new Map(), sell: false }))
+    } catch (error) {
+      throw error instanceof AppError && error.code === 'insufficient_inventory' ? new AppError('offer_expired') : error
+    }
     await recordAudit(tx, options.actor, {
       action: 'stf.waiting_list.accepted',
       target: { type: 'waiting_entry', id: entry.id },
@@ -52,7 +61,7 @@ export async function acceptOffer(db: Db, options: AnswerOfferOptions & { ttlSec
     return entry.basketId
   })
   const basket = await findBasket(db, options.sellerId, basketId)
-  return readBasketView(db, basket!, options.affiliate?.eventIds ?? null)
+  return readBasketView(db, basket!, null)
 }
 
 /** Declines an offer (API.md 7.6): the entry is `declined` and its tickets pass on at once. */

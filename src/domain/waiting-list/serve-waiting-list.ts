@@ -177,8 +177,9 @@ export function createWaitingListServer(options: WaitingListServerOptions): Wait
       const outcome = changed.find((c) => c.entryId === entry.id)?.outcome
       if (outcome === 'short') throw new AppError('insufficient_inventory', { details: { inventory_id: entry.inventoryId } })
       if (outcome !== 'offered') {
+        // Still waiting (its event is not on sale), or expired with its queue (its date has passed): closed.
         const now = await findEntry(db, null, entryId)
-        throw new AppError(now?.status === 'waiting' ? 'waiting_list_closed' : 'entry_not_waiting')
+        throw new AppError(now?.status === 'waiting' || outcome === 'expired' ? 'waiting_list_closed' : 'entry_not_waiting')
       }
       await recordAudit(db, actor, { action: 'adm.waiting_list.offered', target: { type: 'waiting_entry', id: entry.id }, sellerId: entry.sellerId })
       return toWaitingEntryView((await findEntry(db, null, entryId))!)

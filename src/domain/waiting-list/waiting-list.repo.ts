@@ -184,8 +184,8 @@ export async function queueSweepTurns(db: Db): Promise<number> {
   const { rows } = await db.execute<{ id: string }>(sql`
     insert into waiting_list_turns (inventory_id)
     select distinct w.inventory_id from waiting_entries w
-     where w.status = 'waiting' or (w.status = 'offered' and w.offer_expires_at <= now())
-    on conflict (inventory_id) where status = 'pending' and locked_until is null do nothing
+     where (w.status = 'waiting' or (w.status = 'offered' and w.offer_expires_at <= now()))
+       and not exists (select 1 from waiting_list_turns t where t.inventory_id = w.inventory_id and t.status = 'pending' and t.locked_until is null)
     returning id`)
   return rows.length
 }

@@ -56,9 +56,10 @@ export const waitingEntries = pgTable(
 /**
  * Inventories to serve: an outbox of turns (leased like every outbox row, SKIP LOCKED, so every
  * process may serve), written by the database where tickets come back (sql/waiting_list_nudge.sql)
- * and by the periodic sweep. A served turn is deleted. At most one turn per inventory is pending
- * and not yet leased: a turn written while another is being served is a new one, so tickets freed
- * meanwhile are not missed.
+ * and by the periodic sweep. A served turn is deleted. A nudge adds no turn while one of the
+ * inventory is pending and not yet leased (as committed: no unique index, so that a nudge never
+ * waits for a transaction that serves, which may be waiting for the nudger's entry lock); a turn
+ * written while another is being served is a new one, so tickets freed meanwhile are not missed.
  */
 export const waitingListTurns = pgTable(
   'waiting_list_turns',
@@ -72,7 +73,7 @@ export const waitingListTurns = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('waiting_list_turns_pending_key').on(t.inventoryId).where(sql`${t.status} = 'pending' and ${t.lockedUntil} is null`),
+    index('waiting_list_turns_pending_idx').on(t.inventoryId).where(sql`${t.status} = 'pending' and ${t.lockedUntil} is null`),
     index('waiting_list_turns_due_idx').on(t.status, t.nextAttemptAt),
   ],
 )

@@ -13,11 +13,12 @@
 -- the caller priced with them, its unit price (p_prices) and variants (p_variants[n]: md5 of the
 -- variants' jsonb text as read, or null where no item buys a variant) have not moved. Otherwise it
 -- raises SQLSTATE BX409 with, in DETAIL, how each stood (JSON: id, date, standing, ticketsLeft,
--- fits, moved, firstReleaseMs) and changes nothing. When they fit, with p_sell it adds the quantities to
+-- fits, moved, firstReleaseMs) and changes nothing. p_opening: p_basket is being opened by this
+-- transaction (its items, written before the locks, are what it asks for: it holds nothing yet). When they fit, with p_sell it adds the quantities to
 -- sold, and it answers each inventory as a new basket would now find it (standing and tickets_left
 -- after this change). A change of its arguments or result needs a migration that drops the old
 -- signature first (CREATE OR REPLACE cannot change them).
-CREATE OR REPLACE FUNCTION take_tickets(p_seller uuid, p_ids uuid[], p_quantities integer[], p_basket uuid, p_scope uuid[], p_prices integer[], p_variants text[], p_sell boolean)
+CREATE OR REPLACE FUNCTION take_tickets(p_seller uuid, p_ids uuid[], p_quantities integer[], p_basket uuid, p_scope uuid[], p_prices integer[], p_variants text[], p_sell boolean, p_opening boolean)
 RETURNS TABLE (id uuid, event_id uuid, date text, name text, price integer, standing text, tickets_left integer, first_release_ms double precision)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -33,7 +34,7 @@ BEGIN
            (p_prices IS NOT NULL AND s.price IS DISTINCT FROM p_prices[n.n])
            OR (p_variants IS NOT NULL AND p_variants[n.n] IS NOT NULL
                AND p_variants[n.n] IS DISTINCT FROM (SELECT md5(i.variants::text) FROM inventories i WHERE i.id = s.id)) AS moved
-      FROM inventory_standings(p_seller, p_ids, p_quantities, p_basket, p_scope) AS s
+      FROM inventory_standings(p_seller, p_ids, p_quantities, p_basket, p_scope, NOT p_opening) AS s
       CROSS JOIN LATERAL (SELECT array_position(p_ids, s.id) AS n) AS n
   LOOP
     found_rows := found_rows + 1;

@@ -26,7 +26,7 @@ DECLARE
   basket uuid;
 BEGIN
   PERFORM pg_advisory_xact_lock(7301, hashtext(p_inventory::text));
-  SELECT i.id, i.seller_id, s.waiting_list_offer_minutes AS minutes
+  SELECT i.id, i.seller_id, i.variants, s.waiting_list_offer_minutes AS minutes
     INTO inv
     FROM inventories i JOIN sellers s ON s.id = i.seller_id
    WHERE i.id = p_inventory
@@ -35,9 +35,13 @@ BEGIN
     RETURN;
   END IF;
 
+  -- An offer being answered right now (its entry locked by an accept or a decline, which then
+  -- takes these same inventory locks) is skipped, not waited for: the answer decides it.
   FOR w IN
     UPDATE waiting_entries x SET status = 'expired', updated_at = now()
-     WHERE x.inventory_id = p_inventory AND x.status = 'offered' AND x.offer_expires_at <= now()
+     WHERE x.id IN (SELECT y.id FROM waiting_entries y
+                     WHERE y.inventory_id = p_inventory AND y.status = 'offered' AND y.offer_expires_at <= now()
+                       FOR UPDATE SKIP LOCKED)
     RETURNING x.id, x.basket_id
   LOOP
     UPDATE baskets b SET status = 'expired', updated_at = now() WHERE b.id = w.basket_id AND b.status = 'open';
@@ -48,7 +52,7 @@ BEGIN
   -- The sale rule (inventory_standings.sql) says whether the event sells on that date: 'sold_out'
   -- (as it stands to the public while buyers queue) and 'on_sale' do; and what is free.
   SELECT st.standing, st.available INTO verdict, free
-    FROM inventory_standings(inv.seller_id, ARRAY[p_inventory], null, null, null) AS st;
+    FROM inventory_standings(inv.seller_id, ARRAY[p_inventory], null, null, null, false) AS st;
   IF verdict = 'past' THEN
     -- The date has passed: nobody will be served any more, and the sweep stops looking.
     RETURN QUERY
@@ -76,10 +80,15 @@ BEGIN
       END IF;
       EXIT;
     END IF;
+    -- The entry's affiliate while it is active (a deactivated one's code addresses nothing), and
+    -- its variant while the inventory still sells it (else the inventory itself).
     INSERT INTO baskets (seller_id, affiliate_id, customer_id, status, expires_at)
-    VALUES (inv.seller_id, w.affiliate_id, w.customer_id, 'open', offer_until)
+    VALUES (inv.seller_id, (SELECT a.id FROM affiliates a WHERE a.id = w.affiliate_id AND a.active), w.customer_id, 'open', offer_until)
     RETURNING id INTO basket;
-    INSERT INTO basket_items (basket_id, inventory_id, variant, quantity) VALUES (basket, p_inventory, w.variant, w.quantity);
+    INSERT INTO basket_items (basket_id, inventory_id, variant, quantity)
+    VALUES (basket, p_inventory,
+            CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(inv.variants) AS v WHERE v ->> 'name' = w.variant) THEN w.variant END,
+            w.quantity);
     UPDATE waiting_entries x SET status = 'offered', basket_id = basket, offered_at = now(), offer_expires_at = offer_until, updated_at = now()
      WHERE x.id = w.id;
     free := free - w.quantity;
