@@ -1,47 +1,17 @@
-import { Agent, request } from 'node:http'
+import { Agent } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { percentile } from './flash.js'
-import { REQUEST_TIMEOUT_S, type Row } from './load.js'
+import { send } from './http.js'
+import type { Row } from './load.js'
 
 /** A ticket as a gate sees it: its identifier and the signed code its QR holds. */
 export type Ticket = { identifier: string; code: string }
-
-type Answer = { status: number; body: string; ms: number }
 
 /** Scan outcomes counted: `ok`, the reason of a refusal, `http <status>` or `lost` (no answer). */
 export type Outcomes = Record<string, number>
 
 const bump = (map: Outcomes, key: string) => {
   map[key] = (map[key] ?? 0) + 1
-}
-
-/**
- * One JSON POST over `agent`. A request that gets no answer (refused, reset, timed out) answers
- * status 0, so that a scenario counts it instead of dying.
- */
-function post(agent: Agent, url: string, headers: Record<string, string>, body: string): Promise<Answer> {
-  const started = performance.now()
-  return new Promise((resolve) => {
-    const lost = () => resolve({ status: 0, body: '', ms: performance.now() - started })
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        timeout: REQUEST_TIMEOUT_S * 1000,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - started }))
-        res.on('error', lost)
-      },
-    )
-    req.on('timeout', () => req.destroy())
-    req.on('error', lost)
-    req.end(body)
-  })
 }
 
 /** How a scan's answer counts: `ok`, or why it was refused. */
@@ -70,10 +40,10 @@ export async function buyTickets(options: {
   const tickets: Ticket[] = []
   try {
     while (tickets.length < options.count) {
-      const basket = await post(agent, `${options.baseUrl}/stf/v1/baskets`, headers, items)
+      const basket = await send(agent, 'POST', `${options.baseUrl}/stf/v1/baskets`, headers, items)
       if (basket.status !== 201) throw new Error(`check-in tickets: basket answered ${basket.status} ${basket.body.slice(0, 300)}`)
       const basketId = (JSON.parse(basket.body) as { id: string }).id
-      const order = await post(agent, `${options.baseUrl}/stf/v1/baskets/${basketId}/checkout`, headers, JSON.stringify({ payment_method: 'pix' }))
+      const order = await send(agent, 'POST', `${options.baseUrl}/stf/v1/baskets/${basketId}/checkout`, headers, JSON.stringify({ payment_method: 'pix' }))
       if (order.status !== 201) throw new Error(`check-in tickets: checkout answered ${order.status} ${order.body.slice(0, 300)}`)
       for (const { identifier, code } of (JSON.parse(order.body) as { tickets: Ticket[] }).tickets) tickets.push({ identifier, code })
     }
@@ -108,7 +78,7 @@ export async function uploadOffline(options: {
     nonce: `${options.nonces}-${n}`,
   }))
   const agent = new Agent({ keepAlive: false })
-  const answer = await post(agent, `${options.baseUrl}/chk/v1/redeem/batch`, { authorization: `Device ${options.token}` }, JSON.stringify({ scans }))
+  const answer = await send(agent, 'POST', `${options.baseUrl}/chk/v1/redeem/batch`, { authorization: `Device ${options.token}` }, JSON.stringify({ scans }))
   const outcomes: Outcomes = {}
   if (answer.status === 200)
     for (const result of (JSON.parse(answer.body) as { results: { status: string; reason: string | null }[] }).results) bump(outcomes, outcomeOf(result))
@@ -161,7 +131,7 @@ export async function scanAtGates(options: {
       if (intervalMs > 0 && due > performance.now()) await sleep(due - performance.now())
       const sentAt = performance.now()
       const ticket = options.tickets[gate * options.perGate + k]!
-      const answer = await post(agent, url, headers, JSON.stringify({ code: ticket.code, list_ids: [options.listId] }))
+      const answer = await send(agent, 'POST', url, headers, JSON.stringify({ code: ticket.code, list_ids: [options.listId] }))
       latencies.push(performance.now() - (intervalMs > 0 ? Math.min(due, sentAt) : sentAt))
       if (answer.status === 0) {
         tally.errors++

@@ -1,36 +1,9 @@
-import { Agent, request } from 'node:http'
+import { Agent } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { WaitlistState } from '../server/seed-waitlist.js'
 import { percentile } from './flash.js'
-import { REQUEST_TIMEOUT_S, type Row } from './load.js'
-
-type Answer = { status: number; body: string; ms: number }
-
-/** One JSON request over `agent`; no answer (refused, reset, timed out) is status 0, counted, not thrown. */
-function send(agent: Agent, method: string, url: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  const started = performance.now()
-  return new Promise((resolve) => {
-    const lost = () => resolve({ status: 0, body: '', ms: performance.now() - started })
-    const req = request(
-      url,
-      {
-        method,
-        agent,
-        timeout: REQUEST_TIMEOUT_S * 1000,
-        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }), ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - started }))
-        res.on('error', lost)
-      },
-    )
-    req.on('timeout', () => req.destroy())
-    req.on('error', lost)
-    req.end(body)
-  })
-}
+import { send, type Answer } from './http.js'
+import type { Row } from './load.js'
 
 /**
  * A request as a well-behaved client sends it: a 503 (load shed before anything was written, with

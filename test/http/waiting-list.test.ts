@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { basketItems, baskets } from '../../src/domain/baskets/baskets.table.js'
-import { webhookDeliveries } from '../../src/domain/webhooks/webhooks.table.js'
+import type { WaitingEntryView } from '../../src/domain/waiting-list/waiting-entry-view.js'
 import { sqlState } from '../../src/platform/db/errors.js'
 import { buildTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday, sellTickets } from '../factories/catalog.js'
@@ -14,7 +14,7 @@ import { errorBody, expectError, linkToken } from '../support/customer-auth.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { SmtpSink } from '../support/smtp-sink.js'
 import { asAdmin, createStaff } from '../support/staff.js'
-import { WebhookReceiver } from '../support/webhook-receiver.js'
+import { drainWebhooks as drainSent, WebhookReceiver } from '../support/webhook-receiver.js'
 
 /**
  * API.md 7.6 (issue 32): a waiting list per inventory that hands every returned ticket to the
@@ -48,21 +48,8 @@ afterAll(async () => {
 })
 
 type Headers = Record<string, string>
-type Status = 'waiting' | 'offered' | 'accepted' | 'expired' | 'declined' | 'cancelled'
-type Entry = {
-  id: string
-  inventory_id: string
-  variant: string | null
-  quantity: number
-  email: string
-  name: string | null
-  priority: number
-  status: Status
-  position: number | null
-  offer_expires_at: string | null
-  basket_id: string | null
-  created_at: string
-}
+type Status = WaitingEntryView['status']
+type Entry = WaitingEntryView
 type Order = { id: string; status: string; tickets: { identifier: string; inventory_id: string }[] }
 type Stock = { event: { id: string }; inventory: { id: string }; orders: Order[] }
 
@@ -231,18 +218,7 @@ async function offerToken(address: string, storefrontUrl = STOREFRONT_A): Promis
   return linkToken(mails.at(-1)!, storefrontUrl, 'waiting-list/accept')
 }
 
-/** Runs the webhook worker until nothing is left to send now (a bounded number of passes). */
-async function drainWebhooks() {
-  for (let pass = 0; pass < 50; pass++) {
-    await app.outbox.runOnce('webhook')
-    const [due] = await app.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, 'pending'), sql`${webhookDeliveries.nextAttemptAt} <= now()`))
-    if (Number(due!.n) === 0) return
-  }
-  throw new Error('deliveries still due after 50 passes')
-}
+const drainWebhooks = () => drainSent(app)
 
 /** Baskets whose items hold tickets of the inventory now (the one reading of "held"). */
 const holdersOf = (inventoryId: string) =>

@@ -16,7 +16,7 @@ import { type AdmClient, admClient } from '../support/adm-client.js'
 import { eventually } from '../support/smtp-sink.js'
 import { createStaff } from '../support/staff.js'
 import { verifyWebhook } from '../support/verify-webhook.js'
-import { WebhookReceiver } from '../support/webhook-receiver.js'
+import { drainWebhooks, WebhookReceiver } from '../support/webhook-receiver.js'
 
 /** Receivers listen on 127.0.0.1 over http: this app allows both, as a developer's would. */
 const LENIENT = {
@@ -76,18 +76,8 @@ async function buy(seller: TestSeller = a, inventory = inventoryId): Promise<Ord
   return order.json()
 }
 
-/** Runs the webhook worker until nothing is left to send now (a bounded number of passes). */
-async function drain(app: FastifyInstance = ctx.app) {
-  for (let pass = 0; pass < 50; pass++) {
-    await app.outbox.runOnce('webhook')
-    const [due] = await app.db
-      .select({ n: sql<number>`count(*)::int` })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.status, 'pending'), sql`${webhookDeliveries.nextAttemptAt} <= now()`))
-    if (Number(due!.n) === 0) return
-  }
-  throw new Error('deliveries still due after 50 passes')
-}
+/** Runs the webhook worker until nothing is left to send now (`drainWebhooks`). */
+const drain = (app: FastifyInstance = ctx.app) => drainWebhooks(app)
 
 /** Makes the pending deliveries due now instead of waiting out their backoff. */
 const dueNow = () =>

@@ -1,5 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { and, eq, sql } from 'drizzle-orm'
+import type { FastifyInstance } from 'fastify'
+import { webhookDeliveries } from '../../src/domain/webhooks/webhooks.table.js'
 
 export type ReceivedWebhook = {
   headers: IncomingHttpHeaders
@@ -60,4 +63,17 @@ export class WebhookReceiver {
     this.server.closeAllConnections()
     await new Promise((resolve) => this.server.close(resolve))
   }
+}
+
+/** Runs the app's webhook worker until nothing is left to send now (a bounded number of passes). */
+export async function drainWebhooks(app: FastifyInstance): Promise<void> {
+  for (let pass = 0; pass < 50; pass++) {
+    await app.outbox.runOnce('webhook')
+    const [due] = await app.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, 'pending'), sql`${webhookDeliveries.nextAttemptAt} <= now()`))
+    if (Number(due!.n) === 0) return
+  }
+  throw new Error('deliveries still due after 50 passes')
 }
