@@ -336,6 +336,16 @@ describe('Redis going away', () => {
     // Limits work through Redis.
     const first = await Promise.all(Array.from({ length: 6 }, () => guess('203.0.113.1')))
     expect(countStatuses(first)).toEqual({ 401: 5, 429: 1 })
+    // All six were counted in Redis, none in this process's memory: the process started once
+    // Redis answered, so its first requests count with every other replica's.
+    const redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 1 })
+    try {
+      const keys = await redis.keys(`${prefix}rl:iam-login-ip:*`)
+      expect(keys).toHaveLength(1)
+      expect(Number(await redis.get(keys[0]!))).toBe(6)
+    } finally {
+      redis.disconnect()
+    }
 
     await proxy.down()
     // A store that is down does not take logins down with it: they are answered, quickly, and

@@ -116,6 +116,25 @@ export function createLimits(options: { redis?: Redis | undefined; keyPrefix: st
   }
 }
 
+/** How long a starting process waits for Redis before it counts in memory meanwhile. */
+const redisStartWaitMs = 5000
+
+/** Resolves once `redis` is ready, has failed to connect once, or after `waitMs`. */
+function connected(redis: Redis, waitMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      redis.off('ready', done)
+      redis.off('error', done)
+      resolve()
+    }
+    const timer = setTimeout(done, waitMs)
+    redis.once('ready', done)
+    redis.once('error', done)
+  })
+}
+
 /**
  * `app.limits`: attempt counters in this process, or shared by every replica through Redis when
  * `REDIS_URL` is set. The Redis connection closes with the app.
@@ -124,6 +143,9 @@ export const limitsPlugin = fp<{ config: Config }>(
   async (app, { config }) => {
     const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 }) : undefined
     redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
+    // Counted in memory until the connection is up, the first requests of a new replica would not
+    // count with the others: start once Redis answers, or once it has failed to (it is retried).
+    if (redis) await connected(redis, redisStartWaitMs)
     app.decorate('limits', createLimits({ redis, keyPrefix: config.redisKeyPrefix }))
     if (redis)
       app.addHook('onClose', () =>
