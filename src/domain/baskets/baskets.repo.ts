@@ -162,17 +162,44 @@ const prepareCheckOutBasket = (db: Db) =>
     .prepare('check_out_basket')
 
 /** Writes the quantities of a basket's items, keeping the ids, positions and coupons of those it had. */
-export const upsertBasketItems = (db: Db, rows: (typeof basketItems.$inferInsert)[]): Promise<ItemRow[]> => upsertBasketItemsQuery(db, rows).execute()
+export const upsertBasketItems = (db: Db, rows: readonly NewBasketItem[]): Promise<ItemRow[]> => upsertBasketItemsQuery(db, rows).execute()
 
-/** The statement of `upsertBasketItems`, to send with others (`inOrder`); with no rows, nothing runs. */
-export const upsertBasketItemsQuery = (db: Db, rows: (typeof basketItems.$inferInsert)[]): { execute: () => Promise<ItemRow[]> } =>
-  rows.length === 0
-    ? { execute: () => Promise.resolve([]) }
-    : db
-        .insert(basketItems)
-        .values(rows)
-        .onConflictDoUpdate({ target: [basketItems.basketId, basketItems.inventoryId, basketItems.variant], set: { quantity: sql`excluded.quantity` } })
-        .returning()
+/** An item to write: what the basket asks for, and where it stands among its items. */
+export type NewBasketItem = { basketId: string; inventoryId: string; variant?: string | null | undefined; quantity: number; position: number }
+
+/**
+ * The statement of `upsertBasketItems`, to send with others (`inOrder`); with no rows, nothing
+ * runs. Built once per connection (`preparedOn`), the items going as one array per column
+ * (`unnest`), so that one text serves every basket: new baskets write it at every hold.
+ */
+export const upsertBasketItemsQuery = (db: Db, rows: readonly NewBasketItem[]): { execute: () => Promise<ItemRow[]> } => {
+  if (rows.length === 0) return { execute: () => Promise.resolve([]) }
+  const statement = preparedOn(db, UPSERT_BASKET_ITEMS, prepareUpsertBasketItems)
+  const values = {
+    basketIds: rows.map((row) => row.basketId),
+    inventoryIds: rows.map((row) => row.inventoryId),
+    variants: rows.map((row) => row.variant ?? null),
+    quantities: rows.map((row) => row.quantity),
+    positions: rows.map((row) => row.position),
+  }
+  return { execute: () => statement.execute(values) }
+}
+
+const UPSERT_BASKET_ITEMS = Symbol('upsert basket items')
+// Every column of the table, in its order (an insert from a select names them all); held_until is
+// the trigger's to set.
+const prepareUpsertBasketItems = (db: Db) =>
+  db
+    .insert(basketItems)
+    .select(
+      sql`select gen_random_uuid(), u.basket_id, u.inventory_id, u.variant, u.quantity, null::uuid, u.position, null::timestamptz, now()
+            from unnest(${sql.placeholder('basketIds')}::uuid[], ${sql.placeholder('inventoryIds')}::uuid[], ${sql.placeholder('variants')}::text[],
+                        ${sql.placeholder('quantities')}::int[], ${sql.placeholder('positions')}::int[])
+              as u(basket_id, inventory_id, variant, quantity, position)`,
+    )
+    .onConflictDoUpdate({ target: [basketItems.basketId, basketItems.inventoryId, basketItems.variant], set: { quantity: sql`excluded.quantity` } })
+    .returning()
+    .prepare('upsert_basket_items')
 
 /**
  * Basket lines from item rows, the inventories they hold and the variants of those they buy a
