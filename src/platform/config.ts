@@ -72,7 +72,7 @@ export const ZEnv = z
     /** First retry delay of a failed webhook delivery; each further one doubles it (with jitter), up to 6 hours. */
     WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
     AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
-    HOLDS_PER_INVENTORY: z.coerce.number().int().min(1).max(1000).default(2),
+    HOLDS_PER_INVENTORY: z.coerce.number().int().min(1).max(1000).default(4),
     WAITING_LIST_SWEEP_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
     /** How long a storefront catalogue answer is served from memory at most (0: never). */
     CATALOGUE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
