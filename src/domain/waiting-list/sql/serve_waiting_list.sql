@@ -97,7 +97,7 @@ BEGIN
   END LOOP;
   -- The queue may have emptied, which puts what is left back on public sale: memories of a
   -- sold-out reading (sql/announce_tickets_freed.sql) forget it at commit.
-  IF free > 0 AND NOT tickets_queued(p_inventory) THEN
+  IF free > 0 AND NOT (SELECT q.queued FROM tickets_queued(p_inventory) AS q) THEN
     PERFORM pg_notify('tickets_freed', p_inventory::text);
   END IF;
   RETURN;
