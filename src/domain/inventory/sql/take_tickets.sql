@@ -26,6 +26,7 @@ DECLARE
   taken boolean := true;
   found_rows integer := 0;
   seen jsonb := '[]'::jsonb;
+  k integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(7301, q.k) FROM (SELECT DISTINCT hashtext(x::text) AS k FROM unnest(p_ids) AS x ORDER BY 1) AS q;
   PERFORM 1 FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller ORDER BY i.id FOR NO KEY UPDATE OF i;
@@ -52,9 +53,11 @@ BEGIN
     RAISE EXCEPTION 'the tickets asked for do not fit' USING ERRCODE = 'BX409', DETAIL = seen::text;
   END IF;
   IF p_sell THEN
-    UPDATE inventories AS inv SET sold = inv.sold + w.quantity, updated_at = now()
-      FROM unnest(p_ids, p_quantities) AS w(inventory_id, quantity)
-     WHERE inv.id = w.inventory_id;
+    -- One row at a time, each by its key: planned once per session. A join to unnest() (or
+    -- `= ANY`) was planned again at every sale, its generic plan guessing 10 rows or more.
+    FOR k IN 1 .. cardinality(p_ids) LOOP
+      UPDATE inventories AS inv SET sold = inv.sold + p_quantities[k], updated_at = now() WHERE inv.id = p_ids[k];
+    END LOOP;
   END IF;
   RETURN;
 END
