@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
 import { applyFunctionFiles, functionFiles, type FunctionFile } from '../../src/platform/db/function-files.js'
@@ -61,6 +62,21 @@ describe('database function files', () => {
     expect(await applyFunctionFiles(db, [probe(1)])).toEqual([])
     expect(await applyFunctionFiles(db, [probe(2)])).toEqual(['test/sql/boxoffice_probe.sql'])
     expect(await answer()).toBe(2)
+  })
+
+  it('of the sale rule are inlined into the statement that reads how inventories stand', async () => {
+    // An SQL function the planner cannot inline is parsed and planned again at every call; inlined,
+    // it is planned once with the statement. tickets_queued was not (a scalar function whose body
+    // holds a subquery), several times per hold: migration 0027.
+    const { db } = await testDatabase()
+    const { rows } = await db.execute<{ 'QUERY PLAN': string }>(
+      sql`explain (verbose, costs off) select * from inventory_standings(${randomUUID()}::uuid, array[${randomUUID()}::uuid], array[1], null, null, true)`,
+    )
+    const plan = rows.map((row) => row['QUERY PLAN']).join('\n')
+    expect(plan).toContain('inventories')
+    for (const inlined of ['inventory_standings', 'tickets_held', 'tickets_available', 'tickets_queued', 'sale_standing']) {
+      expect(plan, inlined).not.toContain(`${inlined}(`)
+    }
   })
 
   it('are never carried by a migration again (0022 and later)', () => {
