@@ -73,6 +73,7 @@ export const ZEnv = z
     WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(60_000),
     AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
     HOLDS_PER_INVENTORY: z.coerce.number().int().min(1).max(1000).default(4),
+    HOLDS_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(8),
     WAITING_LIST_SWEEP_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
     /** How long a storefront catalogue answer is served from memory at most (0: never). */
     CATALOGUE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
@@ -170,6 +171,7 @@ function toConfig(e: z.output<typeof ZEnv>) {
     /** How long a sold-out reading may refuse new baskets without a round trip, at most (0: never). */
     availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
     holdsPerInventory: e.HOLDS_PER_INVENTORY,
+    holdsInFlight: e.HOLDS_IN_FLIGHT,
     /** How often each process looks for waiting lists to serve that no change announced (a hold run out, an offer past its time). */
     waitingListSweepMs: e.WAITING_LIST_SWEEP_MS,
     catalogueCacheMs: e.CATALOGUE_CACHE_MS,

@@ -56,6 +56,50 @@ describe('the holds of an inventory take turns (issue 31)', () => {
     expect(queue.state()).toEqual({ running: 0, waiting: 0, inventories: 0 })
   })
 
+  it("runs at most inFlight holds of all inventories at once, in arrival order, after their inventories' turns", async () => {
+    const queue = createHoldQueue({ perInventory: 2, inFlight: 3 })
+    let running = 0
+    let most = 0
+    const order: string[] = []
+    const names = ['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'c2', 'b3']
+    const gates = names.map(gate)
+    const holds = names.map((name, n) =>
+      queue.inTurn([name.slice(0, 1)], async () => {
+        running++
+        most = Math.max(most, running)
+        order.push(name)
+        await gates[n]!.opened
+        running--
+        return name
+      }),
+    )
+    await new Promise((resolve) => setImmediate(resolve))
+    // a1, b1, c1 fly; a2, b2, c2 have their inventory's turn and wait for one in flight; a3, b3 wait for their inventory's.
+    expect(queue.state()).toEqual({ running: 3, waiting: 5, inventories: 3 })
+    for (const g of gates) {
+      g.open()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    expect(await Promise.all(holds)).toEqual(names)
+    expect(most).toBe(3)
+    expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'c2', 'a3', 'b3'])
+    expect(queue.state()).toEqual({ running: 0, waiting: 0, inventories: 0 })
+  })
+
+  it('never deadlocks holds of several inventories asked in opposite orders, one in flight', async () => {
+    const queue = createHoldQueue({ perInventory: 2, inFlight: 1 })
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, n) =>
+        queue.inTurn(n % 3 === 0 ? ['x', 'y'] : n % 3 === 1 ? ['y', 'x'] : ['y'], async () => {
+          await new Promise((resolve) => setImmediate(resolve))
+          return n
+        }),
+      ),
+    )
+    expect(results).toHaveLength(50)
+    expect(queue.state()).toEqual({ running: 0, waiting: 0, inventories: 0 })
+  })
+
   it('gives the turn back when the hold fails', async () => {
     const queue = createHoldQueue({ perInventory: 1 })
     await expect(

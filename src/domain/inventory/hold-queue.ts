@@ -7,63 +7,80 @@
  * turn after the inventory sold out is refused from memory (AvailabilityMemo), without a round
  * trip. Turns are taken in inventory id order, so that two holds of several inventories never
  * wait for each other.
+ *
+ * And at most `inFlight` holds of all inventories at once, taken last (after the inventories'
+ * turns, in arrival order) and given back first, so that it cannot close a cycle. A sale spread
+ * over several inventories otherwise sends `perInventory` holds of each at once: the database,
+ * serving them side by side on few cores, spends more on each the more run together (a flash
+ * sale over 5 inventories sold 86 tickets a second with 20 holds in flight, 140 with 5).
  */
 export type HoldQueue = {
-  /** Runs `work` once each of these inventories has a turn free for it. */
+  /** Runs `work` once each of these inventories has a turn free for it, and a hold in flight is free. */
   inTurn<T>(inventoryIds: Iterable<string>, work: () => Promise<T>): Promise<T>
-  /** Holds running and waiting in all, and the inventories that have any (the `hold_queue` metric). */
+  /** Holds on their way to the database and waiting their turn, in all, and the inventories that have any (the `hold_queue` metric). */
   state(): { running: number; waiting: number; inventories: number }
 }
 
 type Lane = { running: number; waiting: (() => void)[] }
 
-export function createHoldQueue(options: { perInventory: number }): HoldQueue {
+export function createHoldQueue(options: { perInventory: number; inFlight?: number | undefined }): HoldQueue {
   const lanes = new Map<string, Lane>()
+  const all: Lane = { running: 0, waiting: [] }
+  const inFlight = options.inFlight ?? Number.POSITIVE_INFINITY
 
-  const enter = (id: string): Promise<void> | undefined => {
+  const take = (lane: Lane, limit: number): Promise<void> | undefined => {
+    if (lane.running < limit) {
+      lane.running++
+      return undefined
+    }
+    return new Promise<void>((resolve) => lane.waiting.push(resolve))
+  }
+
+  // The turn passes straight to the next waiter.
+  const give = (lane: Lane) => {
+    const next = lane.waiting.shift()
+    if (next) next()
+    else lane.running--
+  }
+
+  const enter = (id: string) => {
     let lane = lanes.get(id)
     if (!lane) {
       lane = { running: 0, waiting: [] }
       lanes.set(id, lane)
     }
-    if (lane.running < options.perInventory) {
-      lane.running++
-      return undefined
-    }
-    const queued = lane
-    return new Promise<void>((resolve) => queued.waiting.push(resolve))
+    return take(lane, options.perInventory)
   }
 
   const leave = (id: string) => {
     const lane = lanes.get(id)!
-    const next = lane.waiting.shift()
-    // The turn passes straight to the next waiter; a lane nobody uses is forgotten.
-    if (next) next()
-    else if (--lane.running === 0) lanes.delete(id)
+    give(lane)
+    // A lane nobody uses is forgotten.
+    if (lane.running === 0) lanes.delete(id)
   }
 
   return {
     async inTurn(inventoryIds, work) {
       const ids = [...new Set(inventoryIds)].sort()
       const entered: string[] = []
+      let flying = false
       try {
         for (const id of ids) {
           await enter(id)
           entered.push(id)
         }
+        await take(all, inFlight)
+        flying = true
         return await work()
       } finally {
+        if (flying) give(all)
         for (const id of entered) leave(id)
       }
     },
     state: () => {
-      let running = 0
-      let waiting = 0
-      for (const lane of lanes.values()) {
-        running += lane.running
-        waiting += lane.waiting.length
-      }
-      return { running, waiting, inventories: lanes.size }
+      let waiting = all.waiting.length
+      for (const lane of lanes.values()) waiting += lane.waiting.length
+      return { running: all.running, waiting, inventories: lanes.size }
     },
   }
 }

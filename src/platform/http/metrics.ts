@@ -73,7 +73,7 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
   })
   new Gauge({
     name: 'hold_queue_holds',
-    help: 'New baskets on their way to the database (running) and waiting their turn for an inventory (waiting), in all',
+    help: 'New baskets on their way to the database (running) and waiting their turn, for an inventory or for a hold in flight (waiting), in all',
     labelNames: ['state'],
     registers: [registry],
     collect() {
