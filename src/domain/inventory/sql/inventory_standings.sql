@@ -22,7 +22,8 @@ LANGUAGE sql STABLE AS $$
     CROSS JOIN LATERAL (SELECT i.date::date < seller_today(p_seller) AS past) AS r
     CROSS JOIN LATERAL tickets_held(i.id, p_except) AS h
     CROSS JOIN LATERAL (SELECT tickets_available(i.capacity, i.sold, h.held) AS available) AS a
-    CROSS JOIN LATERAL tickets_queued(i.id) AS q
+    -- OFFSET 0: probed once per inventory; pulled up, the probe was copied into each use of q.queued.
+    CROSS JOIN LATERAL (SELECT t.queued FROM tickets_queued(i.id) AS t OFFSET 0) AS q
     CROSS JOIN LATERAL sale_standing(p_scope IS NULL OR i.event_id = ANY (p_scope), e.status, r.past, a.available, q.queued,
                                        CASE WHEN p_own THEN h.own ELSE 0 END) AS s
    WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller
