@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { ZCheckinList, ZCheckinListPage, ZCheckinListRequest, ZCheckinPage, ZCheckinQuery, ZCheckinStatus } from '../checkin/checkin.schemas.js'
+import { ZCheckinList, ZCheckinListPage, ZCheckinListRequest, ZCheckinPage, ZCheckinQuery, ZCheckinStatus, ZStatusQuery } from '../checkin/checkin.schemas.js'
 import { findEventById } from '../domain/catalog/events.repo.js'
 import { findList, listRowsOfEvent } from '../domain/checkin/lists.repo.js'
-import { getCheckinStatus, listCheckins } from '../domain/checkin/read-lists.js'
+import { listScans } from '../domain/checkin/list-scans.js'
+import { getListStatusById } from '../domain/checkin/list-status.js'
 import { createCheckinList, deleteCheckinList, updateCheckinList, type CheckinListInput } from '../domain/checkin/save-checkin-list.js'
 import { toCheckinListView } from '../domain/checkin/views.js'
 import { requirePermission } from '../iam/staff-auth.js'
@@ -106,7 +107,9 @@ export const checkinListRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'admUpdateCheckinList',
         summary: 'Replace a check-in list’s settings',
-        description: 'Needs `adm.checkin.write`. Settings left out take their defaults, as on creation; the scans stay.',
+        description:
+          'Needs `adm.checkin.write`. Settings left out take their defaults, as on creation; the scans stay. A change of its inventories, ' +
+          'variants or rules restarts its ticket feed: devices reading it get every ticket of the list again, with `reset: true`.',
         security,
         params: ZIdParams,
         body: ZCheckinListRequest,
@@ -144,13 +147,16 @@ export const checkinListRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'admGetCheckinStatus',
         summary: 'How many are in',
-        description: 'Needs `adm.checkin.read`. Valid tickets of the list, checked in and inside now, in all and per inventory and variant.',
+        description:
+          'Needs `adm.checkin.read`. Valid tickets of the list, checked in and inside now, in all and per inventory and variant; ' +
+          '`date` counts only the inventories of that date.',
         security,
         params: ZIdParams,
+        querystring: ZStatusQuery,
         response: { 200: ZCheckinStatus, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getCheckinStatus(app.db, request.params.id),
+    async (request) => getListStatusById(app.db, request.params.id, request.query.date),
   )
 
   app.get(
@@ -171,7 +177,7 @@ export const checkinListRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { data, total } = await listCheckins(app.db, {
+      const { data, total } = await listScans(app.db, {
         listId: request.params.id,
         identifier: request.query.identifier,
         successful: request.query.successful,

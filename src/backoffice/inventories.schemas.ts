@@ -8,6 +8,7 @@ const ZVariant = z.strictObject({
   description: z.string().max(2000).default(''),
   type: z.string().max(100).default('').describe('e.g. `full`, `half` (meia-entrada)'),
   price: z.number().int().min(0).max(100_000_000).optional().describe('Centavos per ticket; absent: the inventory’s price'),
+  checkin_attention: z.boolean().optional().describe('The gate checks something when it admits this variant, e.g. proof of a half-price right; default false'),
 })
 
 /** Buyers name a variant: two of one name would be ambiguous. */
@@ -26,9 +27,15 @@ const fields = {
   capacity: z.number().int().min(0).max(1_000_000),
   variants: z.array(ZVariant).max(50).superRefine(distinctNames),
   waiting_list: z.boolean().describe('Buyers may join its waiting list when they cannot buy (API.md 7.6); default false'),
+  checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets (scans answer `attention: true`); default false'),
 }
 
-export const ZCreateInventory = z.strictObject({ ...fields, variants: fields.variants.optional(), waiting_list: fields.waiting_list.optional() })
+export const ZCreateInventory = z.strictObject({
+  ...fields,
+  variants: fields.variants.optional(),
+  waiting_list: fields.waiting_list.optional(),
+  checkin_attention: fields.checkin_attention.optional(),
+})
 
 export const ZUpdateInventory = z
   .strictObject({
@@ -38,6 +45,7 @@ export const ZUpdateInventory = z
     capacity: fields.capacity.optional().describe('Not below sold + held: 409 `insufficient_inventory`'),
     variants: fields.variants.optional().describe('Replaces the list'),
     waiting_list: fields.waiting_list.optional().describe('Off stops new joins; those already waiting are still served'),
+    checkin_attention: fields.checkin_attention.optional(),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
 
@@ -54,9 +62,16 @@ export const ZInventory = z
     held: z.number().int().describe('Tickets held by open, unexpired baskets'),
     available: z.number().int().describe('capacity - sold - held, never below 0'),
     variants: z.array(
-      z.object({ name: z.string(), description: z.string(), type: z.string(), price: z.number().int().optional().describe('Absent: the inventory’s price') }),
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        type: z.string(),
+        price: z.number().int().optional().describe('Absent: the inventory’s price'),
+        checkin_attention: z.boolean(),
+      }),
     ),
     waiting_list: z.boolean().describe('Buyers may join its waiting list (API.md 7.6)'),
+    checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets'),
     created_at: ZInstant,
     updated_at: ZInstant,
   })
@@ -73,8 +88,15 @@ export const toInventory = (row: CountedInventory) => ({
   sold: row.sold,
   held: row.held,
   available: row.available,
-  variants: row.variants.map(({ name, description, type, price }) => ({ name, description, type, ...(price === undefined ? {} : { price }) })),
+  variants: row.variants.map(({ name, description, type, price, checkin_attention }) => ({
+    name,
+    description,
+    type,
+    ...(price === undefined ? {} : { price }),
+    checkin_attention: checkin_attention ?? false,
+  })),
   waiting_list: row.waitingList,
+  checkin_attention: row.checkinAttention,
   created_at: iso(row.createdAt),
   updated_at: iso(row.updatedAt),
 })

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { SCAN_REASONS, SCAN_TYPES } from '../domain/checkin/checkin.table.js'
-import { pageOf, ZDate, ZInstant, ZInstantInput, ZPageQuery } from '../platform/http/schemas.js'
+import { ANSWER_REASONS, SCAN_REASONS, SCAN_TYPES } from '../domain/checkin/checkin.table.js'
+import { pageOf, ZDate, ZDateInput, ZInstant, ZInstantInput, ZPageQuery } from '../platform/http/schemas.js'
 
 /** How far in the future a scan's own time may lie: a gate's clock a little fast, not a day. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000
@@ -90,7 +90,7 @@ export const ZCheckin = z
     reason: z.enum(SCAN_REASONS).nullable().describe('Why it was refused; for a forced scan, what it overrode'),
     forced: z.boolean(),
     nonce: z.string().nullable(),
-    scanned_at: ZInstant,
+    scanned_at: ZInstant.describe('When it counts as scanned: the earlier of the gate’s own time and when the server received it'),
     annulled_at: ZInstant.nullable().describe('Taken back by its device (POST /chk/v1/annul): it no longer counts'),
     created_at: ZInstant,
   })
@@ -107,6 +107,8 @@ export const ZCheckinQuery = ZPageQuery.extend({
 })
 
 const counts = { tickets: z.number().int(), checked_in: z.number().int() }
+
+export const ZStatusQuery = z.object({ date: ZDateInput.optional().describe('Count only the inventories of this date') })
 
 export const ZCheckinStatus = z
   .object({
@@ -131,52 +133,86 @@ export const ZScanTicket = z
     order_id: z.uuid(),
     event_id: z.uuid(),
     inventory_id: z.uuid(),
-    date: ZDate,
+    date: ZDate.describe('Its inventory’s current date: re-dating an inventory moves its tickets'),
     name: z.string().describe('The inventory’s name'),
     variant: z.string().nullable(),
     status: z.enum(['valid', 'voided']),
     holder: z.object({ name: z.string() }).nullable(),
     checked_in: z.boolean().describe('Entered on this list (a successful entry that was not annulled)'),
+    inside: z.boolean().describe('Inside on this list now: its latest scan there that counts is an entry'),
     last_checkin_at: ZInstant.nullable(),
+    attention: z.boolean().describe('Its inventory or variant asks the gate to check something, e.g. proof of a half-price right'),
   })
   .meta({ id: 'ScanTicket' })
 
+const scanFields = {
+  code: z.string().min(1).max(2048).describe('A ticket’s identifier, or its signed `code` (the QR)'),
+  list_ids: z.array(z.uuid()).min(1).max(50).describe('The lists this gate admits to; one the device cannot see: 404'),
+  type: z.enum(SCAN_TYPES).default('entry'),
+  scanned_at: ZInstantInput.refine((value) => Date.parse(value) <= Date.now() + MAX_CLOCK_SKEW_MS, 'is more than 5 minutes in the future')
+    .optional()
+    .describe('When the gate scanned it (an offline scan’s own time); default now. It counts as the earlier of this and when the server received it'),
+}
+
+const NONCE = z.string().min(1).max(64)
+
 export const ZRedeemRequest = z
   .strictObject({
-    code: z.string().min(1).max(2048).describe('A ticket’s identifier, or its signed `code` (the QR)'),
-    list_ids: z.array(z.uuid()).min(1).max(50).describe('The lists this gate admits to'),
-    type: z.enum(SCAN_TYPES).default('entry'),
-    scanned_at: ZInstantInput.refine((value) => Date.parse(value) <= Date.now() + MAX_CLOCK_SKEW_MS, 'is more than 5 minutes in the future')
+    ...scanFields,
+    force: z
+      .literal(false)
       .optional()
-      .describe('When the gate scanned it (an offline scan’s own time); default now'),
-    force: z.boolean().default(false).describe('An offline scan uploaded later: recorded whatever but `invalid` or `ambiguous`, with `forced: true`'),
-    nonce: z.string().min(1).max(64).optional().describe('Makes a retry safe: the same device and nonce answer the first answer again'),
+      .describe('Only in a batch upload: an online scan is never forced')
+      .transform(() => false),
+    nonce: NONCE.optional().describe(
+      'Makes a retry safe: the same device and nonce answer the first answer again; with another code, list or type: 409 `idempotency_conflict`',
+    ),
   })
   .meta({ id: 'RedeemRequest' })
+
+export const ZBatchScan = z
+  .strictObject({
+    ...scanFields,
+    force: z
+      .boolean()
+      .default(false)
+      .describe('An offline scan uploaded later: recorded whatever the reason but `invalid` or `ambiguous`, with `forced: true`, answered `ok`'),
+    nonce: NONCE.describe('Required: the same device and nonce answer the first answer again; with another code, list or type: `nonce_conflict`'),
+  })
+  .meta({ id: 'BatchScan' })
 
 export const ZRedeemAnswer = z
   .object({
     status: z.enum(['ok', 'refused']),
-    reason: z.enum(SCAN_REASONS).nullable(),
+    reason: z.enum(ANSWER_REASONS).nullable(),
+    attention: z.boolean().describe('Check something before letting the holder in (the ticket’s `attention`)'),
     ticket: ZScanTicket.nullable(),
     list_id: z.uuid().nullable(),
     checkin: ZCheckin.nullable(),
   })
   .meta({ id: 'RedeemAnswer' })
 
-export const ZRedeemBatchRequest = z.strictObject({ scans: z.array(ZRedeemRequest).min(1).max(MAX_BATCH) }).meta({ id: 'RedeemBatchRequest' })
+export const ZRedeemBatchRequest = z.strictObject({ scans: z.array(ZBatchScan).min(1).max(MAX_BATCH) }).meta({ id: 'RedeemBatchRequest' })
 
 export const ZRedeemBatchResponse = z.object({ results: z.array(ZRedeemAnswer) }).meta({ id: 'RedeemBatchResponse' })
 
 export const ZAnnulRequest = z.strictObject({ list_id: z.uuid(), nonce: z.string().min(1).max(64) }).meta({ id: 'AnnulRequest' })
 
-export const ZDeviceLists = z.object({ data: z.array(ZCheckinList) }).meta({ id: 'DeviceCheckinLists' })
+export const ZDeviceCheckinList = ZCheckinList.extend({
+  event: z.object({
+    title: z.string(),
+    first_date: ZDate.nullable().describe('Its first inventory’s date'),
+    last_date: ZDate.nullable().describe('Its last inventory’s date'),
+  }),
+}).meta({ id: 'DeviceCheckinList' })
+
+export const ZDeviceLists = z.object({ data: z.array(ZDeviceCheckinList) }).meta({ id: 'DeviceCheckinLists' })
 
 export const ZSearchQuery = z.object({ list_id: z.uuid(), q: z.string().trim().min(3).max(100) })
 
 export const ZScanTickets = z.object({ data: z.array(ZScanTicket) }).meta({ id: 'ScanTickets' })
 
-export const ZFeedParams = z.object({ id: z.uuid() })
+export const ZListParams = z.object({ id: z.uuid() })
 
 export const ZFeedQuery = z.object({
   cursor: z.string().min(1).max(200).optional().describe('`next_cursor` of the previous page; absent: from the start'),
@@ -188,6 +224,9 @@ export const ZTicketFeed = z
     data: z.array(ZScanTicket),
     next_cursor: z.string().describe('Ask with it for what changes next'),
     has_more: z.boolean().describe('More changes are waiting: ask again at once'),
+    reset: z
+      .boolean()
+      .describe('This page starts the list over (no cursor, or the list changed since the cursor): drop what you kept of it and keep what comes from here'),
   })
   .meta({ id: 'TicketFeed' })
 

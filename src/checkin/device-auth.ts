@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { findDeviceByTokenHash, touchDevice } from '../domain/checkin/devices.repo.js'
-import type { DeviceContext } from '../domain/checkin/redeem-scans.js'
+import type { DeviceContext } from '../domain/checkin/scan-tickets.js'
 import { hashOpaqueToken } from '../platform/auth/opaque-token.js'
 import { AppError } from '../platform/errors.js'
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import type { TicketCodes } from '../domain/checkin/ticket-codes.js'
 import { authenticateDevice } from './device-auth.js'
+import { listRoutes } from './lists.routes.js'
 import { pairRoutes } from './pair.routes.js'
 import { scanRoutes } from './scans.routes.js'
 
@@ -20,6 +21,7 @@ export const checkin: FastifyPluginAsyncZod = async (app) => {
   await app.register(pairRoutes)
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticateDevice)
+    await scope.register(listRoutes)
     await scope.register(scanRoutes)
   })
 }

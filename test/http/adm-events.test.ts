@@ -244,10 +244,11 @@ describe('inventories', () => {
       held: 0,
       available: 300,
       variants: [
-        { name: 'Inteira', description: 'Full price', type: 'full' },
-        { name: 'Meia', description: '', type: '' },
+        { name: 'Inteira', description: 'Full price', type: 'full', checkin_attention: false },
+        { name: 'Meia', description: '', type: '', checkin_attention: false },
       ],
       waiting_list: false,
+      checkin_attention: false,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })

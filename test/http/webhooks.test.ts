@@ -592,31 +592,40 @@ describe('a receiver that does not answer', () => {
   })
 })
 
-describe('ticket.checked_in', () => {
-  it('is sent for each successful entry, forced ones too, never for a refusal or an exit', async () => {
+describe('ticket.checked_in and ticket.checkin_annulled', () => {
+  it('sends an entry of a ticket that was not inside, forced or not; never a refusal, an exit or a forced re-entry; and an annulment', async () => {
     const { createTestSeller } = await import('../factories/sellers.js')
     const { buyTickets, checkinAdmin, pairedDevice, scanner } = await import('../support/checkin.js')
     const { dayFromToday } = await import('../factories/catalog.js')
     const seller = await createTestSeller(ctx.app, { settings: { timezone: 'UTC' } })
     const event = await createTestEvent(ctx.app, seller.seller.id)
     const inventory = (await createTestInventory(ctx.app, event, { date: dayFromToday(0) })).id
+    const later = (await createTestInventory(ctx.app, event, { date: dayFromToday(3), name: 'Later' })).id
     const adm = await checkinAdmin(ctx.app)
     const listId = (await adm.post(`/events/${event.id}/checkin-lists`, { name: 'Door' })).json().id
     const device = await pairedDevice(ctx.app, adm, seller.seller.id)
     const gate = scanner(ctx.app, device.headers)
-    const webhook = await createWebhook(seller, { events: ['ticket.checked_in'] })
+    const webhook = await createWebhook(seller, { events: ['ticket.checked_in', 'ticket.checkin_annulled'] })
     const order = await buyTickets(ctx.app, seller, [{ inventory_id: inventory, quantity: 1 }])
+    const early = await buyTickets(ctx.app, seller, [{ inventory_id: later, quantity: 1 }])
     const identifier = order.tickets[0]!.identifier
     const scan = (extra: object) => gate.post('/redeem', { code: identifier, list_ids: [listId], ...extra })
-    expect((await scan({})).json().status).toBe('ok')
+    const upload = (code: string, nonce: string) =>
+      gate.post('/redeem/batch', { scans: [{ code, list_ids: [listId], force: true, nonce, scanned_at: new Date(Date.now() - 60_000).toISOString() }] })
+    expect((await scan({ nonce: 'first' })).json().status).toBe('ok')
     expect((await scan({})).json().status).toBe('refused')
-    const scannedAt = new Date(Date.now() - 60_000).toISOString()
-    expect((await scan({ force: true, scanned_at: scannedAt })).json()).toMatchObject({ status: 'ok', reason: 'already_redeemed' })
+    // Already inside: recorded, forced, and no second event.
+    expect((await upload(identifier, 'again')).json().results[0]).toMatchObject({ status: 'ok', reason: 'already_redeemed', checkin: { forced: true } })
+    // Not inside: a forced entry is an entry.
+    expect((await upload(early.tickets[0]!.identifier, 'early')).json().results[0]).toMatchObject({ status: 'ok', reason: 'invalid_time' })
     expect((await scan({ type: 'exit' })).json().status).toBe('ok')
+    const annulled = await gate.post('/annul', { list_id: listId, nonce: 'first' })
+    expect(annulled.statusCode).toBe(200)
     await drain()
-    const mine = receiver.received.filter((r) => verifyWebhook(r.body, String(r.headers['boxoffice-signature']), webhook.secret))
-    expect(mine.map((r) => r.json.type)).toEqual(['ticket.checked_in', 'ticket.checked_in'])
-    expect(mine[0]!.json.data).toEqual({
+    const mine = receiver.received.filter((r) => verifyWebhook(r.body, String(r.headers['boxoffice-signature']), webhook.secret)).map((r) => r.json)
+    expect(mine.map((e) => e.type).sort()).toEqual(['ticket.checked_in', 'ticket.checked_in', 'ticket.checkin_annulled'])
+    const checkedIn = mine.filter((e) => e.type === 'ticket.checked_in')
+    expect(checkedIn.find((e) => e.data.identifier === identifier)!.data).toEqual({
       identifier,
       order_id: order.id,
       list_id: listId,
@@ -625,7 +634,14 @@ describe('ticket.checked_in', () => {
       forced: false,
       scanned_at: expect.any(String),
     })
-    expect(mine[1]!.json.data).toMatchObject({ identifier, forced: true, scanned_at: scannedAt })
+    expect(checkedIn.find((e) => e.data.identifier !== identifier)!.data).toMatchObject({ identifier: early.tickets[0]!.identifier, forced: true })
+    expect(mine.find((e) => e.type === 'ticket.checkin_annulled')!.data).toEqual({
+      identifier,
+      order_id: order.id,
+      list_id: listId,
+      device_id: device.id,
+      checkin_id: annulled.json().id,
+    })
   })
 })
 

@@ -16,11 +16,12 @@ export type CreateInventoryOptions = {
   capacity: number
   variants?: InventoryVariant[] | undefined
   waiting_list?: boolean | undefined
+  checkin_attention?: boolean | undefined
   actor: AuditActor
 }
 
 /** Adds a kind of ticket on a date to an event; nothing is sold or held yet. */
-export const createInventory = (db: Db, { eventId, date, name, price, capacity, variants, waiting_list, actor }: CreateInventoryOptions) =>
+export const createInventory = (db: Db, { eventId, date, name, price, capacity, variants, waiting_list, checkin_attention, actor }: CreateInventoryOptions) =>
   db.transaction(async (tx): Promise<CountedInventory> => {
     const event = await findEventById(tx, eventId)
     if (!event) throw new AppError('not_found')
@@ -33,6 +34,7 @@ export const createInventory = (db: Db, { eventId, date, name, price, capacity, 
       capacity,
       variants: variants ?? [],
       waitingList: waiting_list ?? false,
+      checkinAttention: checkin_attention ?? false,
     })
     await recordAudit(tx, actor, {
       action: 'adm.inventory.created',

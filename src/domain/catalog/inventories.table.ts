@@ -4,7 +4,14 @@ import { sellerIdColumn } from '../sellers/sellers.table.js'
 import { eventIdColumn } from './events.table.js'
 
 /** A way to buy an inventory's tickets (e.g. half price); it shares the inventory's capacity. No `price`: the inventory's. */
-export type InventoryVariant = { name: string; description: string; type: string; price?: number | undefined }
+export type InventoryVariant = {
+  name: string
+  description: string
+  type: string
+  price?: number | undefined
+  /** The gate checks something when it admits this variant (e.g. proof of a half-price right). */
+  checkin_attention?: boolean | undefined
+}
 
 /**
  * One kind of ticket on one date of an event. `sold` counts confirmed tickets; holds of
@@ -25,6 +32,8 @@ export const inventories = pgTable(
     variants: jsonb().$type<InventoryVariant[]>().notNull().default([]),
     /** Buyers may join its waiting list when they cannot buy (src/domain/waiting-list). */
     waitingList: boolean().notNull().default(false),
+    /** The gate checks something when it admits these tickets (e.g. an ID): scans answer `attention`. */
+    checkinAttention: boolean().notNull().default(false),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -2,6 +2,7 @@ import type { AuditActor } from '../audit/record-audit.js'
 import { saveChanges } from '../audit/save-changes.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
+import { markInventoryTicketsChanged } from '../checkin/list-tickets.repo.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { heldQuantities, withCounts, type CountedInventory } from '../inventory/held.js'
 import type { InventoryVariant } from './inventories.table.js'
@@ -18,11 +19,14 @@ export type UpdateInventoryOptions = {
   variants?: InventoryVariant[] | undefined
   /** Off stops new joins; entries already waiting are still served. */
   waiting_list?: boolean | undefined
+  /** The gate checks something when it admits these tickets. */
+  checkin_attention?: boolean | undefined
   actor: AuditActor
 }
 
 /**
- * Changes an inventory. The row is locked before sold and held are read, and whatever sells
+ * Changes an inventory. Its tickets move with its date: the gates' window of entry and counts
+ * follow, and the scanners' feed returns them. The row is locked before sold and held are read, and whatever sells
  * or holds its tickets locks it too, so no basket can slip in between the check and the update.
  * A price change applies to baskets priced from now on.
  */
@@ -43,6 +47,7 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     if (options.capacity !== undefined && options.capacity !== current.capacity) values.capacity = options.capacity
     if (options.variants !== undefined) values.variants = options.variants
     if (options.waiting_list !== undefined && options.waiting_list !== current.waitingList) values.waitingList = options.waiting_list
+    if (options.checkin_attention !== undefined && options.checkin_attention !== current.checkinAttention) values.checkinAttention = options.checkin_attention
     const inventory = await saveChanges(tx, {
       current,
       values,
@@ -52,6 +57,8 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
       target: 'inventory',
       data: values.capacity !== undefined ? { capacity: { from: current.capacity, to: values.capacity } } : {},
     })
+    // The gates judge its tickets by its date and attention: the scanners' feed returns them.
+    if (values.date !== undefined || values.checkinAttention !== undefined || values.variants !== undefined) await markInventoryTicketsChanged(tx, current.id)
     // A larger capacity sells more.
     if (values.capacity !== undefined) stock.freed([current.id])
     const [counted] = await withCounts(tx, [inventory])

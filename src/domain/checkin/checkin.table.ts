@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, check, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { eventIdColumn } from '../catalog/events.table.js'
 import { tickets } from '../orders/orders.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
@@ -10,6 +10,13 @@ export type ScanType = (typeof SCAN_TYPES)[number]
 /** Why a scan is refused (API.md 7.5); `forced` scans record the one they overrode. */
 export const SCAN_REASONS = ['invalid', 'voided', 'already_redeemed', 'product', 'invalid_time', 'ambiguous'] as const
 export type ScanReason = (typeof SCAN_REASONS)[number]
+
+/**
+ * What a scan may be answered: a recorded reason, or `nonce_conflict`, a batch's scan that reused a
+ * nonce of this device for another request (nothing is recorded for it).
+ */
+export const ANSWER_REASONS = [...SCAN_REASONS, 'nonce_conflict'] as const
+export type AnswerReason = (typeof ANSWER_REASONS)[number]
 
 /**
  * A scanner at a gate. It is created with a pairing code (stored hashed, single use, 24 h) and
@@ -59,6 +66,11 @@ export const checkinLists = pgTable(
     variants: text().array(),
     allowMultipleEntries: boolean().notNull().default(false),
     allowEntryAfterExit: boolean().notNull().default(true),
+    /**
+     * Goes up whenever which tickets the list admits, or how, changes: a feed cursor of an older
+     * revision starts the feed over, so that offline devices never judge by the old list.
+     */
+    revision: integer().notNull().default(1),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -90,6 +102,9 @@ export const checkins = pgTable(
     reason: text({ enum: SCAN_REASONS }),
     forced: boolean().notNull().default(false),
     nonce: text(),
+    /** SHA-256 of what was asked (code, lists, type): the same nonce with another request is a conflict. */
+    requestSha256: text(),
+    /** The earlier of the device's time and when the server received the scan: the order scans count in. */
     scannedAt: timestamp({ withTimezone: true }).notNull(),
     annulledAt: timestamp({ withTimezone: true }),
     answer: jsonb().notNull(),

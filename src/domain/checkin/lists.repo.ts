@@ -10,11 +10,12 @@ export const insertList = async (db: Db, values: typeof checkinLists.$inferInser
 
 export const findList = async (db: Db, id: string) => (await db.select().from(checkinLists).where(eq(checkinLists.id, id)))[0]
 
-export const updateListRow = async (db: Db, id: string, values: ListValues) =>
+/** Saves a list's settings; `restart` moves it to a new revision, so that its feed starts over. */
+export const updateListRow = async (db: Db, id: string, values: ListValues, restart: boolean) =>
   (
     await db
       .update(checkinLists)
-      .set({ ...values, updatedAt: sql`now()` })
+      .set({ ...values, updatedAt: sql`now()`, ...(restart ? { revision: sql`${checkinLists.revision} + 1` } : {}) })
       .where(eq(checkinLists.id, id))
       .returning()
   )[0]
@@ -48,3 +49,13 @@ export const deviceListRows = (db: Db, sellerId: string, eventIds: readonly stri
       ),
     )
     .orderBy(asc(checkinLists.createdAt), asc(checkinLists.id))
+
+/** Events of a seller with their title and the first and last dates of their inventories. */
+export async function eventSpans(db: Db, sellerId: string, eventIds: readonly string[]) {
+  const { rows } = await db.execute<{ id: string; title: string; first_date: string | null; last_date: string | null }>(sql`
+    select e.id::text as id, e.title, min(i.date)::text as first_date, max(i.date)::text as last_date
+      from events e left join inventories i on i.event_id = e.id
+     where e.id = any(${sql.param([...eventIds])}::uuid[]) and e.seller_id = ${sellerId}::uuid
+     group by e.id, e.title`)
+  return rows
+}

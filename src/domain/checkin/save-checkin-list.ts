@@ -3,7 +3,7 @@ import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { findEventById } from '../catalog/events.repo.js'
 import { ownedInventoryIds } from '../catalog/inventories.repo.js'
-import { deleteListRow, findList, insertList, updateListRow, type ListValues } from './lists.repo.js'
+import { deleteListRow, findList, insertList, type ListRow, type ListValues, updateListRow } from './lists.repo.js'
 import { toCheckinListView, type CheckinListView } from './views.js'
 
 export type CheckinListInput = {
@@ -36,6 +36,16 @@ async function listValues(db: Db, eventId: string, input: CheckinListInput): Pro
   }
 }
 
+const sameSet = (a: readonly string[] | null, b: readonly string[] | null) =>
+  a === null || b === null ? a === b : a.length === b.length && a.every((value) => b.includes(value))
+
+/** Whether new values change which tickets a list admits, or how. */
+const admitsOtherwise = (list: ListRow, values: ListValues) =>
+  !sameSet(list.inventoryIds, values.inventoryIds ?? null) ||
+  !sameSet(list.variants, values.variants ?? null) ||
+  list.allowMultipleEntries !== values.allowMultipleEntries ||
+  list.allowEntryAfterExit !== values.allowEntryAfterExit
+
 /** Creates a check-in list for an event. */
 export const createCheckinList = (db: Db, options: { eventId: string; input: CheckinListInput; actor: AuditActor }) =>
   db.transaction(async (tx): Promise<CheckinListView> => {
@@ -51,12 +61,17 @@ export const createCheckinList = (db: Db, options: { eventId: string; input: Che
     return toCheckinListView(list)
   })
 
-/** Replaces a list's settings (omitted ones take their defaults, as on creation); its scans stay. */
+/**
+ * Replaces a list's settings (omitted ones take their defaults, as on creation); its scans stay.
+ * A change of which tickets it admits, or how, restarts its feed (a new revision): offline
+ * devices then load the list again instead of judging by the old one.
+ */
 export const updateCheckinList = (db: Db, options: { listId: string; input: CheckinListInput; actor: AuditActor }) =>
   db.transaction(async (tx): Promise<CheckinListView> => {
     const list = await findList(tx, options.listId)
     if (!list) throw new AppError('not_found')
-    const updated = await updateListRow(tx, list.id, await listValues(tx, list.eventId, options.input))
+    const values = await listValues(tx, list.eventId, options.input)
+    const updated = await updateListRow(tx, list.id, values, admitsOtherwise(list, values))
     if (!updated) throw new AppError('not_found')
     await recordAudit(tx, options.actor, { action: 'adm.checkin_list.updated', target: { type: 'checkin_list', id: list.id }, sellerId: list.sellerId })
     return toCheckinListView(updated)

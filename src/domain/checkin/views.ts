@@ -1,4 +1,4 @@
-import type { checkins, ScanReason, ScanType } from './checkin.table.js'
+import type { AnswerReason, checkins, ScanReason, ScanType } from './checkin.table.js'
 import type { DeviceRow } from './devices.repo.js'
 import type { ListRow } from './lists.repo.js'
 
@@ -69,7 +69,7 @@ export type CheckinView = {
 }
 
 /** A scan as recorded (or about to be): the columns its view shows. */
-export type CheckinRowLike = Omit<typeof checkins.$inferSelect, 'sellerId' | 'ticketId' | 'answer'>
+export type CheckinRowLike = Omit<typeof checkins.$inferSelect, 'sellerId' | 'ticketId' | 'answer' | 'requestSha256'>
 
 export const toCheckinView = (row: CheckinRowLike): CheckinView => ({
   id: row.id,
@@ -86,7 +86,7 @@ export const toCheckinView = (row: CheckinRowLike): CheckinView => ({
   created_at: row.createdAt.toISOString(),
 })
 
-/** A ticket as a gate sees it; `checked_in` and `last_checkin_at` are of one list. */
+/** A ticket as a gate sees it; `checked_in`, `inside` and `last_checkin_at` are of one list. */
 export type ScanTicketView = {
   identifier: string
   order_id: string
@@ -98,13 +98,17 @@ export type ScanTicketView = {
   status: 'valid' | 'voided'
   holder: { name: string } | null
   checked_in: boolean
+  inside: boolean
   last_checkin_at: string | null
+  attention: boolean
 }
 
 /** The answer to one scan. */
 export type RedeemAnswer = {
   status: 'ok' | 'refused'
-  reason: ScanReason | null
+  reason: AnswerReason | null
+  /** The ticket's inventory or variant asks the gate to check something (e.g. proof of a half-price right). */
+  attention: boolean
   ticket: ScanTicketView | null
   list_id: string | null
   checkin: CheckinView | null

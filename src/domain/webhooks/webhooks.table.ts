@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.voided',
   'ticket.first_access',
   'ticket.checked_in',
+  'ticket.checkin_annulled',
   'waiting_list.offered',
   'waiting_list.expired',
   'webhook.ping',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { judgeScan, listCovers, overridable, type ScanFacts } from '../../src/domain/checkin/scan-rules.js'
+import { countsAt, judgeScan, overridable, type ScanFacts } from '../../src/domain/checkin/scan-tickets.js'
 
 const opensAt = new Date('2030-05-01T03:00:00Z')
 const closesAt = new Date('2030-05-02T09:00:00Z')
 const base: ScanFacts = {
   type: 'entry',
-  scannedAt: new Date('2030-05-01T20:00:00Z'),
+  at: new Date('2030-05-01T20:00:00Z'),
   ticket: { voided: false, opensAt, closesAt },
   list: { allowMultipleEntries: false, allowEntryAfterExit: true },
   state: { entered: false, lastType: null, lastAt: null },
@@ -26,10 +26,10 @@ describe('judgeScan', () => {
   })
 
   it('refuses an entry before the ticket’s date or from 06:00 of the next day, but lets anyone out', () => {
-    expect(judgeScan({ ...base, scannedAt: new Date(opensAt.getTime() - 1) })).toBe('invalid_time')
-    expect(judgeScan({ ...base, scannedAt: closesAt })).toBe('invalid_time')
-    expect(judgeScan({ ...base, scannedAt: new Date(closesAt.getTime() - 1) })).toBeNull()
-    expect(judgeScan({ ...base, type: 'exit', scannedAt: closesAt })).toBeNull()
+    expect(judgeScan({ ...base, at: new Date(opensAt.getTime() - 1) })).toBe('invalid_time')
+    expect(judgeScan({ ...base, at: closesAt })).toBe('invalid_time')
+    expect(judgeScan({ ...base, at: new Date(closesAt.getTime() - 1) })).toBeNull()
+    expect(judgeScan({ ...base, type: 'exit', at: closesAt })).toBeNull()
   })
 
   it('refuses a voided ticket, in and out', () => {
@@ -44,13 +44,12 @@ describe('judgeScan', () => {
   })
 })
 
-describe('listCovers', () => {
-  const ticket = { event_id: 'e', inventory_id: 'i', variant: 'VIP' }
-  it('covers by event, then inventories and variants when the list names them', () => {
-    expect(listCovers({ eventId: 'e', inventoryIds: null, variants: null }, ticket)).toBe(true)
-    expect(listCovers({ eventId: 'x', inventoryIds: null, variants: null }, ticket)).toBe(false)
-    expect(listCovers({ eventId: 'e', inventoryIds: ['j'], variants: null }, ticket)).toBe(false)
-    expect(listCovers({ eventId: 'e', inventoryIds: ['i'], variants: ['VIP'] }, ticket)).toBe(true)
-    expect(listCovers({ eventId: 'e', inventoryIds: null, variants: ['VIP'] }, { ...ticket, variant: null })).toBe(false)
+describe('countsAt', () => {
+  it('takes the earlier of the gate’s time and the server’s: a fast clock cannot place a scan in the future', () => {
+    const receivedAt = new Date('2030-05-01T20:00:00Z')
+    const fast = new Date('2030-05-01T20:04:00Z')
+    const offline = new Date('2030-05-01T18:00:00Z')
+    expect(countsAt({ scannedAt: fast, receivedAt })).toEqual(receivedAt)
+    expect(countsAt({ scannedAt: offline, receivedAt })).toEqual(offline)
   })
 })
