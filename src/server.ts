@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
+import { findDemoSeller, renewDemoCredentials, type DemoCredentials } from './domain/demo/renew-demo-credentials.js'
 import { seedDemo, type DemoData } from './domain/demo/seed-demo.js'
 import { loadConfigOrExit } from './platform/config.js'
 
@@ -27,6 +28,21 @@ if (!config.databaseUrl && config.seedDemo) {
   }
 }
 
+// `npm run demo:credentials` starts the server with this flag: the demo's credentials were shown
+// once and are stored hashed, so new ones are issued and printed. Here, in the one process that
+// opens the embedded database (a second process must not open its files).
+let renewed: DemoCredentials | null = null
+if (process.argv.includes('--demo-credentials')) {
+  if (config.databaseUrl) app.log.warn('demo credentials are for the embedded database (DATABASE_URL is set): none issued')
+  else {
+    renewed = await renewDemoCredentials(app.db, { tokenHmac: app.secrets.tokenHmac, adminEmail: config.admin?.email })
+    if (!renewed) app.log.warn('no demo data in this database: no demo credentials issued')
+  }
+} else if (!demo && !config.databaseUrl) {
+  const sellerId = await findDemoSeller(app.db)
+  if (sellerId) app.log.info({ sellerId }, 'demo data present: `npm run demo:credentials` (with the server stopped) starts it and prints new demo credentials')
+}
+
 // SIGTERM/SIGINT: stop accepting, let in-flight requests finish (new ones get 503),
 // close the pool and exit 0. A second signal or the delay running out forces the exit.
 closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
@@ -44,6 +60,7 @@ try {
 }
 
 if (demo) process.stdout.write(demoBanner(demo, baseUrl()))
+if (renewed) process.stdout.write(renewedBanner(renewed, baseUrl()))
 
 function baseUrl() {
   const { port } = app.server.address() as AddressInfo
@@ -62,19 +79,8 @@ function demoBanner(data: DemoData, base: string) {
   return [
     '',
     'Demo data created (SEED_DEMO=false turns this off):',
-    `  seller id:       ${data.sellerId}`,
-    `  API key:         ${data.apiKey}   (shown this once)`,
+    ...credentialLines({ sellerId: data.sellerId, apiKey: data.apiKey, admin: data.admin, pairingCode: checkin.pairingCode }, base),
     `  coupon:          ${data.couponCode}   affiliate code: ${data.affiliateCode}`,
-    ...(data.admin
-      ? [
-          data.admin.password
-            ? `  admin login:     ${data.admin.email} / ${data.admin.password}   (shown this once)`
-            : `  admin login:     ${data.admin.email} with ADMIN_PASSWORD`,
-          `                   POST ${base}/iam/v1/auth/login {"username", "password"}, then Bearer on /adm/v1`,
-        ]
-      : []),
-    `  try:             curl -u ${data.sellerId}:${data.apiKey} ${base}/stf/v1/events`,
-    `  scanner device:  pairing code ${checkin.pairingCode}   (shown this once; works once, within 24 h)`,
     `  demo order:      ${checkin.orderId}, tickets ${checkin.identifiers.join(' ')}`,
     `                   for ${checkin.eventTitle} today (${checkin.date}), check-in list "Main entrance" ${checkin.listId}`,
     '  door check-in:   pair the device, then scan the first ticket (paste both lines into one shell):',
@@ -85,4 +91,27 @@ function demoBanner(data: DemoData, base: string) {
     '',
     '',
   ].join('\n')
+}
+
+/** The demo's credentials, as the first start prints them and `npm run demo:credentials` again. */
+function credentialLines(data: { sellerId: string; apiKey: string; admin: DemoData['admin']; pairingCode: string }, base: string) {
+  return [
+    `  seller id:       ${data.sellerId}`,
+    `  API key:         ${data.apiKey}   (shown this once; npm run demo:credentials issues another)`,
+    ...(data.admin
+      ? [
+          data.admin.password
+            ? `  admin login:     ${data.admin.email} / ${data.admin.password}   (shown this once)`
+            : `  admin login:     ${data.admin.email} with ADMIN_PASSWORD`,
+          `                   POST ${base}/iam/v1/auth/login {"username", "password"}, then Bearer on /adm/v1`,
+        ]
+      : []),
+    `  try:             curl -u ${data.sellerId}:${data.apiKey} ${base}/stf/v1/events`,
+    `  scanner device:  pairing code ${data.pairingCode}   (shown this once; works once, within 24 h)`,
+  ]
+}
+
+/** What `npm run demo:credentials` prints: new credentials; the earlier API keys keep working, the earlier admin password does not. */
+function renewedBanner(data: DemoCredentials, base: string) {
+  return ['', 'New demo credentials (the earlier API keys keep working; the demo admin has a new password):', ...credentialLines(data, base), '', ''].join('\n')
 }

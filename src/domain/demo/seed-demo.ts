@@ -33,6 +33,9 @@ export type SeedDemoOptions = {
 
 export const DEMO_ADMIN_EMAIL = 'admin@boxoffice.local'
 
+/** The `source` of the demo's events: how the demo seller is found again (renew-demo-credentials.ts). */
+export const DEMO_EVENT_SOURCE = 'demo'
+
 export type DemoData = {
   sellerId: string
   /** Shown once: only its hash is stored. */
@@ -156,7 +159,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
       title: item.title,
       description: item.description,
       status: 'published',
-      source: 'demo',
+      source: DEMO_EVENT_SOURCE,
       attributes: [{ name: 'Classificação', scope: 'event', text: 'Livre para todos os públicos', type: 'rating', value: 'L' }],
       images: [{ name: 'Cover', credits: 'Demo', mime_type: 'image/jpeg', url: item.image }],
       actor,

@@ -9,7 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
-import { applyFunctionFiles } from './function-files.js'
+import { applyFunctionFiles, type FunctionFilesApplied } from './function-files.js'
 import { preparingClient, UnpreparedClient } from './preparing-client.js'
 
 /** Both drivers answer raw queries with `{ rows }`. */
@@ -46,7 +46,8 @@ export type Database = {
   listenerId(): string | undefined
   /** One round trip; throws when the database cannot be reached. */
   ping(): Promise<void>
-  migrate(): Promise<void>
+  /** Applies pending migrations, then the function files; answers what became of the function files. */
+  migrate(): Promise<FunctionFilesApplied>
   poolStats(): PoolStats
   close(): Promise<void>
 }
@@ -125,7 +126,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
       try {
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID])
         await migratePg(drizzlePg(client, { casing }), { migrationsFolder: MIGRATIONS_FOLDER })
-        await applyFunctionFiles(drizzlePg(client, { casing }) as unknown as Db)
+        return await applyFunctionFiles(drizzlePg(client, { casing }) as unknown as Db)
       } finally {
         await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined)
         await client.end()
@@ -308,7 +309,7 @@ async function openPglite(dataDir: string | null): Promise<Database> {
     },
     migrate: async () => {
       await migratePglite(drizzlePglite(client, { casing }), { migrationsFolder: MIGRATIONS_FOLDER })
-      await applyFunctionFiles(drizzlePglite(client, { casing }) as unknown as Db)
+      return applyFunctionFiles(drizzlePglite(client, { casing }) as unknown as Db)
     },
     // One connection, shared: nothing to pool.
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),

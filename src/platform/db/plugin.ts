@@ -29,7 +29,15 @@ export const databasePlugin = fp<DatabasePluginOptions>(
     app.decorate('db', database.db)
     if (given) return
     app.addHook('onClose', () => database.close())
-    await database.migrate()
+    const functions = await database.migrate()
+    if (functions.applied.length > 0) app.log.info({ release: functions.release, files: functions.applied }, 'database functions applied')
+    // A replica of an older build restarting during a rolling deploy: the newer bodies stay.
+    if (functions.kept.length > 0) {
+      app.log.warn(
+        { release: functions.release, kept: functions.kept },
+        'database functions kept as a newer release applied them (this build is older than the database)',
+      )
+    }
   },
   { name: 'database' },
 )

@@ -30,8 +30,8 @@ export function emailChannel(options: EmailChannelOptions): OutboxChannel<Outbox
     concurrency: 1,
     claim: (limit) => claimDueEmails(db, limit, leaseSeconds),
     async send(email) {
-      await mailer.send(email)
-      logger.info({ emailId: email.id, kind: email.kind }, 'email sent')
+      // Only an email that went over SMTP is `sent`; a logged one has said so in its own line.
+      if ((await mailer.send(email)) === 'sent') logger.info({ emailId: email.id, kind: email.kind }, 'email sent')
       return { delivered: true, detail: undefined }
     },
     retryInMs: (email) => (email.attempts >= maxAttempts ? null : jitteredDelayMs(email.attempts, baseRetryMs, maxRetryMs)),

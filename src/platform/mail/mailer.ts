@@ -1,23 +1,37 @@
 import nodemailer from 'nodemailer'
 import type { Logger } from 'pino'
 
-export type OutgoingEmail = { to: string; subject: string; text: string; html?: string | null }
+export type OutgoingEmail = {
+  to: string
+  subject: string
+  text: string
+  html?: string | null
+  /** The outbox's id and kind of the email, named in the log line when it is only logged. */
+  id?: string
+  kind?: string
+}
+
+/** How an email left: over SMTP, or only into the log (no `SMTP_URL`). */
+export type EmailDelivery = 'sent' | 'logged'
 
 export type Mailer = {
-  send(email: OutgoingEmail): Promise<void>
+  send(email: OutgoingEmail): Promise<EmailDelivery>
   close(): void
 }
 
 /**
  * Delivers through `SMTP_URL`; without it, emails are written to the log so that a
- * developer on a laptop can still follow a link.
+ * developer on a laptop can still follow a link. Either way one line says what happened to
+ * an email: this one when it is logged, the outbox's `email sent` when it went over SMTP.
  */
 export function createMailer(options: { smtpUrl: string | undefined; from: string; logger: Logger }): Mailer {
   const { smtpUrl, from, logger } = options
   if (!smtpUrl) {
     return {
       send: async (email) => {
-        logger.info({ email: { to: email.to, subject: email.subject, text: email.text } }, 'email (SMTP_URL unset, not sent)')
+        const { id: emailId, kind, to, subject, text } = email
+        logger.info({ emailId, kind, email: { to, subject, text } }, 'email not sent (SMTP_URL unset): logged here instead')
+        return 'logged'
       },
       close: () => undefined,
     }
@@ -31,6 +45,7 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
   return {
     send: async (email) => {
       await transport.sendMail({ from, to: email.to, subject: email.subject, text: email.text, html: email.html ?? undefined })
+      return 'sent'
     },
     close: () => transport.close(),
   }
