@@ -56,9 +56,10 @@ describe('variants in the back office', () => {
     const event = await createTestEvent(ctx.app, a.seller.id)
     const res = await adm.post(`/events/${event.id}/inventories`, { date: '2031-03-01', name: 'Pista', price: 8000, capacity: 10, variants: [FULL, HALF] })
     expect(res.statusCode, res.body).toBe(201)
-    expect(res.json().variants).toEqual([FULL, HALF])
+    const asAnswered = (variant: object) => ({ checkin_attention: false, ...variant })
+    expect(res.json().variants).toEqual([FULL, HALF].map(asAnswered))
     const changed = await adm.put(`/inventories/${res.json().id}`, { variants: [{ ...HALF, price: 4000 }] })
-    expect(changed.json().variants).toEqual([{ ...HALF, price: 4000 }])
+    expect(changed.json().variants).toEqual([asAnswered({ ...HALF, price: 4000 })])
   })
 
   it('refuses two variants of one name and a negative price, naming the field', async () => {
