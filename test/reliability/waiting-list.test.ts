@@ -413,7 +413,8 @@ describe('joining while holds are decided', () => {
     const capacity = 20
     const inventoryId = await withTicketsLeft(capacity, capacity)
     const buyers = await Promise.all(Array.from({ length: capacity }, () => insertSignedInCustomer(fx.app, seller)))
-    // Joiner n sets off once n * 2/3 buyers are answered: the joins spread over the holds, and follow the last ones.
+    // Joiner n (for 4, 3, 2 or 1 tickets) sets off once n * 2/3 buyers are answered: the joins spread over the holds, and
+    // follow the last ones. A join judged by whether its quantity fits was accepted with fewer left, and locked a buyer out.
     let answered = 0
     const buying = all(capacity, async (n) => {
       const answer = await call(n, 'POST', '/stf/v1/baskets', buyers[n]!.headers, one(inventoryId))
@@ -422,7 +423,7 @@ describe('joining while holds are decided', () => {
     })
     const joining = all(30, async (n) => {
       await eventually(() => answered >= Math.floor((n * capacity) / 30), 30_000, 1)
-      return call(n + 1, 'POST', '/stf/v1/waiting-list', { ...seller.auth, 'x-end-user-ip': `10.9.0.${n + 1}` }, joinBody(inventoryId, 1 + (n % 2)))
+      return call(n + 1, 'POST', '/stf/v1/waiting-list', { ...seller.auth, 'x-end-user-ip': `10.9.0.${n + 1}` }, joinBody(inventoryId, 4 - (n % 4)))
     })
     const [bought, joins] = await Promise.all([buying, joining])
     // Nobody who joined while a ticket was on sale stopped its sale: every buyer holds one.
