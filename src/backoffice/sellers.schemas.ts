@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DEFAULT_TIME_ZONE, SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
+import { DEFAULT_SETTINGS, DEFAULT_TIME_ZONE, LOCALES, SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
 import type { SellerRow } from '../domain/sellers/sellers.repo.js'
 import { SELLER_STATUSES } from '../domain/sellers/sellers.table.js'
 import { iso, ZPageQuery } from '../platform/http/schemas.js'
@@ -40,6 +40,11 @@ export const ZSellerSettingsInput = z
       b.waiting_list_offer_minutes,
       'How long a waiting list offer holds its tickets for the entry before they pass on (default 1440)',
     ).optional(),
+    waiting_list_max_quantity: intSetting(
+      b.waiting_list_max_quantity,
+      `Most tickets one waiting list entry may ask for, and never more than the inventory's capacity (default ${DEFAULT_SETTINGS.waiting_list_max_quantity})`,
+    ).optional(),
+    locale: z.enum(LOCALES).describe(`Language of every email to buyers, whose times read in \`timezone\` (default ${DEFAULT_SETTINGS.locale})`).optional(),
   })
   .describe('Only the settings given change')
 
@@ -53,6 +58,8 @@ export const ZSellerSettings = z
     login_requires_verified_email: z.boolean(),
     timezone: z.string(),
     waiting_list_offer_minutes: z.number().int(),
+    waiting_list_max_quantity: z.number().int(),
+    locale: z.enum(LOCALES),
   })
   .meta({ id: 'AdmSellerSettings' })
 

@@ -47,8 +47,8 @@ export const ERRORS = {
    * the locks; `details: { expected_total, total, basket }`. Nothing is sold and the hold is kept.
    */
   price_changed: { status: 409, message: 'The total changed: it differs from expected_total' },
-  /** Joining a waiting list while the quantity can be bought now and nobody waits (API.md 7.6). */
-  tickets_available: { status: 409, message: 'These tickets can be bought now' },
+  /** Joining a waiting list while any ticket of the inventory is on sale to the public (its `available` > 0; API.md 7.6). */
+  tickets_available: { status: 409, message: 'Tickets of this inventory are on sale now' },
   /** Joining a waiting list with an email that already waits (or holds an offer) for that inventory. */
   already_waiting: { status: 409, message: 'This email is already on the waiting list' },
   /** The inventory's waiting list is off, its date has passed or its event is not on sale. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { LOCALES } from '../domain/sellers/seller-settings.js'
 import { errorResponses } from '../platform/http/schemas.js'
 
 const ZSellerProfile = z
@@ -15,6 +16,8 @@ const ZSellerProfile = z
       min_installment_amount: z.number().int(),
       timezone: z.string().describe('IANA time zone of the seller\'s "today": inventories dated before it are not sold'),
       waiting_list_offer_minutes: z.number().int().describe('How long a waiting list offer holds its tickets'),
+      waiting_list_max_quantity: z.number().int().describe('Most tickets one waiting list entry may ask for'),
+      locale: z.enum(LOCALES).describe('Language of the emails to buyers'),
     }),
     affiliate: z.object({ code: z.string(), name: z.string() }).nullable(),
   })

@@ -28,10 +28,12 @@ export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'joinWaitingList',
         summary: 'Join an inventory’s waiting list',
         description:
-          'Only when its list is on and the quantity cannot be bought now. Tickets that come back go to the queue in order (priority, then ' +
+          'Only when its list is on and no ticket of it is on sale to the public (its `available` is 0), whatever the quantity: while anyone ' +
+          'waits, nothing is sold to the public. Tickets that come back go to the queue in order (priority, then ' +
           'who joined first), and the entry is emailed an offer holding them. An inventory the caller could not buy (another seller’s, a ' +
           'draft event’s, outside the affiliate’s events): 404. 409 `waiting_list_closed` (list off, date passed, event not on sale), ' +
-          '`tickets_available` (buy them instead), `already_waiting` (this email waits for it already). With `X-Customer-Token` the offer’s ' +
+          '`tickets_available` (buy them instead), `already_waiting` (this email waits for it already). 400 `validation_error` on ' +
+          '`quantity` above the seller’s `waiting_list_max_quantity` (default 4) or the inventory’s capacity. With `X-Customer-Token` the offer’s ' +
           'basket is that customer’s; under `X-Affiliate-Code` the entry answers only to that code and its offer is the affiliate’s sale ' +
           '(the token alone accepts it: the basket answered names its `affiliate_code`). ' +
           'Limited per `X-End-User-IP` like registration.',

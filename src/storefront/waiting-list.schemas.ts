@@ -9,7 +9,7 @@ const ZOfferToken = z.string().min(1).max(512)
 export const ZJoinWaitingList = z.strictObject({
   inventory_id: z.uuid(),
   variant: z.string().min(1).max(200).nullish().describe('A variant name of the inventory: prices the offer'),
-  quantity: z.number().int().min(1).max(20),
+  quantity: z.number().int().min(1).max(20).describe("At most the seller's `waiting_list_max_quantity` (default 4) and the inventory's capacity"),
   email: z.email().max(254).describe('Where the offer is emailed; one live entry per email and inventory, compared without regard to case'),
   name: z.string().trim().min(1).max(200).nullish(),
 })

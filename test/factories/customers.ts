@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { loginCustomer } from '../../src/domain/customers/login-customer.js'
 import { registerCustomer } from '../../src/domain/customers/register-customer.js'
 import { confirmEmail, type CustomerRow } from '../../src/domain/customers/customers.repo.js'
+import { settingsOf } from '../../src/domain/sellers/seller-settings.js'
 import { signCustomerAccessToken } from '../../src/storefront/customer-auth.js'
 import type { TestSeller } from './sellers.js'
 
@@ -31,7 +32,7 @@ export async function createTestCustomer(
   const email = overrides.email ?? `customer-${suffix}@example.com`
   const password = overrides.password ?? `pw-${randomBytes(8).toString('hex')}`
   const registered = await registerCustomer(app.db, {
-    seller: { id: seller.seller.id, name: seller.seller.name, storefrontUrl: seller.seller.storefrontUrl },
+    seller: { id: seller.seller.id, name: seller.seller.name, storefrontUrl: seller.seller.storefrontUrl, settings: settingsOf(seller.seller) },
     email,
     password,
     firstName: overrides.firstName ?? 'Test',

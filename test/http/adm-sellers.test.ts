@@ -55,6 +55,8 @@ describe('POST /adm/v1/sellers', () => {
         login_requires_verified_email: true,
         timezone: 'America/Sao_Paulo',
         waiting_list_offer_minutes: 1440,
+        waiting_list_max_quantity: 4,
+        locale: 'pt-BR',
       },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -67,7 +69,15 @@ describe('POST /adm/v1/sellers', () => {
 
   it('takes settings, and records the creation in the audit log under the member of staff', async () => {
     const seller = await newSeller({
-      settings: { basket_ttl_seconds: 600, max_installments: 6, interest_free_installments: 3, monthly_rate: 0.02, timezone: 'Asia/Tokyo' },
+      settings: {
+        basket_ttl_seconds: 600,
+        max_installments: 6,
+        interest_free_installments: 3,
+        monthly_rate: 0.02,
+        timezone: 'Asia/Tokyo',
+        waiting_list_max_quantity: 20,
+        locale: 'en',
+      },
     })
     expect(seller.settings).toEqual({
       basket_ttl_seconds: 600,
@@ -78,6 +88,8 @@ describe('POST /adm/v1/sellers', () => {
       login_requires_verified_email: true,
       timezone: 'Asia/Tokyo',
       waiting_list_offer_minutes: 1440,
+      waiting_list_max_quantity: 20,
+      locale: 'en',
     })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])
@@ -104,6 +116,11 @@ describe('POST /adm/v1/sellers', () => {
       ['monthly_rate', 1.01],
       ['min_installment_amount', 0],
       ['max_installments', 2.5],
+      ['waiting_list_max_quantity', 0],
+      ['waiting_list_max_quantity', 21],
+      ['waiting_list_max_quantity', 1.5],
+      ['locale', 'pt-PT'],
+      ['locale', 'EN'],
     ]
     for (const [name, value] of bad) {
       expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', settings: { [name]: value } }), `settings.${name}`)
@@ -171,17 +188,18 @@ describe('GET and PUT /adm/v1/sellers/{id}', () => {
     const res = await adm.put(`/sellers/${seller.id}`, {
       name: 'Acme 2',
       storefront_url: 'https://acme2.example.com/',
-      settings: { interest_free_installments: 4 },
+      settings: { interest_free_installments: 4, locale: 'en', waiting_list_max_quantity: 6 },
     })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toMatchObject({
       name: 'Acme 2',
       storefront_url: 'https://acme2.example.com',
-      settings: { max_installments: 10, interest_free_installments: 4, basket_ttl_seconds: 900 },
+      settings: { max_installments: 10, interest_free_installments: 4, basket_ttl_seconds: 900, locale: 'en', waiting_list_max_quantity: 6 },
     })
+    expect((await adm.get(`/sellers/${seller.id}`)).json().settings).toMatchObject({ locale: 'en', waiting_list_max_quantity: 6 })
     expect(new Date(res.json().updated_at).getTime()).toBeGreaterThanOrEqual(new Date(res.json().created_at).getTime())
     const profile = await whoami(basicAuth(seller.id, seller.api_key))
-    expect(profile.json()).toMatchObject({ name: 'Acme 2', settings: { interest_free_installments: 4 } })
+    expect(profile.json()).toMatchObject({ name: 'Acme 2', settings: { interest_free_installments: 4, locale: 'en', waiting_list_max_quantity: 6 } })
   })
 
   it('refuses settings that no longer hold together once merged, an empty change and unknown fields', async () => {

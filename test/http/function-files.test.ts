@@ -46,6 +46,7 @@ describe('database function files', () => {
       'domain/sellers/sql/seller_today.sql',
       'domain/waiting-list/sql/serve_waiting_list.sql',
       'domain/waiting-list/sql/tickets_queued.sql',
+      'domain/waiting-list/sql/waiting_list_lock.sql',
       'domain/waiting-list/sql/waiting_list_nudge.sql',
     ])
     for (const f of functionFiles()) {

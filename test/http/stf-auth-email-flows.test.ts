@@ -21,7 +21,8 @@ beforeAll(async () => {
   await resetDatabase(await testDatabase())
   sink = await SmtpSink.start()
   app = await buildTestApp({ env: { SMTP_URL: sink.url } })
-  a = await createTestSeller(app, { name: 'Loja A', storefrontUrl: 'https://loja-a.example.com/' })
+  // Seller a writes to its buyers in English; b keeps the default, Portuguese (pt-BR).
+  a = await createTestSeller(app, { name: 'Loja A', storefrontUrl: 'https://loja-a.example.com/', settings: { locale: 'en' } })
   b = await createTestSeller(app, { name: 'Loja B', storefrontUrl: 'https://shop-b.example.net/br' })
 })
 afterAll(async () => {
@@ -84,6 +85,25 @@ describe('email verification', () => {
     expectError(await post('verify-email', { token }), 401, 'invalid_token')
     const [row] = await app.db.select().from(customers).where(eq(customers.id, customer.id))
     expect(row!.emailVerifiedAt).toBeNull()
+  })
+})
+
+describe("the seller's language", () => {
+  it('writes every customer email in Portuguese for a seller of the default locale (pt-BR)', async () => {
+    await register('lingua@example.com', b)
+    await deliveredTo('lingua@example.com', 'verify-email')
+    expect((await post('forgot-password', { email: 'lingua@example.com' }, b)).statusCode).toBe(200)
+    await deliveredTo('lingua@example.com', 'reset-password')
+    expect((await post('magic-link', { email: 'lingua@example.com' }, b)).statusCode).toBe(200)
+    await deliveredTo('lingua@example.com', 'magic-link')
+    const mails = sink.received.filter((m) => m.to.includes('lingua@example.com'))
+    expect(mails.map((m) => m.subject)).toEqual(['Loja B: confirme seu e-mail', 'Loja B: redefina sua senha', 'Loja B: seu link de acesso'])
+    for (const mail of mails) {
+      expect(mail.text).toMatch(/^Olá, Rita,\n/)
+      expect(mail.text).toContain('O link funciona uma vez e expira em')
+      expect(mail.text).not.toContain('Hello')
+    }
+    expect(mails.map((m) => /expira em ([^.]+)\./.exec(m.text)?.[1])).toEqual(['48 horas', '30 minutos', '10 minutos'])
   })
 })
 

@@ -43,6 +43,8 @@ describe('storefront seller resolution', () => {
         min_installment_amount: 500,
         timezone: 'America/Sao_Paulo',
         waiting_list_offer_minutes: 1440,
+        waiting_list_max_quantity: 4,
+        locale: 'pt-BR',
       },
       affiliate: null,
     })

@@ -556,28 +556,79 @@ describe('joining', () => {
     expectError(await join(a, { inventory_id: onThenOff.inventory.id, quantity: 1, email: freshEmail() }), 409, 'waiting_list_closed')
   })
 
-  it('answers 409 tickets_available when the quantity can be bought now and nobody waits, and queues it once someone waits', async () => {
+  it('answers 409 tickets_available while any ticket is on sale to the public, whatever the quantity: a join for 20 while 1 is on sale would freeze the sale', async () => {
+    const shop = await createTestSeller(app, { settings: { waiting_list_max_quantity: 20 } })
+    const event = await createTestEvent(app, shop.seller.id)
+    const inventory = await createTestInventory(app, event, { capacity: 30 })
+    await sellTickets(app, inventory.id, 29)
+    await listOn(inventory.id)
+    expect(await available(shop, event.id, inventory.id)).toBe(1)
+    for (const quantity of [20, 2, 1]) {
+      expectError(await join(shop, { inventory_id: inventory.id, quantity, email: freshEmail() }), 409, 'tickets_available')
+    }
+    // Nobody waits: the public still buys the last ticket, and a buyer for 1 after it is served when one comes back.
+    expect(await available(shop, event.id, inventory.id)).toBe(1)
+    const bought = await buy(shop, inventory.id, 1)
+    const one = await joined(shop, inventory.id, 1)
+    expect(one.position).toBe(1)
+    await cancelOrder(bought.id)
+    await serve()
+    expect(await entry(shop, one.id)).toMatchObject({ status: 'offered' })
+  })
+
+  it('answers 409 tickets_available while a ticket is free, however the rest is held or sold, and accepts once none is left', async () => {
     const event = await createTestEvent(app, a.seller.id)
     const inventory = await createTestInventory(app, event, { capacity: 5 })
     await sellTickets(app, inventory.id, 3)
     await listOn(inventory.id)
-    for (const quantity of [1, 2]) {
-      expectError(await join(a, { inventory_id: inventory.id, quantity, email: freshEmail() }), 409, 'tickets_available')
-    }
+    const holder = await insertSignedInCustomer(app, a)
+    const held = await openBasket(holder.headers, inventory.id, 1)
+    expect(held.statusCode, held.body).toBe(201)
+    // 1 left: a join for more than is left, which fits nobody's sale, is refused too.
+    expectError(await join(a, { inventory_id: inventory.id, quantity: 3, email: freshEmail() }), 409, 'tickets_available')
+    expect((await openBasket(a.auth, inventory.id, 1)).statusCode).toBe(201)
     const big = await joined(a, inventory.id, 3)
     expect(big.position).toBe(1)
-    // Someone waits now: the free tickets are theirs, so a smaller quantity queues too.
+    // Someone waits now: whatever comes back is theirs, and a smaller quantity queues behind.
     const small = await joined(a, inventory.id, 1)
     expect(small.position).toBe(2)
     expect(await available(a, event.id, inventory.id)).toBe(0)
     await expectPublicRefused(a, inventory.id)
   })
 
+  it("answers 400 validation_error on quantity above the seller's waiting_list_max_quantity (default 4) or the inventory's capacity", async () => {
+    const shop = await createTestSeller(app)
+    expect((await adm.get(`/sellers/${shop.seller.id}`)).json().settings.waiting_list_max_quantity).toBe(4)
+    const { inventory } = await soldOutRows(shop, 6)
+    const small = await soldOutRows(shop, 3)
+    const refused = async (inventoryId: string, quantity: number) => {
+      const res = await join(shop, { inventory_id: inventoryId, quantity, email: freshEmail() })
+      expectError(res, 400, 'validation_error')
+      expect(res.json().details.map((d: { path: string }) => d.path)).toEqual(['quantity'])
+    }
+    await refused(inventory.id, 5)
+    expect((await joined(shop, inventory.id, 4)).quantity).toBe(4)
+
+    for (const bad of [0, 21, 2.5]) {
+      expectError(await adm.put(`/sellers/${shop.seller.id}`, { settings: { waiting_list_max_quantity: bad } }), 400, 'validation_error')
+    }
+    expect((await adm.put(`/sellers/${shop.seller.id}`, { settings: { waiting_list_max_quantity: 20 } })).statusCode).toBe(200)
+    expect((await joined(shop, inventory.id, 6)).quantity).toBe(6)
+    // Never above the capacity, whatever the setting.
+    await refused(inventory.id, 7)
+    await refused(small.inventory.id, 4)
+    expect((await joined(shop, small.inventory.id, 3)).quantity).toBe(3)
+
+    expect((await adm.put(`/sellers/${shop.seller.id}`, { settings: { waiting_list_max_quantity: 1 } })).statusCode).toBe(200)
+    await refused(inventory.id, 2)
+    expect((await joined(shop, inventory.id, 1)).quantity).toBe(1)
+  })
+
   it('answers 409 already_waiting for the same email in another letter case, also while offered', async () => {
     const stock = await soldOut(a, [1])
     await joined(a, stock.inventory.id, 1, { email: 'Rita.Lee@Example.com' })
     for (const email of ['rita.lee@example.com', 'RITA.LEE@EXAMPLE.COM']) {
-      expectError(await join(a, { inventory_id: stock.inventory.id, quantity: 2, email }), 409, 'already_waiting')
+      expectError(await join(a, { inventory_id: stock.inventory.id, quantity: 1, email }), 409, 'already_waiting')
     }
     await cancelOrder(stock.orders[0]!.id)
     await serve()
@@ -605,7 +656,7 @@ describe('joining', () => {
       expect(res.json().code).toBe('validation_error')
     }
     expect((await join(a, { ...base, variant: 'Inteira' })).statusCode).toBe(201)
-    expect((await join(a, { ...base, email: freshEmail(), quantity: 20 })).statusCode).toBe(201)
+    expect((await join(a, { ...base, email: freshEmail(), quantity: 2 })).statusCode).toBe(201)
   })
 
   it("answers 404 for another seller's entry on GET and DELETE, leaving it as it was", async () => {
@@ -816,6 +867,54 @@ describe('emails of entries', () => {
   })
 })
 
+describe("offer emails in the seller's language and time zone", () => {
+  /** The one offer email delivered to `address`, as a mail client shows it (subject and body decoded). */
+  async function offerMail(seller: TestSeller, inventoryId: string, orderId: string, name: string | null) {
+    const fan = await joined(seller, inventoryId, 1, name === null ? {} : { name })
+    await cancelOrder(orderId)
+    await serve()
+    const offered = await entry(seller, fan.id)
+    expect(offered.status).toBe('offered')
+    await app.outbox.runOnce('email')
+    const mails = sink.received.filter((m) => m.to.includes(fan.email))
+    expect(mails).toHaveLength(1)
+    return { mail: mails[0]!, expiresAt: new Date(offered.offer_expires_at!) }
+  }
+
+  /** The wall clock `offsetMinutes` from UTC at `instant`: day of the month, hours (0-23) and minutes. */
+  function wallClock(instant: Date, offsetMinutes: number) {
+    const local = new Date(instant.getTime() + offsetMinutes * 60_000)
+    return { day: local.getUTCDate(), hours: local.getUTCHours(), minutes: String(local.getUTCMinutes()).padStart(2, '0') }
+  }
+
+  it('writes a pt-BR offer (the default) with its end on the São Paulo clock (UTC-3), not in UTC', async () => {
+    // Seller a: default locale and time zone.
+    const stock = await soldOut(a, [1])
+    const { mail, expiresAt } = await offerMail(a, stock.inventory.id, stock.orders[0]!.id, 'Ana')
+    expect(mail.subject).toBe('Loja A: seus ingressos estão à sua espera')
+    expect(mail.text).toMatch(/^Olá, Ana,\n/)
+    expect(mail.text).toContain('O ingresso que você esperava em Loja A está reservado para você.')
+    const clock = wallClock(expiresAt, -180)
+    expect(mail.text).toContain(`A oferta vale por 24 horas, até `)
+    expect(mail.text).toMatch(new RegExp(` ${clock.day} de \\S+ de \\d{4} às ${String(clock.hours).padStart(2, '0')}:${clock.minutes}\\b`))
+    expect(mail.text).not.toContain(expiresAt.toISOString().slice(0, 16))
+    expect(mail.text).not.toContain('Hello')
+  })
+
+  it('writes an en offer with its end on the seller’s clock (Asia/Kolkata, UTC+5:30)', async () => {
+    const shop = await createTestSeller(app, { name: 'Mumbai Tickets', settings: { locale: 'en', timezone: 'Asia/Kolkata', waiting_list_offer_minutes: 90 } })
+    const stock = await soldOut(shop, [1])
+    const { mail, expiresAt } = await offerMail(shop, stock.inventory.id, stock.orders[0]!.id, null)
+    expect(mail.subject).toBe('Tickets are waiting for you at Mumbai Tickets')
+    expect(mail.text).toMatch(/^Hello there,\n/)
+    const clock = wallClock(expiresAt, 330)
+    const hour12 = clock.hours % 12 === 0 ? 12 : clock.hours % 12
+    expect(mail.text).toContain('The offer lasts 90 minutes, until ')
+    expect(mail.text).toMatch(new RegExp(`\\w+ ${clock.day}, \\d{4} at ${hour12}:${clock.minutes}\\s${clock.hours < 12 ? 'AM' : 'PM'}`))
+    expect(mail.text).not.toContain(expiresAt.toISOString().slice(0, 16))
+  })
+})
+
 describe('abuse', () => {
   it('rate limits a flood of joins with random emails from one X-End-User-IP as registration is limited: 429 rate_limited', async () => {
     const shop = await createTestSeller(app)
@@ -842,8 +941,13 @@ describe('races the precheck cannot see', () => {
     const event = await createTestEvent(app, a.seller.id)
     const inventory = await createTestInventory(app, event, { capacity: 3, waitingList: true })
     await sellTickets(app, inventory.id, 2)
-    // The join lands between a public buyer's precheck (1 free, nobody waiting) and its hold.
+    // The join lands between a public buyer's precheck (1 free, nobody waiting) and its hold: the
+    // last ticket was held when it joined, and its hold ran out since.
+    const holder = await insertSignedInCustomer(app, a)
+    const held = await openBasket(holder.headers, inventory.id, 1)
+    expect(held.statusCode, held.body).toBe(201)
     await joined(a, inventory.id, 2)
+    await backdateBasket(held.json().id)
     const opening = (asOpening: boolean) =>
       app.db.transaction(async (tx) => {
         const [basket] = await tx.insert(baskets).values({ sellerId: a.seller.id, status: 'open', expiresAt: sql`now() + interval '15 minutes'` }).returning()

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { createTestEvent, createTestInventory, sellTickets } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
@@ -340,5 +340,103 @@ describe('two server processes serving one list', () => {
     const positions = await Promise.all(waiting.map(async (e, n) => (await call(n, 'GET', `/stf/v1/waiting-list/${e.id}`, seller.auth)).body.position))
     expect(positions).toEqual(waiting.map((_, n) => n + 1))
     expect(await commerceViolations(databaseUrl)).toEqual([])
+  })
+})
+
+describe('joining while holds are decided', () => {
+  useServers(2, { OUTBOX_POLL_MS: '60000', WAITING_LIST_SWEEP_MS: '60000' })
+
+  /** An inventory with its list on and `left` of its `capacity` tickets still on sale (the rest recorded as sold). */
+  async function withTicketsLeft(capacity: number, left: number) {
+    const event = await createTestEvent(fx.app, seller.seller.id)
+    const inventory = await createTestInventory(fx.app, event, { capacity, waitingList: true })
+    await sellTickets(fx.app, inventory.id, capacity - left)
+    return inventory.id
+  }
+
+  const joinBody = (inventoryId: string, quantity: number) => ({
+    inventory_id: inventoryId,
+    quantity,
+    email: `racing-${randomBytes(5).toString('hex')}@example.com`,
+  })
+
+  it('a join that arrives while a hold of the last ticket is being decided waits for it under the locks, and is judged after it', async () => {
+    for (const outcome of ['COMMIT', 'ROLLBACK'] as const) {
+      const inventoryId = await withTicketsLeft(3, 1)
+      // A hold of the last ticket, in flight: take_tickets has taken the inventory's locks, and has not committed.
+      const holder = new pg.Client({ connectionString: databaseUrl })
+      await holder.connect()
+      try {
+        await holder.query('begin')
+        const basket = await holder.query<{ id: string }>(
+          `insert into baskets (seller_id, status, expires_at) values ($1, 'open', now() + interval '15 minutes') returning id`,
+          [seller.seller.id],
+        )
+        const basketId = basket.rows[0]!.id
+        await holder.query('insert into basket_items (basket_id, inventory_id, quantity) values ($1, $2, 1)', [basketId, inventoryId])
+        await holder.query('select * from take_tickets($1, array[$2]::uuid[], array[1], $3, null, null, null, false, true)', [
+          seller.seller.id,
+          inventoryId,
+          basketId,
+        ])
+        const joining = call(0, 'POST', '/stf/v1/waiting-list', seller.auth, joinBody(inventoryId, 2))
+        // The join waits for the inventory's queue lock (class 7301) the hold holds.
+        await eventually(
+          async () =>
+            (
+              await holder.query<{ n: number }>(
+                `select count(*)::int as n from pg_locks where locktype = 'advisory' and classid = 7301 and objsubid = 2 and not granted`,
+              )
+            ).rows[0]!.n > 0,
+          20_000,
+          10,
+        )
+        await holder.query(outcome)
+        const answer = await joining
+        if (outcome === 'COMMIT') {
+          // The last ticket is held: nothing is on sale, so the buyer queues.
+          expect(answer.status, JSON.stringify(answer.body)).toBe(201)
+          expect(answer.body).toMatchObject({ status: 'waiting', position: 1 })
+        } else {
+          // The hold never happened: the ticket is still on sale, so the buyer buys it instead.
+          expect(answer.status, JSON.stringify(answer.body)).toBe(409)
+          expect(answer.body.code).toBe('tickets_available')
+          expect(await entriesOf(inventoryId)).toEqual([])
+        }
+      } finally {
+        await holder.end()
+      }
+    }
+  })
+
+  it('20 buyers and 30 joiners at once: every buyer gets a ticket, a join is accepted only once none is on sale, never beyond capacity', async () => {
+    const capacity = 20
+    const inventoryId = await withTicketsLeft(capacity, capacity)
+    const buyers = await Promise.all(Array.from({ length: capacity }, () => insertSignedInCustomer(fx.app, seller)))
+    // Joiner n (for 4, 3, 2 or 1 tickets) sets off once n * 2/3 buyers are answered: the joins spread over the holds, and
+    // follow the last ones. A join judged by whether its quantity fits was accepted with fewer left, and locked a buyer out.
+    let answered = 0
+    const buying = all(capacity, async (n) => {
+      const answer = await call(n, 'POST', '/stf/v1/baskets', buyers[n]!.headers, one(inventoryId))
+      answered++
+      return answer
+    })
+    const joining = all(30, async (n) => {
+      await eventually(() => answered >= Math.floor((n * capacity) / 30), 30_000, 1)
+      return call(n + 1, 'POST', '/stf/v1/waiting-list', { ...seller.auth, 'x-end-user-ip': `10.9.0.${n + 1}` }, joinBody(inventoryId, 4 - (n % 4)))
+    })
+    const [bought, joins] = await Promise.all([buying, joining])
+    // Nobody who joined while a ticket was on sale stopped its sale: every buyer holds one.
+    expect(countStatuses(bought)).toEqual({ 201: capacity })
+    const refused = joins.filter((j) => j.status !== 201)
+    for (const j of refused) expect([j.status, j.body.code]).toEqual([409, 'tickets_available'])
+    const accepted = joins.filter((j) => j.status === 201)
+    const rows = await entriesOf(inventoryId)
+    expect(rows.map((e) => e.id).sort()).toEqual(accepted.map((j) => j.body.id as string).sort())
+    expect(rows.every((e) => e.status === 'waiting')).toBe(true)
+    expect(await stockOf(inventoryId)).toEqual({ capacity, sold: 0, held: capacity, offered: 0, public_held: capacity })
+    // Once all are held, joining is open again.
+    expect((await call(0, 'POST', '/stf/v1/waiting-list', seller.auth, joinBody(inventoryId, 1))).status).toBe(201)
+    console.info(`joining while holds are decided: ${accepted.length} of 30 joins accepted, ${refused.length} answered tickets_available, 20 of 20 buyers held`)
   })
 })

@@ -9,6 +9,15 @@ function decodeQuotedPrintable(body: string): string {
   return Buffer.from(bytes, 'latin1').toString('utf8')
 }
 
+/** Decodes RFC 2047 encoded words (`=?UTF-8?Q?...?=`, `=?UTF-8?B?...?=`) of a header, as a mail client shows it. */
+function decodeHeader(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, encoding: string, text: string) =>
+      encoding.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    )
+}
+
 /** The subject and the decoded text body of a single-part message. */
 function parse(raw: string): { subject: string; text: string } {
   const split = raw.indexOf('\r\n\r\n')
@@ -22,7 +31,7 @@ function parse(raw: string): { subject: string; text: string } {
       : encoding === 'base64'
         ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
         : body
-  return { subject: header('Subject'), text: text.replace(/\r\n/g, '\n') }
+  return { subject: decodeHeader(header('Subject')), text: text.replace(/\r\n/g, '\n') }
 }
 
 /** A real SMTP server on 127.0.0.1 that keeps what it receives. It can be stopped and restarted on the same port. */

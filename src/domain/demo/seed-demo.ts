@@ -205,7 +205,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
 /** The demo buyer: a registered customer, whose verification email goes to the outbox like any other. */
 const demoCustomer = (db: Db, seller: SellerRow, options: SeedDemoOptions) =>
   registerCustomer(db, {
-    seller,
+    seller: { ...seller, settings: settingsOf(seller) },
     email: 'maria.demo@example.com',
     password: randomBytes(18).toString('base64url'),
     firstName: 'Maria',

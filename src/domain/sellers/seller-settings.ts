@@ -14,9 +14,20 @@ export type SellerSettings = {
   timezone: string
   /** How long a waiting list's offer holds its tickets for the entry. */
   waiting_list_offer_minutes: number
+  /**
+   * The most tickets one waiting list entry may ask for: a visitor who asks for many holds every
+   * later entry back, however many tickets come back one by one.
+   */
+  waiting_list_max_quantity: number
+  /** The language of every email to the seller's buyers (their times read in `timezone`). */
+  locale: Locale
 }
 
-type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone'>
+type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale'>
+
+/** The languages buyer emails are written in. */
+export const LOCALES = ['pt-BR', 'en'] as const
+export type Locale = (typeof LOCALES)[number]
 
 /** The time zone of a seller that names none (`seller_today` falls back to the same). */
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo'
@@ -31,6 +42,8 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   login_requires_verified_email: true,
   timezone: DEFAULT_TIME_ZONE,
   waiting_list_offer_minutes: 1440,
+  waiting_list_max_quantity: 4,
+  locale: 'pt-BR',
 })
 
 /** Whether this is an IANA time zone name this process knows (the database knows the same list). */
@@ -55,6 +68,7 @@ export const SETTINGS_BOUNDS = Object.freeze({
   monthly_rate: { min: 0, max: 1, int: false },
   min_installment_amount: { min: 1, max: 100_000_000, int: true },
   waiting_list_offer_minutes: { min: 5, max: 10_080, int: true },
+  waiting_list_max_quantity: { min: 1, max: 20, int: true },
 } satisfies Record<NumericSetting, { min: number; max: number; int: boolean }>)
 
 export const settingsOf = (seller: SellerRow): SellerSettings => ({
@@ -66,6 +80,8 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   login_requires_verified_email: seller.loginRequiresVerifiedEmail,
   timezone: seller.timezone,
   waiting_list_offer_minutes: seller.waitingListOfferMinutes,
+  waiting_list_max_quantity: seller.waitingListMaxQuantity,
+  locale: seller.locale,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -78,6 +94,8 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.login_requires_verified_email !== undefined ? { loginRequiresVerifiedEmail: settings.login_requires_verified_email } : {}),
   ...(settings?.timezone !== undefined ? { timezone: settings.timezone } : {}),
   ...(settings?.waiting_list_offer_minutes !== undefined ? { waitingListOfferMinutes: settings.waiting_list_offer_minutes } : {}),
+  ...(settings?.waiting_list_max_quantity !== undefined ? { waitingListMaxQuantity: settings.waiting_list_max_quantity } : {}),
+  ...(settings?.locale !== undefined ? { locale: settings.locale } : {}),
 })
 
 /**
@@ -92,6 +110,7 @@ export function settingsProblems(settings: SellerSettings): ErrorDetail[] {
       problems.push({ path: `settings.${name}`, message: `must be ${bounds.int ? 'an integer' : 'a number'} from ${bounds.min} to ${bounds.max}` })
     }
   }
+  if (!(LOCALES as readonly string[]).includes(settings.locale)) problems.push({ path: 'settings.locale', message: `must be one of ${LOCALES.join(', ')}` })
   if (!isTimeZone(settings.timezone)) problems.push({ path: 'settings.timezone', message: `must be an IANA time zone name, e.g. ${DEFAULT_TIME_ZONE}` })
   if (settings.interest_free_installments > settings.max_installments) {
     problems.push({ path: 'settings.interest_free_installments', message: 'must not exceed max_installments' })

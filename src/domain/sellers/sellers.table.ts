@@ -1,5 +1,5 @@
 import { boolean, doublePrecision, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
-import { DEFAULT_SETTINGS } from './seller-settings.js'
+import { DEFAULT_SETTINGS, LOCALES } from './seller-settings.js'
 
 export const SELLER_STATUSES = ['active', 'disabled'] as const
 
@@ -19,6 +19,9 @@ export const sellers = pgTable('sellers', {
   /** IANA name; `seller_today()` (sql/seller_today.sql) reads it. */
   timezone: text().notNull().default(DEFAULT_SETTINGS.timezone),
   waitingListOfferMinutes: integer().notNull().default(DEFAULT_SETTINGS.waiting_list_offer_minutes),
+  waitingListMaxQuantity: integer().notNull().default(DEFAULT_SETTINGS.waiting_list_max_quantity),
+  /** The language of buyer emails (customer-emails.ts). */
+  locale: text({ enum: LOCALES }).notNull().default(DEFAULT_SETTINGS.locale),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

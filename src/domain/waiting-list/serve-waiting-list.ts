@@ -3,11 +3,11 @@ import type { Logger } from 'pino'
 import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-token.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { enqueueEmails, type EmailMessage } from '../../platform/mail/outbox.repo.js'
+import { enqueueEmails } from '../../platform/mail/outbox.repo.js'
 import { jitteredDelayMs } from '../../platform/outbox/backoff.js'
 import type { OutboxChannel } from '../../platform/outbox/worker.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
-import { describeLifetime, storefrontLink } from '../customers/customer-emails.js'
+import { waitingListOfferEmail, type EmailSeller } from '../customers/customer-emails.js'
 import { sellers } from '../sellers/sellers.table.js'
 import { recordWebhookEvents, type WebhookEventInput } from '../webhooks/webhook-events.js'
 import { entryEventData, toWaitingEntryView, type WaitingEntryView } from './waiting-entry-view.js'
@@ -21,7 +21,6 @@ import {
   retryTurn,
   serveQueue,
   setTokenHashes,
-  type PlacedEntry,
   type ServeOutcome,
   type Turn,
 } from './waiting-list.repo.js'
@@ -52,30 +51,6 @@ export type WaitingListServerOptions = {
   sweepMs: number
 }
 
-type OfferSeller = { id: string; name: string; storefrontUrl: string }
-
-function offerEmail(seller: OfferSeller, entry: PlacedEntry, token: string): EmailMessage {
-  const minutes = (entry.offerExpiresAt!.getTime() - (entry.offeredAt ?? new Date()).getTime()) / 60_000
-  return {
-    kind: 'stf.waiting_list_offer',
-    to: entry.email,
-    subject: `Tickets are waiting for you at ${seller.name}`,
-    text: [
-      `Hello ${entry.name ?? 'there'},`,
-      '',
-      entry.quantity === 1
-        ? `The ticket you waited for at ${seller.name} is held for you. To buy it, open this link:`
-        : `The ${entry.quantity} tickets you waited for at ${seller.name} are held for you. To buy them, open this link:`,
-      '',
-      storefrontLink(seller.storefrontUrl, 'waiting-list/accept', token),
-      '',
-      `The offer lasts ${describeLifetime(Math.round(minutes) * 60)}, until ${entry.offerExpiresAt!.toISOString()}; then the tickets go to the next person waiting. ` +
-        'The link works once. If you no longer want them, open it and decline, so that they pass on at once.',
-      '',
-    ].join('\n'),
-  }
-}
-
 /**
  * Serving the waiting lists: who gets the tickets is decided by the database
  * (sql/serve_waiting_list.sql, under the inventory's locks); this mints each offer's token, and
@@ -97,13 +72,26 @@ export function createWaitingListServer(options: WaitingListServerOptions): Wait
       if (entries.length > 0) {
         const sellerIds = [...new Set(entries.map((e) => e.sellerId))]
         const sellerRows = await tx
-          .select({ id: sellers.id, name: sellers.name, storefrontUrl: sellers.storefrontUrl })
+          .select({ id: sellers.id, name: sellers.name, storefrontUrl: sellers.storefrontUrl, locale: sellers.locale, timezone: sellers.timezone })
           .from(sellers)
           .where(inArray(sellers.id, sellerIds))
-        const sellerOf = new Map(sellerRows.map((s) => [s.id, s]))
+        const sellerOf = new Map(
+          sellerRows.map((s): [string, EmailSeller] => [
+            s.id,
+            { name: s.name, storefrontUrl: s.storefrontUrl, settings: { locale: s.locale, timezone: s.timezone } },
+          ]),
+        )
         await enqueueEmails(
           tx,
-          entries.filter((e) => tokens.has(e.id)).map((e) => offerEmail(sellerOf.get(e.sellerId)!, e, tokens.get(e.id)!)),
+          entries
+            .filter((e) => tokens.has(e.id))
+            .map((e) =>
+              waitingListOfferEmail(
+                sellerOf.get(e.sellerId)!,
+                { email: e.email, name: e.name, quantity: e.quantity, offeredAt: e.offeredAt ?? new Date(), offerExpiresAt: e.offerExpiresAt! },
+                tokens.get(e.id)!,
+              ),
+            ),
         )
         for (const sellerId of sellerIds) {
           const events = entries

@@ -102,6 +102,14 @@ export async function endOfferHold(db: Db, basketId: string | null): Promise<voi
   if (basketId) await db.execute(sql`update baskets set status = 'expired', updated_at = now() where id = ${basketId} and status = 'open'`)
 }
 
+/**
+ * Takes the inventory's locks for this transaction, those of every hold, sale and serving
+ * (sql/waiting_list_lock.sql): what the transaction reads next counts everything committed before.
+ */
+export async function lockQueue(db: Db, inventoryId: string): Promise<void> {
+  await db.execute(sql`select waiting_list_lock(${inventoryId}::uuid)`)
+}
+
 /** Queues a turn for the inventory if anyone waits there (sql/waiting_list_nudge.sql), and tells memories it may sell again. */
 export async function nudgeQueue(db: Db, inventoryId: string): Promise<void> {
   await db.execute(sql`select waiting_list_nudge(array[${inventoryId}]::uuid[]), pg_notify('tickets_freed', ${inventoryId})`)

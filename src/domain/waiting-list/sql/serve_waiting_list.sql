@@ -1,6 +1,6 @@
--- Serves the waiting list of one inventory, under the locks every hold and sale takes (its queue,
--- advisory lock class 7301, then its row, as take_tickets.sql): whoever serves at once, from any
--- process, serves after the other, so no ticket is offered twice.
+-- Serves the waiting list of one inventory, under the locks every hold and sale takes
+-- (waiting_list_lock.sql): whoever serves at once, from any process, serves after the other, so
+-- no ticket is offered twice.
 --   1. Offers past offer_expires_at expire: the entry is `expired` and its basket's hold ends. Once
 --      the inventory's date has passed, the entries still waiting expire too.
 --   2. While the event is on sale and the date has not passed (the sale rule, inventory_standings.sql),
@@ -25,12 +25,11 @@ DECLARE
   offer_until timestamptz;
   basket uuid;
 BEGIN
-  PERFORM pg_advisory_xact_lock(7301, hashtext(p_inventory::text));
+  PERFORM waiting_list_lock(p_inventory);
   SELECT i.id, i.seller_id, i.variants, s.waiting_list_offer_minutes AS minutes
     INTO inv
     FROM inventories i JOIN sellers s ON s.id = i.seller_id
-   WHERE i.id = p_inventory
-     FOR NO KEY UPDATE OF i;
+   WHERE i.id = p_inventory;
   IF NOT FOUND THEN
     RETURN;
   END IF;
