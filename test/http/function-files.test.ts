@@ -44,6 +44,8 @@ describe('database function files', () => {
       'domain/inventory/sql/tickets_available.sql',
       'domain/inventory/sql/tickets_held.sql',
       'domain/sellers/sql/seller_today.sql',
+      'domain/waiting-list/sql/end_offer_hold.sql',
+      'domain/waiting-list/sql/offer_lapsed.sql',
       'domain/waiting-list/sql/serve_waiting_list.sql',
       'domain/waiting-list/sql/tickets_queued.sql',
       'domain/waiting-list/sql/waiting_list_lock.sql',

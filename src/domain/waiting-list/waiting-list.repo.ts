@@ -65,7 +65,7 @@ export async function lockEntry(db: Db, sellerId: string | null, id: string): Pr
 /** Locks the seller's entry whose offer token hashes to `tokenHash`; another seller's token finds none. */
 export async function lockEntryByToken(db: Db, sellerId: string, tokenHash: string): Promise<(WaitingEntryRow & { lapsed: boolean }) | undefined> {
   const [row] = await db
-    .select({ ...entryColumns(), lapsed: sql<boolean>`${waitingEntries.offerExpiresAt} <= now()` })
+    .select({ ...entryColumns(), lapsed: sql<boolean>`offer_lapsed(${waitingEntries.offerExpiresAt})` })
     .from(waitingEntries)
     .where(and(eq(waitingEntries.tokenHash, tokenHash), eq(waitingEntries.sellerId, sellerId)))
     .for('update')
@@ -99,7 +99,7 @@ export async function listQueue(db: Db, inventoryId: string, status: WaitingEntr
 
 /** Ends an offer's hold: its basket expires (the database then nudges the queue: sql/announce_tickets_freed.sql). */
 export async function endOfferHold(db: Db, basketId: string | null): Promise<void> {
-  if (basketId) await db.execute(sql`update baskets set status = 'expired', updated_at = now() where id = ${basketId} and status = 'open'`)
+  if (basketId) await db.execute(sql`select end_offer_hold(${basketId}::uuid)`)
 }
 
 /**
@@ -192,7 +192,7 @@ export async function queueSweepTurns(db: Db): Promise<number> {
   const { rows } = await db.execute<{ id: string }>(sql`
     insert into waiting_list_turns (inventory_id)
     select distinct w.inventory_id from waiting_entries w
-     where (w.status = 'waiting' or (w.status = 'offered' and w.offer_expires_at <= now()))
+     where (w.status = 'waiting' or (w.status = 'offered' and offer_lapsed(w.offer_expires_at)))
        and not exists (select 1 from waiting_list_turns t where t.inventory_id = w.inventory_id and t.status = 'pending' and t.locked_until is null)
     returning id`)
   return rows.length

@@ -39,11 +39,11 @@ BEGIN
   FOR w IN
     UPDATE waiting_entries x SET status = 'expired', updated_at = now()
      WHERE x.id IN (SELECT y.id FROM waiting_entries y
-                     WHERE y.inventory_id = p_inventory AND y.status = 'offered' AND y.offer_expires_at <= now()
+                     WHERE y.inventory_id = p_inventory AND y.status = 'offered' AND offer_lapsed(y.offer_expires_at)
                        FOR UPDATE SKIP LOCKED)
     RETURNING x.id, x.basket_id
   LOOP
-    UPDATE baskets b SET status = 'expired', updated_at = now() WHERE b.id = w.basket_id AND b.status = 'open';
+    PERFORM end_offer_hold(w.basket_id);
     entry_id := w.id; outcome := 'expired';
     RETURN NEXT;
   END LOOP;
