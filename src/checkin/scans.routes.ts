@@ -162,6 +162,6 @@ export const scanRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZSigningKeys, ...errorResponses(401) },
       },
     },
-    async (request) => ({ keys: app.ticketCodes.publicKeys(deviceOf(request).sellerId) }),
+    async (request) => ({ keys: await app.ticketCodes.publicKeys(deviceOf(request).sellerId) }),
   )
 }

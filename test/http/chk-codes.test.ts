@@ -10,6 +10,7 @@ import { basicAuth, useTwoSellers } from '../factories/sellers.js'
 import type { AdmClient } from '../support/adm-client.js'
 import { buyTickets, checkinAdmin, pairedDevice, scanner, type TestOrder } from '../support/checkin.js'
 import { verifyTicketCode } from '../support/verify-ticket-code.js'
+import { findActiveKeyRow } from '../../src/domain/checkin/ticket-keys.repo.js'
 
 /** API.md 7.5: tickets' signed codes, verified offline with the seller's published keys, and their QR images. */
 const ctx = useTestApp()
@@ -63,21 +64,22 @@ function tampered(code: string): string {
 }
 
 describe("the README's verifier", () => {
-  it('is the very code the README shows, in at most 10 lines', () => {
+  it('is the very code the README shows, in at most 25 lines', () => {
     const verifier = readFileSync(new URL('../support/verify-ticket-code.ts', import.meta.url), 'utf8')
       .split('\n')
       .slice(1)
       .join('\n')
       .trim()
     expect(readme()).toContain(`\`\`\`ts\n${verifier}\n\`\`\``)
-    expect(verifier.split('\n').length).toBeLessThanOrEqual(10)
+    expect(verifier.split('\n').length).toBeLessThanOrEqual(25)
   })
 
   it("verifies a ticket's code with the keys a device fetches, answering what the ticket is", async () => {
     expect(keys.keys).toEqual([{ kid: expect.any(String), kty: 'OKP', crv: 'Ed25519', x: expect.stringMatching(/^[\w-]{43}$/), active: true }])
     const [half, full] = order.tickets
     expect(decodeProtectedHeader(half!.code)).toEqual({ alg: 'EdDSA', kid: keys.keys[0]!.kid })
-    const claims = { sid: a.seller.id, eid: eventId, inv: inventoryId, d: today }
+    // The compact layout leaves the seller out: the key that verifies it is the seller's.
+    const claims = { eid: eventId, inv: inventoryId, d: today }
     expect(await verifyTicketCode(half!.code, keys)).toEqual({ tid: half!.identifier, ...claims, v: 'Meia' })
     expect(await verifyTicketCode(full!.code, keys)).toEqual({ tid: full!.identifier, ...claims, v: null })
   })
@@ -87,7 +89,8 @@ describe('a code that is not genuine', () => {
   /** Codes of no ticket of seller a: each fails the verifier and is refused `invalid` at a's gate. */
   const forgeries = async (): Promise<[string, string][]> => {
     const genuine = order.tickets[0]!
-    const claims = await verifyTicketCode(genuine.code, keys)
+    const claims = { ...(await verifyTicketCode(genuine.code, keys)), sid: a.seller.id }
+    const bKey = (await findActiveKeyRow(ctx.app.db, b.seller.id))!
     // A stranger's key under a's kid, signing a's very claims.
     const { privateKey } = generateKeyPairSync('ed25519')
     const underAsKid = await new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
@@ -95,7 +98,7 @@ describe('a code that is not genuine', () => {
       .sign(privateKey)
     return [
       ['one payload character changed', tampered(genuine.code)],
-      ["a's ticket signed with seller b's key", await ctx.app.ticketCodes.sign({ ...claims, sid: b.seller.id })],
+      ["a's ticket signed with seller b's key", (await ctx.app.ticketCodes.signer(ctx.app.db, b.seller.id, [bKey.id]))(claims, bKey.id)],
       ["seller b's own ticket", stranger.tickets[0]!.code],
       ["a's claims signed by another key under a's kid", underAsKid],
     ]
@@ -120,7 +123,7 @@ describe('GET /stf/v1/orders/{id}/tickets/{identifier}/qr.svg', () => {
   const qr = (orderId: string, identifier: string, headers: Record<string, string>) =>
     ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${orderId}/tickets/${identifier}/qr.svg`, headers })
 
-  it("answers an SVG document of the ticket's code", async () => {
+  it("answers an SVG document of the ticket's code, with a 4-module quiet zone", async () => {
     const ticket = order.tickets[1]!
     const res = await qr(order.id, ticket.identifier, a.auth)
     expect(res.statusCode).toBe(200)
@@ -128,7 +131,7 @@ describe('GET /stf/v1/orders/{id}/tickets/{identifier}/qr.svg', () => {
     expect(res.body).toMatch(/^(<\?xml[^>]*>\s*)?<svg[\s>]/)
     expect(res.body.trim().endsWith('</svg>')).toBe(true)
     // The QR of exactly the ticket's code, as the QR library draws it.
-    expect(res.body).toBe(await QRCode.toString(ticket.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))
+    expect(res.body).toBe(await QRCode.toString(ticket.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 }))
   })
 
   it("answers 404 to another seller's credentials and to an identifier the order does not have", async () => {
@@ -148,33 +151,29 @@ describe("a ticket's code", () => {
     expect(second.tickets.map((t) => t.code)).toEqual(order.tickets.map((t) => t.code))
   })
 
-  it('changes with JWT_SECRET: old codes are refused invalid, answers carry new ones, identifiers still scan, devices pair again', async () => {
+  it('stays the same when JWT_SECRET changes (another app on the database, the same TICKET_KEYS_SECRET): it still scans and verifies', async () => {
     const [, ticket] = (await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 2 }])).tickets
     const rotated: FastifyInstance = await buildTestApp({ env: { JWT_SECRET: 'another-secret-that-is-at-least-32-characters' } })
     try {
-      // Device tokens are kept as HMACs under a key of JWT_SECRET too: the paired device is refused.
+      // Device tokens are kept as HMACs under a key of JWT_SECRET: the paired device pairs again.
       expect((await rotated.inject({ method: 'GET', url: '/chk/v1/keys', headers: device })).statusCode).toBe(401)
       const admAfter = await checkinAdmin(rotated)
       const gateAfter = scanner(rotated, (await pairedDevice(rotated, admAfter, a.seller.id)).headers)
       const keysAfter = (await gateAfter.get('/keys')).json() as JSONWebKeySet
-      expect(keysAfter.keys[0]!.kid).not.toBe(keys.keys[0]!.kid)
+      expect(keysAfter).toEqual(keys)
+      expect(await verifyTicketCode(ticket!.code, keysAfter)).toMatchObject({ tid: ticket!.identifier })
 
-      await expect(verifyTicketCode(ticket!.code, keysAfter)).rejects.toThrow()
-      expect((await gateAfter.post('/redeem', { code: ticket!.code, list_ids: [listId] })).json()).toMatchObject({ status: 'refused', reason: 'invalid' })
-
-      // So are API keys: the seller needs a new one, and its order answers carry the new codes.
+      // API keys are HMACs under JWT_SECRET too: the seller needs a new one, and its order answers carry the same codes.
       const apiKey = await admAfter.post(`/sellers/${a.seller.id}/api-keys`, { name: 'after rotation' })
       expect(apiKey.statusCode).toBe(201)
       const auth = basicAuth(a.seller.id, apiKey.json().api_key)
       const reread = await rotated.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}`, headers: auth })
       expect(reread.statusCode).toBe(200)
-      const [half] = (reread.json() as TestOrder).tickets
-      expect(half!.code).not.toBe(order.tickets[0]!.code)
-      expect(await verifyTicketCode(half!.code, keysAfter)).toMatchObject({ tid: half!.identifier, sid: a.seller.id, v: 'Meia' })
-      const image = await rotated.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}/tickets/${half!.identifier}/qr.svg`, headers: auth })
-      expect(image.body).toBe(await QRCode.toString(half!.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))
+      expect((reread.json() as TestOrder).tickets.map((t) => t.code)).toEqual(order.tickets.map((t) => t.code))
+      const image = await rotated.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}/tickets/${order.tickets[0]!.identifier}/qr.svg`, headers: auth })
+      expect(image.body).toBe(await QRCode.toString(order.tickets[0]!.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 }))
 
-      expect((await gateAfter.post('/redeem', { code: ticket!.identifier, list_ids: [listId] })).json()).toMatchObject({ status: 'ok' })
+      expect((await gateAfter.post('/redeem', { code: ticket!.code, list_ids: [listId] })).json()).toMatchObject({ status: 'ok' })
     } finally {
       await rotated.close()
     }
