@@ -1,7 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { inflateSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { CompactSign, decodeProtectedHeader, type JSONWebKeySet } from 'jose'
+import { PDFDict, PDFDocument, PDFName, type PDFNumber, PDFRawStream } from 'pdf-lib'
+import { PNG } from 'pngjs'
 import QRCode from 'qrcode'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, useTestApp } from '../build-app.js'
@@ -140,6 +144,108 @@ describe('GET /stf/v1/orders/{id}/tickets/{identifier}/qr.svg', () => {
     expect((await qr(order.id, ticket.identifier, b.auth)).statusCode).toBe(404)
     expect((await qr(order.id, 'A'.repeat(26), a.auth)).statusCode).toBe(404)
     expect((await qr(order.id, stranger.tickets[0]!.identifier, a.auth)).statusCode).toBe(404)
+  })
+})
+
+// jsqr is CommonJS with a `default` its types name but Node's ESM loader does not give.
+const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default
+
+/** The text of the QR in RGBA pixels. */
+const decodeQr = (rgba: Uint8Array, width: number, height: number) => jsQR(new Uint8ClampedArray(rgba), width, height)?.data
+
+/** Every image of the PDF's pages, as RGBA pixels (pdf-lib writes a PNG as Flate-compressed samples, alpha apart). */
+function pdfImages(pdf: PDFDocument) {
+  return pdf.getPages().flatMap((page) => {
+    const xObjects = page.node.Resources()?.lookup(PDFName.of('XObject'), PDFDict)
+    return (xObjects?.values() ?? []).map((ref) => {
+      const stream = pdf.context.lookup(ref) as PDFRawStream
+      const width = (stream.dict.lookup(PDFName.of('Width')) as PDFNumber).asNumber()
+      const height = (stream.dict.lookup(PDFName.of('Height')) as PDFNumber).asNumber()
+      const channels = String(stream.dict.lookup(PDFName.of('ColorSpace'))) === '/DeviceGray' ? 1 : 3
+      const samples = inflateSync(stream.contents)
+      const rgba = new Uint8Array(width * height * 4)
+      for (let i = 0; i < width * height; i++) {
+        for (let c = 0; c < 3; c++) rgba[i * 4 + c] = samples[i * channels + (channels === 1 ? 0 : c)]!
+        rgba[i * 4 + 3] = 255
+      }
+      return { width, height, rgba }
+    })
+  })
+}
+
+/** The text the PDF's pages draw (pdf-lib writes it as hex strings in Flate-compressed content streams). */
+function pdfText(pdf: PDFDocument): string {
+  return pdf.context
+    .enumerateIndirectObjects()
+    .flatMap(([, object]) => {
+      if (!(object instanceof PDFRawStream) || object.dict.lookup(PDFName.of('Subtype'))) return []
+      const content = String(object.dict.lookup(PDFName.of('Filter'))) === '/FlateDecode' ? inflateSync(object.contents) : Buffer.from(object.contents)
+      return [...content.toString('latin1').matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g)].map((m) => Buffer.from(m[1]!, 'hex').toString('latin1'))
+    })
+    .join('\n')
+}
+
+describe('GET /stf/v1/orders/{id}/tickets/{identifier}/qr.png', () => {
+  const png = (orderId: string, identifier: string, headers: Record<string, string>, query = '') =>
+    ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${orderId}/tickets/${identifier}/qr.png${query}`, headers })
+
+  it("answers a PNG of the size asked whose QR reads as the ticket's code", async () => {
+    const ticket = order.tickets[0]!
+    for (const [query, size] of [
+      ['', 512],
+      ['?size=200', 200],
+    ] as const) {
+      const res = await png(order.id, ticket.identifier, a.auth, query)
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-type']).toBe('image/png')
+      const image = PNG.sync.read(res.rawPayload)
+      expect([image.width, image.height]).toEqual([size, size])
+      expect(decodeQr(image.data, image.width, image.height)).toBe(ticket.code)
+    }
+  })
+
+  it('refuses a size out of bounds, and answers 404 to another seller', async () => {
+    const ticket = order.tickets[0]!
+    expect((await png(order.id, ticket.identifier, a.auth, '?size=63')).statusCode).toBe(400)
+    expect((await png(order.id, ticket.identifier, a.auth, '?size=2049')).statusCode).toBe(400)
+    expect((await png(order.id, ticket.identifier, b.auth)).statusCode).toBe(404)
+    expect((await png(order.id, stranger.tickets[0]!.identifier, a.auth)).statusCode).toBe(404)
+  })
+})
+
+describe('GET /stf/v1/orders/{id}/tickets.pdf', () => {
+  const pdfOf = (orderId: string, headers: Record<string, string>) => ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${orderId}/tickets.pdf`, headers })
+
+  it('answers one page per valid ticket, each with a QR that reads as its code, and the event, date, inventory, variant and holder', async () => {
+    const bought = await buyTickets(ctx.app, a, [
+      { inventory_id: inventoryId, quantity: 2, variant: 'Meia' },
+      { inventory_id: inventoryId, quantity: 1 },
+    ])
+    const adm2 = await checkinAdmin(ctx.app)
+    const [, voided] = bought.tickets
+    expect((await adm2.post(`/orders/${bought.id}/tickets/${voided!.identifier}/void`)).statusCode).toBe(200)
+    const res = await pdfOf(bought.id, a.auth)
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('application/pdf')
+    const pdf = await PDFDocument.load(res.rawPayload)
+    const valid = bought.tickets.filter((t) => t.identifier !== voided!.identifier)
+    expect(pdf.getPageCount()).toBe(valid.length)
+    const images = pdfImages(pdf)
+    expect(images).toHaveLength(valid.length)
+    expect(images.map((image) => decodeQr(image.rgba, image.width, image.height))).toEqual(valid.map((t) => t.code))
+    const text = pdfText(pdf)
+    expect(text).not.toContain(voided!.identifier)
+    for (const t of valid) expect(text).toContain(t.identifier)
+    expect(text.match(/Meia/g)).toHaveLength(1)
+    expect(text).toContain(today)
+  })
+
+  it("answers 404 to another seller's credentials and for an order without a valid ticket", async () => {
+    expect((await pdfOf(order.id, b.auth)).statusCode).toBe(404)
+    expect((await pdfOf(stranger.id, a.auth)).statusCode).toBe(404)
+    const cancelled = await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 1 }])
+    expect((await (await checkinAdmin(ctx.app)).post(`/orders/${cancelled.id}/cancel`)).statusCode).toBe(200)
+    expect((await pdfOf(cancelled.id, a.auth)).json()).toMatchObject({ code: 'not_found' })
   })
 })
 
