@@ -151,7 +151,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it.',
         security: sellerOnly,
         params: ZTicketQrParams,
-        response: { 200: z.string().describe('An SVG document'), ...errorResponses(400, 401, 404) },
+        response: { 200: z.string().describe('An SVG document').meta({ contentMediaType: 'image/svg+xml' }), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -177,7 +177,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         security: sellerOnly,
         params: ZTicketQrParams,
         querystring: ZTicketPngQuery,
-        response: { 200: z.string().describe('A PNG image'), ...errorResponses(400, 401, 404) },
+        response: { 200: z.string().describe('A PNG image').meta({ contentMediaType: 'image/png' }), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
@@ -202,7 +202,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           '`X-Affiliate-Code`, of that affiliate), else 404; an order without a valid ticket: 404.',
         security: sellerOnly,
         params: ZOrderParams,
-        response: { 200: z.string().describe('A PDF document'), ...errorResponses(400, 401, 404) },
+        response: { 200: z.string().describe('A PDF document').meta({ contentMediaType: 'application/pdf' }), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {

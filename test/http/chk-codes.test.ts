@@ -249,6 +249,16 @@ describe('GET /stf/v1/orders/{id}/tickets.pdf', () => {
   })
 })
 
+describe('the OpenAPI document', () => {
+  it('lists the ticket images under their media types', async () => {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    const mediaTypes = (path: string) => Object.keys(doc.paths[path].get.responses['200'].content)
+    expect(mediaTypes('/stf/v1/orders/{id}/tickets/{identifier}/qr.svg')).toEqual(['image/svg+xml'])
+    expect(mediaTypes('/stf/v1/orders/{id}/tickets/{identifier}/qr.png')).toEqual(['image/png'])
+    expect(mediaTypes('/stf/v1/orders/{id}/tickets.pdf')).toEqual(['application/pdf'])
+  })
+})
+
 describe("a ticket's code", () => {
   it('is the same on every read of the order', async () => {
     const read = async () => (await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}`, headers: a.auth })).json() as TestOrder
