@@ -5,7 +5,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
 import { checkin } from './checkin/index.js'
-import { createTicketCodes } from './domain/checkin/ticket-codes.js'
+import { ticketCodesPlugin } from './checkin/ticket-codes-plugin.js'
 import { webhookChannel } from './domain/webhooks/webhook-channel.js'
 import { countDeliveriesByStatus } from './domain/webhooks/webhooks.repo.js'
 import { iam } from './iam/index.js'
@@ -104,9 +104,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const secrets = await resolveSecrets(config)
   app.decorate('config', config)
   app.decorate('secrets', secrets)
-  app.decorate('ticketCodes', createTicketCodes(secrets.ticketCodes))
   app.decorate('info', { name: pkg.name, version: pkg.version, startedAt: new Date() })
 
+  await app.register(ticketCodesPlugin, { secrets })
   await app.register(sellerAuthenticator, { secrets })
   await app.register(availabilityMemo, { config })
   await app.register(catalogueCachePlugin, { maxAgeMs: config.catalogueCacheMs })

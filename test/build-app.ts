@@ -9,10 +9,13 @@ import { loadConfig, type Config } from '../src/platform/config.js'
 import { resetDatabase, testDatabase } from './support/database.js'
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-characters-long'
+/** Every test app seals the tickets' signing keys under this one, as replicas share one. */
+export const TEST_TICKET_KEYS_SECRET = 'test-ticket-keys-secret-of-at-least-32-characters'
 
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
   return loadConfig({
     JWT_SECRET: TEST_JWT_SECRET,
+    TICKET_KEYS_SECRET: TEST_TICKET_KEYS_SECRET,
     LOG_LEVEL: 'silent',
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'boxoffice-test-')),
     SEED_DEMO: 'false',

@@ -9,6 +9,7 @@ import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
 import { orderRoutes } from './orders.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
+import { ticketKeyRoutes } from './ticket-keys.routes.js'
 import { waitingListRoutes } from './waiting-list.routes.js'
 import { webhookRoutes } from './webhooks.routes.js'
 
@@ -27,6 +28,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(orderRoutes)
   await app.register(webhookRoutes)
   await app.register(deviceRoutes)
+  await app.register(ticketKeyRoutes)
   await app.register(checkinListRoutes)
   await app.register(waitingListRoutes)
 }

@@ -237,3 +237,25 @@ export const ZSigningKeys = z
     ),
   })
   .meta({ id: 'SigningKeys' })
+
+/** A seller's signing key in the back office: the public JWK, and its life. */
+export const ZTicketKey = z
+  .object({
+    kid: z.string(),
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string(),
+    active: z.boolean().describe('Signs the tickets issued from now on; exactly one key of a seller is active'),
+    legacy: z.boolean().describe('The key derived from `JWT_SECRET` before keys were stored: it signs the tickets issued then, as it always did'),
+    created_at: ZInstant,
+    retired_at: ZInstant.nullable().describe('Set once retired: it verifies nothing from then on'),
+  })
+  .meta({ id: 'TicketKey' })
+
+export const ZRetiredTicketKey = ZTicketKey.extend({
+  resigned_tickets: z.number().int().describe('Valid tickets that were signed by it and are now signed by the active key (their codes changed)'),
+}).meta({ id: 'RetiredTicketKey' })
+
+export const ZTicketKeyList = pageOf(ZTicketKey).meta({ id: 'TicketKeyList' })
+
+export const ZTicketKeyParams = z.object({ id: z.uuid(), kid: z.string().min(1).max(64) })

@@ -7,7 +7,7 @@ import { scanRoutes } from './scans.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Signs and verifies tickets' codes (Ed25519, a key per seller derived from the root secret); made in app.ts. */
+    /** Signs and verifies tickets' codes (Ed25519, keys stored per seller); ticket-codes-plugin.ts. */
     ticketCodes: TicketCodes
   }
 }

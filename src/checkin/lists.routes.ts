@@ -102,6 +102,6 @@ export const listRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZSigningKeys, ...errorResponses(401) },
       },
     },
-    async (request) => ({ keys: app.ticketCodes.publicKeys(deviceOf(request).sellerId) }),
+    async (request) => ({ keys: await app.ticketCodes.publicKeys(deviceOf(request).sellerId) }),
   )
 }

@@ -39,6 +39,8 @@ export const ZEnv = z
     SMTP_URL: urlWithScheme(['smtp', 'smtps']).optional(),
     MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Seals the tickets' signing keys in the database; unset: a file in DATA_DIR (embedded), else JWT_SECRET (secrets.ts). */
+    TICKET_KEYS_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ADMIN_EMAIL: z.email().optional(),
     ADMIN_PASSWORD: z
       .string()
@@ -150,6 +152,7 @@ function toConfig(e: z.output<typeof ZEnv>) {
     mailFrom: e.MAIL_FROM,
     /** Unset with the embedded database: generated and kept in `dataDir`. */
     jwtSecret: e.JWT_SECRET,
+    ticketKeysSecret: e.TICKET_KEYS_SECRET,
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? Object.freeze({ email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD }) : undefined,
     iamResetUrl: e.IAM_RESET_URL,
     /** Without a trailing slash: paths in the OpenAPI document start with one. */

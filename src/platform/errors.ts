@@ -55,6 +55,8 @@ export const ERRORS = {
   waiting_list_closed: { status: 409, message: 'The waiting list is closed' },
   /** An offer asked of a waiting-list entry that no longer waits (offered, accepted, ended). */
   entry_not_waiting: { status: 409, message: 'This waiting-list entry is not waiting' },
+  /** Retiring the seller's active signing key: rotate first, then retire the key it replaced. */
+  ticket_key_active: { status: 409, message: 'This key signs new tickets: rotate to a new key first, then retire this one' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   /** A waiting list's offer accepted or declined after its `offer_expires_at`. */
   offer_expired: { status: 410, message: 'The offer has expired' },

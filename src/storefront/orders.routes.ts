@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import QRCode from 'qrcode'
 import { z } from 'zod'
 import { getOrder } from '../domain/orders/get-order.js'
 import { listOrders } from '../domain/orders/list-orders.js'
 import { placeOrder } from '../domain/orders/place-order.js'
+import { printOrderTickets } from '../domain/orders/print-order-tickets.js'
 import { registerTicketDownloads } from '../domain/orders/register-ticket-downloads.js'
+import { qrPng, qrSvg } from '../domain/orders/ticket-images.js'
+import type { AffiliateContext } from '../domain/sellers/seller-authenticator.js'
 import { AppError } from '../platform/errors.js'
 import { errorResponses, pageMeta } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
@@ -16,6 +18,7 @@ import {
   ZOrderList,
   ZOrderListQuery,
   ZOrderParams,
+  ZTicketPngQuery,
   ZTicketQrParams,
   ZRegisterTicketDownloadRequest,
   ZRegisterTicketDownloadResponse,
@@ -122,6 +125,20 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       }),
   )
 
+  /** The ticket of an order of this seller (and affiliate), with its code; 404 for any other. */
+  const ticketOf = async (request: { seller: { id: string }; affiliate: AffiliateContext | null; params: { id: string; identifier: string } }) => {
+    const order = await getOrder(app.db, {
+      codes: app.ticketCodes,
+      sellerId: request.seller.id,
+      affiliate: request.affiliate,
+      customerId: null,
+      orderId: request.params.id,
+    })
+    const ticket = order.tickets.find((t) => t.identifier === request.params.identifier)
+    if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
+    return ticket
+  }
+
   app.get(
     '/orders/:id/tickets/:identifier/qr.svg',
     {
@@ -130,29 +147,77 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getTicketQr',
         summary: "A ticket's QR code, as SVG",
         description:
-          'The ticket’s signed `code` as a QR image (`image/svg+xml`), for a ticket page or an email: one `<img>`. An order of this seller ' +
-          '(under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it.',
+          'The ticket’s signed `code` as a QR image (`image/svg+xml`; error correction M, a 4-module quiet zone), for a ticket page: one `<img>`. ' +
+          'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it.',
         security: sellerOnly,
         params: ZTicketQrParams,
-        response: { 200: z.string().describe('An SVG document'), ...errorResponses(400, 401, 404) },
+        response: { 200: z.string().describe('An SVG document').meta({ contentMediaType: 'image/svg+xml' }), ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
-      const order = await getOrder(app.db, {
+      const svg = await qrSvg((await ticketOf(request)).code)
+      return reply
+        .type('image/svg+xml')
+        .header('cache-control', 'private, max-age=3600')
+        .serializer((payload: unknown) => payload as string)
+        .send(svg)
+    },
+  )
+
+  app.get(
+    '/orders/:id/tickets/:identifier/qr.png',
+    {
+      schema: {
+        tags,
+        operationId: 'getTicketQrPng',
+        summary: "A ticket's QR code, as PNG",
+        description:
+          'The ticket’s signed `code` as a QR image (`image/png`, `size` × `size` pixels, quiet zone included; error correction M, a ' +
+          '4-module quiet zone), for an email: Gmail and Outlook show no SVG. Same access rules as qr.svg.',
+        security: sellerOnly,
+        params: ZTicketQrParams,
+        querystring: ZTicketPngQuery,
+        response: { 200: z.string().describe('A PNG image').meta({ contentMediaType: 'image/png' }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const png = await qrPng((await ticketOf(request)).code, request.query.size)
+      return reply
+        .type('image/png')
+        .header('cache-control', 'private, max-age=3600')
+        .send(png as unknown as string) // a Buffer goes out as it is, never through the serializer
+    },
+  )
+
+  app.get(
+    '/orders/:id/tickets.pdf',
+    {
+      schema: {
+        tags,
+        operationId: 'getOrderTicketsPdf',
+        summary: "An order's tickets, as PDF",
+        description:
+          'One A5 page per valid ticket (`application/pdf`): the QR of its signed `code`, the event, the date (its inventory’s current one), ' +
+          'the inventory, the variant, the holder and, once seating assigns one, the seat. An order of this seller (under ' +
+          '`X-Affiliate-Code`, of that affiliate), else 404; an order without a valid ticket: 404.',
+        security: sellerOnly,
+        params: ZOrderParams,
+        response: { 200: z.string().describe('A PDF document').meta({ contentMediaType: 'application/pdf' }), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await printOrderTickets(app.db, {
         codes: app.ticketCodes,
         sellerId: request.seller.id,
         affiliate: request.affiliate,
         customerId: null,
         orderId: request.params.id,
       })
-      const ticket = order.tickets.find((t) => t.identifier === request.params.identifier)
-      if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
-      const svg = await QRCode.toString(ticket.code, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
       return reply
-        .type('image/svg+xml')
-        .header('cache-control', 'private, max-age=3600')
-        .serializer((payload: unknown) => payload as string)
-        .send(svg)
+        .type('application/pdf')
+        .header('content-disposition', `inline; filename="tickets-${request.params.id}.pdf"`)
+        .header('cache-control', 'private, no-store')
+        .send(Buffer.from(pdf) as unknown as string) // a Buffer goes out as it is, never through the serializer
     },
   )
 

@@ -1,3 +1,4 @@
+import { PNG_SIZE } from '../domain/orders/ticket-images.js'
 import { z } from 'zod'
 import { pageOf, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
 import { ZOrderItem } from './baskets.schemas.js'
@@ -44,7 +45,12 @@ export const ZOrder = z
           code: z
             .string()
             .describe(
-              'The signed code to put in the QR: a compact JWS (EdDSA, Ed25519, `kid` in its header) of `{tid, sid, eid, inv, d, v}`, verifiable offline with the keys of GET /chk/v1/keys. The same on every read',
+              'The signed code to put in the QR: a compact JWS (EdDSA, Ed25519, `kid` in its header), at most 280 characters (QR version 12 at ' +
+                'error correction M), verifiable offline with the keys of GET /chk/v1/keys. Its payload is binary (big-endian): version `1`; the ' +
+                'identifier’s 128 bits (`tid`); event id (`eid`) and inventory id (`inv`), 16 bytes each; the date as days since 2000-01-01 (`d`, 2 ' +
+                'bytes); the variant (`v`) and the seat (`s`), each a length byte (0: none) and UTF-8 (at most 34 and 24 bytes; a longer variant cut, ' +
+                'ending in `…`). The seller is its key’s. A code of a seller’s legacy key (issued before keys were stored) has the JSON payload ' +
+                '`{tid, sid, eid, inv, d, v}`. The same on every read, until its key is retired',
             ),
         })
         .meta({ id: 'Ticket' }),
@@ -60,6 +66,16 @@ export const ZOrderListQuery = ZPageQuery
 export const ZOrderParams = z.object({ id: z.uuid() })
 
 export const ZTicketQrParams = z.object({ id: z.uuid(), identifier: z.string().min(1).max(64) })
+
+export const ZTicketPngQuery = z.object({
+  size: z.coerce
+    .number()
+    .int()
+    .min(PNG_SIZE.min)
+    .max(PNG_SIZE.max)
+    .default(PNG_SIZE.default)
+    .describe(`Width and height in pixels, quiet zone included (${PNG_SIZE.min} to ${PNG_SIZE.max}; default ${PNG_SIZE.default})`),
+})
 
 export const ZRegisterTicketDownloadRequest = z
   .strictObject({

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { TEST_JWT_SECRET } from '../build-app.js'
+import { TEST_JWT_SECRET, TEST_TICKET_KEYS_SECRET } from '../build-app.js'
 import { createScratchDatabase } from './database.js'
 import { eventually, freePort } from './smtp-sink.js'
 
@@ -30,6 +30,7 @@ export async function startServerProcess(env: Record<string, string> = {}, optio
       HOST: '127.0.0.1',
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'boxoffice-server-')),
       JWT_SECRET: TEST_JWT_SECRET,
+      TICKET_KEYS_SECRET: TEST_TICKET_KEYS_SECRET,
       LOG_LEVEL: 'info',
       SEED_DEMO: 'false',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

@@ -1,26 +1,35 @@
+import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from './ticket-codes.js'
 
 type OrderLike = {
   items: readonly { inventory_id: string; event_id: string; date: string }[]
-  tickets: readonly { identifier: string; inventory_id: string; variant: string | null }[]
+  tickets: readonly { identifier: string; inventory_id: string; variant: string | null; signing_key_id: string | null }[]
 }
 
 /**
- * The order with each ticket's signed `code` (API.md 7.5), the payload of its QR. Codes are made
- * when an order is answered, never stored: signing is deterministic, so a ticket's code is the
- * same on every read.
+ * The order with each ticket's signed `code` (API.md 7.5), the payload of its QR, signed by the
+ * key the ticket names. Codes are made when an order is answered, never stored: signing is
+ * deterministic, so a ticket's code is the same on every read. Keys not yet opened in this
+ * process are read through `db`, the order's transaction when it has one.
  */
-export function withTicketCodes<O extends OrderLike>(
+export async function withTicketCodes<O extends OrderLike>(
+  db: Db,
   codes: TicketCodes,
   sellerId: string,
   order: O,
-): Omit<O, 'tickets'> & { tickets: (O['tickets'][number] & { code: string })[] } {
+): Promise<Omit<O, 'tickets'> & { tickets: (Omit<O['tickets'][number], 'signing_key_id'> & { code: string })[] }> {
+  type Signed = Omit<O['tickets'][number], 'signing_key_id'> & { code: string }
   const itemOf = new Map(order.items.map((item) => [item.inventory_id, item]))
-  const tickets = order.tickets.map((ticket) => {
+  const sign = await codes.signer(
+    db,
+    sellerId,
+    order.tickets.map((ticket) => ticket.signing_key_id),
+  )
+  const tickets = order.tickets.map(({ signing_key_id, ...ticket }) => {
     const item = itemOf.get(ticket.inventory_id)!
-    return {
+    return <Signed>{
       ...ticket,
-      code: codes.sign({ tid: ticket.identifier, sid: sellerId, eid: item.event_id, inv: ticket.inventory_id, d: item.date, v: ticket.variant }),
+      code: sign({ tid: ticket.identifier, sid: sellerId, eid: item.event_id, inv: ticket.inventory_id, d: item.date, v: ticket.variant }, signing_key_id),
     }
   })
   return { ...order, tickets }

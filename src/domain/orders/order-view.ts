@@ -44,7 +44,15 @@ export type UnsignedOrderView = {
   items: OrderItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }
   payment: { method: string; installments: number; installment_amount: number; reference: string | null }
-  tickets: { identifier: string; inventory_id: string; variant: string | null; status: 'valid' | 'voided'; first_access_at: string | null }[]
+  tickets: {
+    identifier: string
+    inventory_id: string
+    variant: string | null
+    status: 'valid' | 'voided'
+    first_access_at: string | null
+    /** The key that signs its code (null: the seller's legacy key); left out of the signed view. */
+    signing_key_id: string | null
+  }[]
   created_at: string
   /** For the back office; the storefront's Order leaves these out. */
   seller_id: string
@@ -52,10 +60,12 @@ export type UnsignedOrderView = {
 }
 
 /** The API shape of an order (API.md 3.5 and 7.5): every ticket with its signed `code`. */
-export type OrderView = Omit<UnsignedOrderView, 'tickets'> & { tickets: (UnsignedOrderView['tickets'][number] & { code: string })[] }
+export type OrderView = Omit<UnsignedOrderView, 'tickets'> & {
+  tickets: (Omit<UnsignedOrderView['tickets'][number], 'signing_key_id'> & { code: string })[]
+}
 
-/** The order with its tickets' signed codes. */
-export const signOrderView = (codes: TicketCodes, view: UnsignedOrderView): OrderView => withTicketCodes(codes, view.seller_id, view)
+/** The order with its tickets' signed codes, the keys read through `db` when this process has not opened them yet. */
+export const signOrderView = (db: Db, codes: TicketCodes, view: UnsignedOrderView): Promise<OrderView> => withTicketCodes(db, codes, view.seller_id, view)
 
 /** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order. */
 export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): UnsignedOrderView {
@@ -82,6 +92,7 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
       variant: variantOf.get(t.orderItemId) ?? null,
       status: t.voidedAt ? 'voided' : 'valid',
       first_access_at: t.firstAccessAt?.toISOString() ?? null,
+      signing_key_id: t.signingKeyId,
     })),
     created_at: order.createdAt.toISOString(),
     seller_id: order.sellerId,
@@ -95,14 +106,15 @@ export async function loadOrderViews(db: Db, codes: TicketCodes, rows: OrderRow[
     db,
     rows.map((o) => o.id),
   )
-  return rows.map((order) =>
-    signOrderView(
-      codes,
-      toOrderView(
-        order,
-        items.filter((i) => i.orderId === order.id),
-        tickets.filter((t) => t.orderId === order.id),
-      ),
-    ),
-  )
+  // One after another: `db` may be a transaction, which runs one statement at a time.
+  const views: OrderView[] = []
+  for (const order of rows) {
+    const view = toOrderView(
+      order,
+      items.filter((i) => i.orderId === order.id),
+      tickets.filter((t) => t.orderId === order.id),
+    )
+    views.push(await signOrderView(db, codes, view))
+  }
+  return views
 }

@@ -1,6 +1,9 @@
 import { asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { preparedOn } from '../../platform/db/prepared.js'
 import type { Db } from '../../platform/db/database.js'
+import { events } from '../catalog/events.table.js'
+import { inventories } from '../catalog/inventories.table.js'
+import { customers } from '../customers/customers.table.js'
 import { orderItems, orders, tickets } from './orders.table.js'
 
 export type OrderRow = typeof orders.$inferSelect
@@ -93,6 +96,7 @@ export const insertOrderQueries = (db: Db, order: NewOrder, items: NewOrderItem[
       execute: () =>
         statements.tickets.execute({
           orderId: order.id,
+          sellerId: order.sellerId,
           ids: issued.map((ticket) => ticket.id),
           orderItemIds: issued.map((ticket) => ticket.orderItemId),
           inventoryIds: issued.map((ticket) => ticket.inventoryId),
@@ -145,7 +149,10 @@ const prepareInsertOrder = (db: Db) => ({
   tickets: db
     .insert(tickets)
     .select(
-      sql`select u.id, ${placeholder('orderId')}::uuid, u.order_item_id, u.inventory_id, u.identifier, null, null, now(), pg_current_xact_id()
+      // Signed by the seller's key active as the row is written: a rotation committed meanwhile is
+      // seen, and a retire waits for this order (its foreign key share-locks the key row).
+      sql`select u.id, ${placeholder('orderId')}::uuid, u.order_item_id, u.inventory_id, u.identifier, null, null, now(), pg_current_xact_id(),
+                 (select k.id from ticket_signing_keys k where k.seller_id = ${placeholder('sellerId')}::uuid and k.active)
             from unnest(${placeholder('ids')}::uuid[], ${placeholder('orderItemIds')}::uuid[], ${placeholder('inventoryIds')}::uuid[],
                         ${placeholder('identifiers')}::text[])
               as u(id, order_item_id, inventory_id, identifier)`,
@@ -153,3 +160,20 @@ const prepareInsertOrder = (db: Db) => ({
     .returning()
     .prepare('insert_tickets'),
 })
+
+/** What each ticket of the order prints besides its code: the event, its inventory's current name and date, the holder. */
+export const ticketPrintRows = (db: Db, orderId: string) =>
+  db
+    .select({
+      identifier: tickets.identifier,
+      event: events.title,
+      inventory: inventories.name,
+      date: inventories.date,
+      holder: sql<string | null>`nullif(trim(${customers.firstName} || ' ' || ${customers.lastName}), '')`,
+    })
+    .from(tickets)
+    .innerJoin(orders, eq(orders.id, tickets.orderId))
+    .innerJoin(inventories, eq(inventories.id, tickets.inventoryId))
+    .innerJoin(events, eq(events.id, inventories.eventId))
+    .innerJoin(customers, eq(customers.id, orders.customerId))
+    .where(eq(tickets.orderId, orderId))

@@ -5,6 +5,7 @@ import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { customers } from '../customers/customers.table.js'
+import { ticketSigningKeys } from '../checkin/ticket-keys.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 
@@ -106,6 +107,11 @@ export const tickets = pgTable(
      * the scanners' ticket feed reads changes in this order (see checkin/ticket-feed.ts).
      */
     changedXid: xid8().notNull().default(sql`pg_current_xact_id()`),
+    /**
+     * The key that signs its code: the seller's active key when it was issued, or the active key
+     * its own was retired for. Null: issued before keys were stored, signed by the seller's legacy key.
+     */
+    signingKeyId: uuid().references(() => ticketSigningKeys.id),
   },
   (t) => [
     uniqueIndex('tickets_identifier_key').on(t.identifier),

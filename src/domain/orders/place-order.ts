@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
+import { findActiveKeyRow, setTicketsKey } from '../checkin/ticket-keys.repo.js'
 import { inOrder, runStatement, sqlStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
@@ -26,7 +27,7 @@ import { PricesMoved, takeTickets } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { signOrderView, toOrderView, type OrderView } from './order-view.js'
-import { insertOrderQueries } from './orders.repo.js'
+import { insertOrderQueries, type TicketRow } from './orders.repo.js'
 import { couponRedemptions } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
 
@@ -281,6 +282,7 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     installmentAmount: plan!.amount,
     paymentReference: options.paymentReference ?? null,
   }
+  await options.codes.ensureKeys(tx, sellerId)
   const [[written], writtenItems, writtenTickets] = await inOrder(
     tx,
     ...insertOrderQueries(tx, order, items, issued),
@@ -299,7 +301,26 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       },
     }),
   )
-  return signOrderView(options.codes, toOrderView(written!, writtenItems, writtenTickets))
+  return signOrderView(tx, options.codes, toOrderView(written!, writtenItems, await withSigningKeys(tx, options.codes, sellerId, writtenTickets)))
+}
+
+/**
+ * The tickets, each with a signing key: the seller's keys were made by this process in a
+ * transaction that then rolled back (so it took them for made), and the tickets were written
+ * without one. Made now, in this one.
+ */
+async function withSigningKeys(tx: Db, codes: TicketCodes, sellerId: string, written: TicketRow[]): Promise<TicketRow[]> {
+  const unkeyed = written.filter((ticket) => ticket.signingKeyId === null)
+  if (unkeyed.length === 0) return written
+  codes.forgetKeyed(sellerId)
+  await codes.ensureKeys(tx, sellerId)
+  const active = (await findActiveKeyRow(tx, sellerId))!
+  await setTicketsKey(
+    tx,
+    unkeyed.map((ticket) => ticket.id),
+    active.id,
+  )
+  return written.map((ticket) => (ticket.signingKeyId === null ? { ...ticket, signingKeyId: active.id } : ticket))
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */

@@ -87,6 +87,7 @@ export function finishDocument<D extends Document>(doc: D): D {
       operation.responses ??= {}
       const responses = operation.responses
       for (const [status, response] of Object.entries(responses)) {
+        mediaTypeOf(response)
         if (status === 'default' || response.description !== 'Default Response') continue
         response.description = Number(status) >= 400 ? errorDescription(Number(status)) : (STATUS_CODES[status] ?? 'Success')
       }
@@ -97,6 +98,17 @@ export function finishDocument<D extends Document>(doc: D): D {
     }
   }
   return doc
+}
+
+/**
+ * A response that is not JSON (an image, a PDF) declares its schema as a string with
+ * `contentMediaType` (`z.string().meta({ contentMediaType: 'image/png' })`): it is listed under
+ * that media type, not under `application/json`.
+ */
+function mediaTypeOf(response: { content?: Json }) {
+  const json = response.content?.['application/json'] as { schema?: { contentMediaType?: unknown } } | undefined
+  const mediaType = json?.schema?.contentMediaType
+  if (typeof mediaType === 'string') response.content = { [mediaType]: json }
 }
 
 /** The codes of the catalogue a status stands for, e.g. `Conflict: already_exists, insufficient_inventory`. */

@@ -1,0 +1,120 @@
+import { base32, fromBase32 } from '../orders/ticket-identifier.js'
+
+/** What a ticket's signed code says (API.md 7.5): enough for a gate to judge it offline. */
+export type TicketClaims = {
+  /** The ticket's identifier. */
+  tid: string
+  sid: string
+  eid: string
+  inv: string
+  /** The inventory's date when the code was signed, `YYYY-MM-DD`. */
+  d: string
+  v: string | null
+  /** The seat, once seating assigns one. */
+  s?: string
+}
+
+/** The compact layout's first byte. A JSON payload starts with `{` (0x7b) instead. */
+export const COMPACT_VERSION = 1
+/** The most UTF-8 bytes of a variant's name a compact code carries; a longer name is cut and ends in `…`. */
+export const MAX_VARIANT_BYTES = 34
+/** The most UTF-8 bytes of a seat a compact code carries (a longer seat is refused). */
+export const MAX_SEAT_BYTES = 24
+
+const EPOCH_DAY = Date.UTC(2000, 0, 1) / 86_400_000
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const ELLIPSIS = '…'
+
+const uuidBytes = (id: string) => Buffer.from(id.replaceAll('-', ''), 'hex')
+const uuidOf = (bytes: Buffer) => bytes.toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')
+
+/** The longest start of `text` within `max` UTF-8 bytes that ends on a whole character, and `…` when cut. */
+export function fitUtf8(text: string, max: number): Buffer {
+  const whole = Buffer.from(text, 'utf8')
+  if (whole.length <= max) return whole
+  let cut = ''
+  for (const char of text) {
+    if (Buffer.byteLength(cut + char + ELLIPSIS) > max) break
+    cut += char
+  }
+  return Buffer.from(cut + ELLIPSIS, 'utf8')
+}
+
+/**
+ * The payload of a code in the compact layout, or null when a ticket does not fit it (an
+ * identifier not of 128 bits, a date outside 2000..2179, a seat over MAX_SEAT_BYTES): such a
+ * ticket is signed in the JSON layout.
+ *
+ * Layout (big-endian), 53 bytes and the two strings, at most 111 bytes (148 base64url characters):
+ *
+ *   0      version, 1
+ *   1..16  tid: the identifier's 128 bits (26 base32 characters)
+ *   17..32 eid: event id (UUID bytes)
+ *   33..48 inv: inventory id
+ *   49..50 d: days since 2000-01-01
+ *   51     length of v in bytes (0: no variant), then v in UTF-8 (at most 34 bytes, cut with `…`)
+ *   ..     length of s in bytes (0: no seat), then s in UTF-8 (at most 24 bytes)
+ *
+ * The seller (`sid`) is not repeated: the key that signs the code is the seller's own, and a
+ * gate verifies with its seller's keys only.
+ */
+export function compactPayload(claims: TicketClaims): Buffer | null {
+  const tid = fromBase32(claims.tid)
+  if (tid?.length !== 16 || base32(tid) !== claims.tid) return null
+  if (!UUID.test(claims.eid) || !UUID.test(claims.inv)) return null
+  const days = Date.parse(`${claims.d}T00:00:00Z`) / 86_400_000 - EPOCH_DAY
+  if (!Number.isInteger(days) || days < 0 || days > 0xffff) return null
+  const seat = Buffer.from(claims.s ?? '', 'utf8')
+  if (seat.length > MAX_SEAT_BYTES) return null
+  const variant = claims.v === null ? Buffer.alloc(0) : fitUtf8(claims.v, MAX_VARIANT_BYTES)
+  const date = Buffer.alloc(2)
+  date.writeUInt16BE(days)
+  return Buffer.concat([
+    Buffer.from([COMPACT_VERSION]),
+    tid,
+    uuidBytes(claims.eid),
+    uuidBytes(claims.inv),
+    date,
+    Buffer.from([variant.length]),
+    variant,
+    Buffer.from([seat.length]),
+    seat,
+  ])
+}
+
+/** The payload in the JSON layout, as codes were signed before the compact one (and by a legacy key still). */
+export const jsonPayload = (claims: TicketClaims): Buffer =>
+  Buffer.from(
+    JSON.stringify({ tid: claims.tid, sid: claims.sid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v, ...(claims.s ? { s: claims.s } : {}) }),
+  )
+
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+/** The claims of a verified payload of either layout, for the seller whose key verified it; null if it is neither. */
+export function readPayload(payload: Uint8Array, sellerId: string): TicketClaims | null {
+  const bytes = Buffer.from(payload)
+  if (bytes[0] === COMPACT_VERSION) return readCompact(bytes, sellerId)
+  const claims = JSON.parse(decoder.decode(bytes)) as Partial<TicketClaims>
+  if (claims.sid !== sellerId || typeof claims.tid !== 'string') return null
+  return claims as TicketClaims
+}
+
+function readCompact(bytes: Buffer, sellerId: string): TicketClaims | null {
+  if (bytes.length < 53) return null
+  const date = new Date((EPOCH_DAY + bytes.readUInt16BE(49)) * 86_400_000).toISOString().slice(0, 10)
+  const variantEnd = 52 + bytes[51]!
+  if (variantEnd + 1 > bytes.length) return null
+  const seatEnd = variantEnd + 1 + bytes[variantEnd]!
+  if (seatEnd !== bytes.length) return null
+  const variant = decoder.decode(bytes.subarray(52, variantEnd))
+  const seat = decoder.decode(bytes.subarray(variantEnd + 1, seatEnd))
+  return {
+    tid: base32(bytes.subarray(1, 17)),
+    sid: sellerId,
+    eid: uuidOf(bytes.subarray(17, 33)),
+    inv: uuidOf(bytes.subarray(33, 49)),
+    d: date,
+    v: variant === '' ? null : variant,
+    ...(seat === '' ? {} : { s: seat }),
+  }
+}

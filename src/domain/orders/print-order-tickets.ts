@@ -1,0 +1,30 @@
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import { getOrder, type GetOrderOptions } from './get-order.js'
+import { ticketPrintRows } from './orders.repo.js'
+import { ticketsPdf } from './ticket-images.js'
+
+/**
+ * The order's valid tickets as a PDF, one page each (API.md 7.5): what an email attaches and a
+ * buyer prints. An order of this seller (and affiliate) only, as GET /orders/{id}; one without a
+ * valid ticket (cancelled, every ticket voided) has nothing to print: 404.
+ */
+export async function printOrderTickets(db: Db, options: GetOrderOptions): Promise<Uint8Array> {
+  const order = await getOrder(db, options)
+  const valid = order.tickets.filter((ticket) => ticket.status === 'valid')
+  if (valid.length === 0) throw new AppError('not_found', { message: 'The order has no valid ticket to print' })
+  const details = new Map((await ticketPrintRows(db, order.id)).map((row) => [row.identifier, row]))
+  const sheets = valid.map((ticket) => {
+    const row = details.get(ticket.identifier)!
+    return {
+      code: ticket.code,
+      identifier: ticket.identifier,
+      event: row.event,
+      date: row.date,
+      inventory: row.inventory,
+      variant: ticket.variant,
+      holder: row.holder,
+    }
+  })
+  return ticketsPdf(sheets, `Tickets, order ${order.id}`)
+}
