@@ -27,7 +27,7 @@ beforeAll(async () => {
   await resetDatabase(await testDatabase())
   sink = await SmtpSink.start()
   app = await buildTestApp({ env: { SMTP_URL: sink.url } })
-  lax = await createTestSeller(app, { storefrontUrl: STOREFRONT, settings: { login_requires_verified_email: false } })
+  lax = await createTestSeller(app, { storefrontUrl: STOREFRONT, settings: { login_requires_verified_email: false, locale: 'en' } })
   strict = await createTestSeller(app, { storefrontUrl: 'https://strict.example.com' })
 })
 afterAll(async () => {
