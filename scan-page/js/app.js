@@ -28,6 +28,7 @@ function render(state) {
   $('#queued').textContent = String(state.queued)
   $('#queued').dataset.count = String(state.queued)
   $('#last-sync').textContent = time(state.lastSync)
+  $('#last-sync').dateTime = state.lastSync ?? ''
   const counts = state.lists.map((list) => {
     const s = state.status[list.id]
     return s ? `${list.name}: ${s.inside} ${t('inside')} · ${s.checked_in} ${t('checked_in')} / ${s.tickets} ${t('tickets')}` : list.name

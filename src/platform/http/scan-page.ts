@@ -14,11 +14,11 @@ const PAGE_DIR = fileURLToPath(new URL('../../../scan-page/', import.meta.url))
  * (zxing-wasm's reader, its shared module and its WebAssembly: by default it would fetch the
  * WebAssembly from a public CDN) and the Ed25519 verifier for browsers whose Web Crypto has none.
  */
-const VENDOR: Record<string, string> = {
-  'vendor/zxing/reader/index.js': 'zxing-wasm/dist/es/reader/index.js',
-  'vendor/zxing/share.js': 'zxing-wasm/dist/es/share.js',
-  'vendor/zxing/zxing_reader.wasm': 'zxing-wasm/dist/reader/zxing_reader.wasm',
-  'vendor/noble-ed25519.js': '@noble/ed25519/index.js',
+const VENDOR: Record<string, URL> = {
+  'vendor/zxing/reader/index.js': new URL(import.meta.resolve('zxing-wasm/reader')),
+  'vendor/zxing/share.js': new URL('../share.js', import.meta.resolve('zxing-wasm/reader')),
+  'vendor/zxing/zxing_reader.wasm': new URL(import.meta.resolve('zxing-wasm/reader/zxing_reader.wasm')),
+  'vendor/noble-ed25519.js': new URL(import.meta.resolve('@noble/ed25519')),
 }
 
 const TYPES: Record<string, string> = {
@@ -68,7 +68,7 @@ const etagOf = (body: Buffer) => `"${createHash('sha256').update(body).digest('b
 function loadAssets(): Map<string, Asset> {
   const files = new Map<string, Buffer>()
   for (const name of pageFiles(PAGE_DIR)) files.set(name, readFileSync(path.join(PAGE_DIR, name)))
-  for (const [name, specifier] of Object.entries(VENDOR)) files.set(name, readFileSync(fileURLToPath(import.meta.resolve(specifier))))
+  for (const [name, url] of Object.entries(VENDOR)) files.set(name, readFileSync(url))
   const version = createHash('sha256')
   for (const [name, body] of [...files].sort(([a], [b]) => a.localeCompare(b))) version.update(name).update(body)
   const worker = files.get('sw.js')!.toString('utf8')
