@@ -11,6 +11,8 @@ let mode = 'entry'
 let stopCamera = null
 let hideTimer = null
 let audio = null
+/** The lists offered on the list screen, by id. */
+const offered = new Map()
 
 const gate = createGate({ onChange: render, onRevoked: () => show('pair', { revoked: true }) })
 
@@ -34,6 +36,8 @@ function render(state) {
     return s ? `${list.name}: ${s.inside} ${t('inside')} · ${s.checked_in} ${t('checked_in')} / ${s.tickets} ${t('tickets')}` : list.name
   })
   $('#counts').textContent = counts.join('\n')
+  // An upload replaces local verdicts with the server's answers.
+  if (document.body.dataset.view === 'scan') renderHistory()
 }
 
 const ticketLine = (ticket) => (ticket ? [ticket.name, ticket.variant, ticket.seat].filter(Boolean).join(' · ') : '')
@@ -128,7 +132,7 @@ async function chooseLists() {
     box.type = 'checkbox'
     box.value = list.id
     box.checked = chosen.has(list.id)
-    box.list = list
+    offered.set(list.id, list)
     const dates = [list.event.first_date, list.event.last_date].filter(Boolean)
     label.append(box, ` ${list.name} · ${list.event.title}${dates.length ? ` (${[...new Set(dates)].join(' – ')})` : ''}`)
     choices.append(label)
@@ -154,7 +158,7 @@ function wire() {
   })
   $('#lists-form').addEventListener('submit', async (event) => {
     event.preventDefault()
-    const lists = [...document.querySelectorAll('#list-choices input:checked')].map((box) => box.list)
+    const lists = [...document.querySelectorAll('#list-choices input:checked')].map((box) => offered.get(box.value))
     if (lists.length === 0) return
     await gate.choose(lists)
     show('scan')
