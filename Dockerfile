@@ -23,6 +23,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
+COPY scan-page ./scan-page
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

@@ -22,6 +22,7 @@ import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
 import { limitsPlugin } from './platform/http/rate-limits.js'
 import { RequestLogController } from './platform/http/request-logging.js'
+import { scanPage } from './platform/http/scan-page.js'
 import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
 import { withoutTrailingSlash } from './platform/http/trailing-slash.js'
@@ -170,6 +171,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Scanner devices: no CORS (a device token belongs in a gate's app, not a web page).
   await app.register(checkin, { prefix: '/chk/v1' })
+  // The gate scanner page: a client of /chk/v1 on the same origin (API.md 7.8).
+  await app.register(scanPage)
 
   // Closing runs in the reverse order of registration: requests in flight finish first.
   await app.register(drainFirst, { drain, timeoutMs: DRAIN_TIMEOUT_MS })

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import { ZCreateDeviceRequest, ZCreatedDevice, ZDevice, ZDeviceList } from '../checkin/checkin.schemas.js'
 import { createDevice } from '../domain/checkin/create-device.js'
 import { findDevice, listDeviceRows } from '../domain/checkin/devices.repo.js'
+import { pairingUrlOf } from '../domain/checkin/pairing-code.js'
+import { pairingQrSvg } from '../domain/checkin/pairing-qr.js'
 import { revokeDevice } from '../domain/checkin/revoke-device.js'
 import { toDeviceView } from '../domain/checkin/views.js'
 import { findSellerById } from '../domain/sellers/sellers.repo.js'
@@ -28,23 +31,50 @@ export const deviceRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Create a scanner device',
         description:
           'Needs `adm.checkin.write`. Answers the device with its `pairing_code`, shown this once: it works once, within 24 hours, at ' +
-          '`POST /chk/v1/pair`. `event_ids` limits the device to those events of the seller (another seller’s: 400).',
+          '`POST /chk/v1/pair`, and `pairing_url`, the scanner page that pairs with it when opened (also as a QR: `pairing.svg`). ' +
+          '`event_ids` limits the device to those events of the seller (another seller’s: 400).',
         security,
         params: ZIdParams,
         body: ZCreateDeviceRequest,
         response: { 201: ZCreatedDevice, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(
-        await createDevice(app.db, {
-          sellerId: request.params.id,
-          name: request.body.name,
-          eventIds: request.body.event_ids,
-          tokenHmac: app.secrets.tokenHmac,
-          actor: actorOf(request),
-        }),
-      ),
+    async (request, reply) => {
+      const created = await createDevice(app.db, {
+        sellerId: request.params.id,
+        name: request.body.name,
+        eventIds: request.body.event_ids,
+        tokenHmac: app.secrets.tokenHmac,
+        actor: actorOf(request),
+      })
+      return reply.code(201).send({ ...created, pairing_url: pairingUrlOf(app.config.publicBaseUrl, created.pairing_code) })
+    },
+  )
+
+  app.get(
+    '/devices/:id/pairing.svg',
+    {
+      onRequest: write,
+      schema: {
+        tags,
+        operationId: 'admGetDevicePairingQr',
+        summary: 'A scanner device’s pairing QR, as SVG',
+        description:
+          'Needs `adm.checkin.write` (it pairs a device). The device’s `pairing_url` as a QR image (`image/svg+xml`): a phone that ' +
+          'scans it opens the scanner page already pairing. Only while the pairing code is unused and valid; after: 410.',
+        security,
+        params: ZIdParams,
+        response: { 200: z.string().describe('An SVG document'), ...errorResponses(400, 401, 403, 404, 410) },
+      },
+    },
+    async (request, reply) => {
+      const svg = await pairingQrSvg(app.db, { deviceId: request.params.id, tokenHmac: app.secrets.tokenHmac, publicBaseUrl: app.config.publicBaseUrl })
+      return reply
+        .type('image/svg+xml')
+        .header('cache-control', 'no-store')
+        .serializer((payload: unknown) => payload as string)
+        .send(svg)
+    },
   )
 
   app.get(

@@ -30,6 +30,7 @@ export const ZCreateDeviceRequest = z
 
 export const ZCreatedDevice = ZDevice.extend({
   pairing_code: z.string().describe('Shown this once; works once, until `pairing_expires_at` (24 h). Print it, or show it as a QR code'),
+  pairing_url: z.url().describe('`<PUBLIC_BASE_URL>/scan/#pair=<pairing_code>`: opened on a phone, the scanner page pairs at once'),
   pairing_expires_at: ZInstant,
 }).meta({ id: 'CreatedDevice' })
 

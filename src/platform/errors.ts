@@ -60,6 +60,8 @@ export const ERRORS = {
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   /** A waiting list's offer accepted or declined after its `offer_expires_at`. */
   offer_expired: { status: 410, message: 'The offer has expired' },
+  /** A device's pairing QR asked after its code was used or expired, or the device revoked (API.md 7.8). */
+  pairing_unavailable: { status: 410, message: 'The pairing code was used or has expired: create a new device' },
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json' },
   coupon_invalid: { status: 422, message: 'This coupon does not exist or is not valid now' },

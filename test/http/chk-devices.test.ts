@@ -78,6 +78,7 @@ describe('POST /adm/v1/sellers/{id}/devices', () => {
       revoked_at: null,
       created_at: expect.any(String),
       pairing_code: expect.any(String),
+      pairing_url: `http://127.0.0.1:3000/scan/#pair=${body.pairing_code}`,
       pairing_expires_at: expect.any(String),
     })
     // At least 20 characters of code, whatever is used to group them for reading.
@@ -90,7 +91,7 @@ describe('POST /adm/v1/sellers/{id}/devices', () => {
     // Shown this once: reading the device never answers the code.
     const read = await reader.get(`/devices/${body.id}`)
     expect(read.statusCode).toBe(200)
-    const { pairing_code: _code, pairing_expires_at: _expires, ...device } = body
+    const { pairing_code: _code, pairing_url: _url, pairing_expires_at: _expires, ...device } = body
     expect(read.json()).toEqual(device)
     expect(read.body).not.toContain(body.pairing_code)
     expect(read.json()).not.toHaveProperty('pairing_expires_at')

@@ -1,0 +1,234 @@
+/**
+ * The gate: pairing, the chosen lists, scanning online and offline, and keeping the copy for
+ * offline in step. Online, a scan is judged by the server (POST /chk/v1/redeem); when the
+ * network is gone or the server does not answer in time, it is judged here against the copy
+ * (judge.js), queued with its nonce and its own time, and uploaded later through
+ * /chk/v1/redeem/batch with `force: true`: the server's answer then replaces the local verdict.
+ */
+import { call, Offline, Refused, Revoked } from './api.js'
+import { looksSigned, verifyCode } from './codes.js'
+import { judgeScan } from './judge.js'
+import { store } from './store.js'
+
+const ONLINE_SYNC_MS = 30_000
+const OFFLINE_RETRY_MS = 5_000
+/** An online answer slower than this is judged here instead (and queued): the gate keeps moving. */
+const REDEEM_TIMEOUT_MS = 2_000
+const BATCH = 1000
+
+export function createGate({ onChange, onRevoked }) {
+  const state = { token: null, device: null, lists: [], keys: [], online: navigator.onLine, lastSync: null, queued: 0, status: {} }
+  let syncing = null
+  let timer = null
+
+  const changed = () => onChange({ ...state })
+
+  function setOnline(online) {
+    if (state.online !== online) {
+      state.online = online
+      changed()
+    }
+  }
+
+  async function revoked() {
+    clearTimeout(timer)
+    await store.clear()
+    Object.assign(state, { token: null, device: null, lists: [], keys: [], lastSync: null, queued: 0, status: {} })
+    onRevoked()
+  }
+
+  /** Runs `work`, telling online from offline; a refused token ends the pairing. */
+  async function guarded(work) {
+    try {
+      const result = await work()
+      setOnline(true)
+      return result
+    } catch (error) {
+      if (error instanceof Offline) setOnline(false)
+      else if (error instanceof Revoked) await revoked()
+      throw error
+    }
+  }
+
+  async function upload() {
+    const queued = (await store.queued()).sort((a, b) => a.scanned_at.localeCompare(b.scanned_at))
+    for (let i = 0; i < queued.length; i += BATCH) {
+      const chunk = queued.slice(i, i + BATCH)
+      const { results } = await call('/redeem/batch', {
+        token: state.token,
+        method: 'POST',
+        timeoutMs: 30_000,
+        body: { scans: chunk.map(({ code, list_ids, type, scanned_at, nonce }) => ({ code, list_ids, type, scanned_at, nonce, force: true })) },
+      })
+      const entries = []
+      for (const [n, scan] of chunk.entries()) {
+        const answer = results[n]
+        const before = await store.historyEntry(scan.nonce)
+        entries.push({ ...(before ?? { nonce: scan.nonce, at: scan.scanned_at, type: scan.type }), answer, queued: false })
+        if (answer.ticket && answer.list_id) await store.putTickets(answer.list_id, [answer.ticket])
+      }
+      await store.record(entries)
+      await store.dequeue(chunk.map((scan) => scan.nonce))
+    }
+  }
+
+  async function refreshList(list) {
+    let cursor = await store.get(`cursor:${list.id}`)
+    for (;;) {
+      const page = await call(`/lists/${list.id}/tickets${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { token: state.token, timeoutMs: 30_000 })
+      if (page.reset) await store.dropTickets(list.id)
+      await store.putTickets(list.id, page.data)
+      cursor = page.next_cursor
+      await store.set(`cursor:${list.id}`, cursor)
+      if (!page.has_more) break
+    }
+    state.status[list.id] = await call(`/lists/${list.id}/status`, { token: state.token })
+  }
+
+  /** Uploads the queue, then refreshes the keys, the lists' tickets and their counts. One at a time. */
+  function sync() {
+    syncing ??= (async () => {
+      try {
+        await guarded(async () => {
+          await upload()
+          state.keys = (await call('/keys', { token: state.token })).keys
+          await store.set('keys', state.keys)
+          for (const list of state.lists) await refreshList(list)
+          state.lastSync = new Date().toISOString()
+          await store.set('lastSync', state.lastSync)
+          await store.set('status', state.status)
+        })
+      } catch (error) {
+        if (!(error instanceof Offline) && !(error instanceof Revoked)) console.warn('sync failed', error)
+      } finally {
+        syncing = null
+        state.queued = await store.queueCount()
+        changed()
+        schedule()
+      }
+    })()
+    return syncing
+  }
+
+  function schedule() {
+    clearTimeout(timer)
+    if (state.token && state.lists.length > 0) timer = setTimeout(sync, state.online ? ONLINE_SYNC_MS : OFFLINE_RETRY_MS)
+  }
+
+  async function judgeHere(code, type, at) {
+    const claims = looksSigned(code) ? await verifyCode(code, state.keys) : null
+    if (looksSigned(code) && !claims) return { status: 'refused', reason: 'invalid', attention: false, list_id: null, ticket: null }
+    const identifier = claims?.tid ?? code.trim().toUpperCase()
+    const known = {}
+    for (const list of state.lists) known[list.id] = await store.ticket(list.id, identifier)
+    const verdict = judgeScan({ lists: state.lists, known, claims, type, now: at })
+    if (verdict.status === 'ok') await store.putTickets(verdict.list_id, [verdict.ticket])
+    return verdict
+  }
+
+  return {
+    state,
+
+    async load() {
+      state.token = (await store.get('token')) ?? null
+      state.device = (await store.get('device')) ?? null
+      state.lists = (await store.get('lists')) ?? []
+      state.keys = (await store.get('keys')) ?? []
+      state.lastSync = (await store.get('lastSync')) ?? null
+      state.status = (await store.get('status')) ?? {}
+      state.queued = await store.queueCount()
+      addEventListener('online', () => sync())
+      addEventListener('offline', () => setOnline(false))
+      changed()
+    },
+
+    /** Pairs this page with a code; the token is kept in IndexedDB only. */
+    async pair(code) {
+      const answer = await call('/pair', {
+        method: 'POST',
+        body: { pairing_code: code, software: 'Boxoffice scanner page', hardware: navigator.userAgent.slice(0, 200) },
+      })
+      await store.clear()
+      await store.set('token', answer.token)
+      await store.set('device', answer.device)
+      state.token = answer.token
+      state.device = answer.device
+      setOnline(true)
+      changed()
+    },
+
+    /** The lists this device may scan (online only). */
+    availableLists: () => guarded(() => call('/lists', { token: state.token })).then((answer) => answer.data),
+
+    /** Scans these lists from now on: their copies are fetched at once. */
+    async choose(lists) {
+      for (const old of state.lists) {
+        if (!lists.some((list) => list.id === old.id)) {
+          await store.dropTickets(old.id)
+          await store.remove(`cursor:${old.id}`)
+        }
+      }
+      state.lists = lists
+      await store.set('lists', lists)
+      await sync()
+    },
+
+    sync,
+
+    /**
+     * Judges one scanned or typed code: `{answer, queued}` where answer is a RedeemAnswer,
+     * the server's when it answered, else this page's own.
+     */
+    async scan(code, type) {
+      const nonce = crypto.randomUUID()
+      const at = new Date()
+      const listIds = state.lists.map((list) => list.id)
+      if (state.online) {
+        try {
+          const answer = await guarded(() =>
+            call('/redeem', { token: state.token, method: 'POST', timeoutMs: REDEEM_TIMEOUT_MS, body: { code, list_ids: listIds, type, nonce } }),
+          )
+          if (answer.ticket && answer.list_id) await store.putTickets(answer.list_id, [answer.ticket])
+          await store.record([{ nonce, at: at.toISOString(), type, answer, queued: false }])
+          return { answer, queued: false }
+        } catch (error) {
+          if (error instanceof Revoked) throw error
+          if (error instanceof Refused) {
+            const answer = { status: 'refused', reason: 'invalid', attention: false, list_id: null, ticket: null }
+            return { answer, queued: false }
+          }
+        }
+      }
+      const answer = await judgeHere(code, type, at)
+      await store.enqueue({ nonce, code, list_ids: listIds, type, scanned_at: at.toISOString() })
+      await store.record([{ nonce, at: at.toISOString(), type, answer, queued: true }])
+      state.queued = await store.queueCount()
+      changed()
+      schedule()
+      return { answer, queued: true }
+    },
+
+    /** Tickets of the chosen lists by identifier, order, holder name or email: the server's search online, the copy offline. */
+    async search(q) {
+      try {
+        const found = []
+        for (const list of state.lists)
+          found.push(...(await guarded(() => call(`/search?list_id=${list.id}&q=${encodeURIComponent(q)}`, { token: state.token }))).data)
+        return found
+      } catch (error) {
+        if (!(error instanceof Offline)) throw error
+        const needle = q.trim().toLowerCase()
+        const found = []
+        for (const list of state.lists) {
+          for (const ticket of await store.listTickets(list.id)) {
+            if (ticket.identifier.toLowerCase().startsWith(needle) || ticket.order_id.startsWith(needle) || ticket.holder?.name.toLowerCase().includes(needle))
+              found.push(ticket)
+          }
+        }
+        return found.slice(0, 50)
+      }
+    },
+
+    history: () => store.history(),
+  }
+}

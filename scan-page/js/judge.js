@@ -1,0 +1,63 @@
+/**
+ * The door's rules (API.md 7.5) as a gate applies them without the network, against its copy of
+ * the lists' tickets. The server judges again when the scan is uploaded, and its answer wins.
+ */
+
+/** Whether a list takes a ticket of this event, inventory and variant. */
+const covers = (list, { event_id, inventory_id, variant }) =>
+  list.event_id === event_id &&
+  (list.inventory_ids === null || list.inventory_ids.includes(inventory_id)) &&
+  (list.variants === null || list.variants.includes(variant))
+
+/**
+ * An entry counts from the ticket's date (00:00) until 06:00 of the next day, on this device's
+ * clock and time zone: a gate stands where its event is.
+ */
+export function withinDate(date, now) {
+  const start = new Date(`${date}T00:00:00`)
+  const end = new Date(start)
+  end.setDate(end.getDate() + 1)
+  end.setHours(6)
+  return now >= start && now < end
+}
+
+/**
+ * The verdict on one scan: `{status, reason, attention, list_id, ticket}` like the server's
+ * RedeemAnswer. `known` maps each chosen list's id to its kept ticket of this identifier (or
+ * nothing); `claims` are a verified code's, null for a typed identifier. A verified code of a
+ * ticket the copy does not have yet (sold since the last sync) counts on a list that covers it.
+ */
+export function judgeScan({ lists, known, claims, type, now }) {
+  const refused = (reason, ticket = null, listId = null) => ({ status: 'refused', reason, attention: false, list_id: listId, ticket })
+  let found = lists.filter((list) => known[list.id]).map((list) => ({ list, ticket: known[list.id] }))
+  if (found.length === 0 && claims) {
+    const ticket = {
+      identifier: claims.tid,
+      event_id: claims.eid,
+      inventory_id: claims.inv,
+      date: claims.d,
+      name: '',
+      variant: claims.v,
+      seat: claims.s ?? null,
+      status: 'valid',
+      holder: null,
+      checked_in: false,
+      inside: false,
+      last_checkin_at: null,
+      attention: false,
+    }
+    found = lists.filter((list) => covers(list, ticket)).map((list) => ({ list, ticket }))
+    if (found.length === 0) return refused('product', ticket)
+  }
+  if (found.length === 0) return refused('invalid')
+  if (found.length > 1) return refused('ambiguous', found[0].ticket)
+  const [{ list, ticket }] = found
+  if (ticket.status === 'voided') return refused('voided', ticket, list.id)
+  if (type === 'entry') {
+    if (!withinDate(ticket.date, now)) return refused('invalid_time', ticket, list.id)
+    const again = ticket.checked_in && !list.allow_multiple_entries && (ticket.inside || !list.allow_entry_after_exit)
+    if (again) return refused('already_redeemed', ticket, list.id)
+  }
+  const after = { ...ticket, checked_in: ticket.checked_in || type === 'entry', inside: type === 'entry', last_checkin_at: now.toISOString() }
+  return { status: 'ok', reason: null, attention: ticket.attention, list_id: list.id, ticket: after }
+}
