@@ -72,8 +72,11 @@ function showAnswer(answer, type, frameAt) {
   $('#answer-ticket').textContent = ticketLine(answer.ticket)
   $('#answer-holder').textContent = answer.ticket?.holder?.name ?? ''
   box.hidden = false
-  signal(verdict !== 'refused')
-  if (frameAt !== undefined) requestAnimationFrame(() => performance.measure('scan:frame-to-answer', { start: frameAt, end: performance.now() }))
+  // The colour first: the sound and the vibration follow in the next frame (a first AudioContext takes a while).
+  requestAnimationFrame(() => {
+    if (frameAt !== undefined) performance.measure('scan:frame-to-answer', { start: frameAt, end: performance.now() })
+    signal(verdict !== 'refused')
+  })
   clearTimeout(hideTimer)
   hideTimer = setTimeout(() => {
     box.hidden = true

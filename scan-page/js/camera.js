@@ -22,6 +22,8 @@ export async function startCamera(video, onCode) {
     video: { facingMode: { ideal: 'environment' }, width: { ideal: 1280 }, height: { ideal: 720 } },
   })
   video.srcObject = stream
+  // The decoder's first call compiles its code paths: pay it on an empty frame, not on the first ticket.
+  await readBarcodes(new ImageData(64, 64), READER).catch(() => {})
   await video.play()
   const canvas = document.createElement('canvas')
   const context = canvas.getContext('2d', { willReadFrequently: true })

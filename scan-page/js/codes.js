@@ -74,18 +74,29 @@ async function hasWebCryptoEd25519() {
 
 const imported = new Map()
 
-async function verifySignature(jwk, signature, message) {
-  const raw = fromBase64url(jwk.x)
-  if (await hasWebCryptoEd25519()) {
-    let key = imported.get(jwk.x)
-    if (!key) {
-      key = await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify'])
-      imported.set(jwk.x, key)
-    }
-    return crypto.subtle.verify({ name: 'Ed25519' }, key, signature, message)
+/** The Web Crypto key of a JWK, imported once. */
+async function importedKey(jwk) {
+  let key = imported.get(jwk.x)
+  if (!key) {
+    key = crypto.subtle.importKey('raw', fromBase64url(jwk.x), { name: 'Ed25519' }, false, ['verify'])
+    imported.set(jwk.x, key)
   }
+  return key
+}
+
+/**
+ * Makes ready what the first scan would otherwise wait for (the probe of Web Crypto's Ed25519, each
+ * key's import, or the fallback's module), so that the first code is answered as fast as the next.
+ */
+export async function prepareKeys(keys) {
+  if (await hasWebCryptoEd25519()) await Promise.all(keys.map(importedKey))
+  else await import('../vendor/noble-ed25519.js')
+}
+
+async function verifySignature(jwk, signature, message) {
+  if (await hasWebCryptoEd25519()) return crypto.subtle.verify({ name: 'Ed25519' }, await importedKey(jwk), signature, message)
   const ed = await import('../vendor/noble-ed25519.js')
-  return ed.verifyAsync(signature, message, raw)
+  return ed.verifyAsync(signature, message, fromBase64url(jwk.x))
 }
 
 /**

@@ -6,7 +6,7 @@
  * /chk/v1/redeem/batch with `force: true`: the server's answer then replaces the local verdict.
  */
 import { call, Offline, Refused, Revoked } from './api.js'
-import { looksSigned, verifyCode } from './codes.js'
+import { looksSigned, prepareKeys, verifyCode } from './codes.js'
 import { judgeScan } from './judge.js'
 import { store } from './store.js'
 
@@ -93,6 +93,7 @@ export function createGate({ onChange, onRevoked }) {
           await upload()
           state.keys = (await call('/keys', { token: state.token })).keys
           await store.set('keys', state.keys)
+          prepareKeys(state.keys).catch(() => {})
           for (const list of state.lists) await refreshList(list)
           state.lastSync = new Date().toISOString()
           await store.set('lastSync', state.lastSync)
@@ -134,6 +135,7 @@ export function createGate({ onChange, onRevoked }) {
       state.device = (await store.get('device')) ?? null
       state.lists = (await store.get('lists')) ?? []
       state.keys = (await store.get('keys')) ?? []
+      prepareKeys(state.keys).catch(() => {})
       state.lastSync = (await store.get('lastSync')) ?? null
       state.status = (await store.get('status')) ?? {}
       state.queued = await store.queueCount()
