@@ -25,9 +25,10 @@ export function buildServer() {
   })
   if (result.status !== 0) throw new Error('the build failed')
   copyFunctionFiles(path.join(root, 'src'), path.join(BUILD, 'src'))
-  // The compiled src/ finds package.json and migrations/ one level up, as dist/ does in the image.
+  // The compiled src/ finds package.json, migrations/ and scan-page/ one level up, as dist/ does in the image.
   copyFileSync(path.join(root, 'package.json'), path.join(BUILD, 'package.json'))
   symlinkSync(path.join(root, 'migrations'), path.join(BUILD, 'migrations'), 'dir')
+  symlinkSync(path.join(root, 'scan-page'), path.join(BUILD, 'scan-page'), 'dir')
 }
 
 async function freePort(): Promise<number> {
