@@ -33,15 +33,12 @@ export const TICKET_COLUMNS = sql`
     (select bool_or((v ->> 'checkin_attention')::boolean) from jsonb_array_elements(inv.variants) v where v ->> 'name' = oi.variant),
     false) as attention`
 
-/** A ticket with its order, order item and inventory: what deciding about it reads. */
-export const TICKET_FROM = sql`
+/** A ticket with its order, order item, inventory and holder: what its columns read. */
+export const TICKET_JOINS = sql`
   from tickets t
   join orders o on o.id = t.order_id
   join order_items oi on oi.id = t.order_item_id
-  join inventories inv on inv.id = t.inventory_id`
-
-/** `TICKET_FROM` and the holder, for the ticket's columns. */
-export const TICKET_JOINS = sql`${TICKET_FROM}
+  join inventories inv on inv.id = t.inventory_id
   join customers c on c.id = o.customer_id`
 
 /** Entries are valid from the start of the ticket's date until 06:00 of the next day, in the seller's time zone (`s`). */

@@ -12,7 +12,6 @@ import {
   type StandingColumns,
   standingColumns,
   TICKET_COLUMNS,
-  TICKET_FROM,
   TICKET_JOINS,
   WINDOW_COLUMNS,
 } from './list-tickets.repo.js'
@@ -33,7 +32,7 @@ const onEvents = (eventIds: readonly string[] | null): SQL => (eventIds ? sql`an
  */
 const scannedTickets = (sellerId: string, eventIds: readonly string[] | null, identifiers: readonly string[]) => {
   const named = identifiers.length === 1 ? sql`t.identifier = ${identifiers[0]}` : sql`t.identifier = any(${sql.param([...identifiers])}::text[])`
-  return sql`${named} and o.seller_id = ${sellerId}::uuid ${onEvents(eventIds)}`
+  return sql`${named} and inv.seller_id = ${sellerId}::uuid ${onEvents(eventIds)}`
 }
 
 /**
@@ -75,7 +74,9 @@ export const scanStatesQuery = (sellerId: string, eventIds: readonly string[] | 
     select t.id::text as ticket_id, l.id::text as list_id,
            ${coveredBy({ eventId: sql`l.event_id`, inventoryIds: sql`l.inventory_ids`, variants: sql`l.variants` })} as covers,
            ${standingColumns(sql`l.id`)}
-    ${TICKET_FROM}
+    from tickets t
+    join order_items oi on oi.id = t.order_item_id
+    join inventories inv on inv.id = t.inventory_id
     join checkin_lists l on l.id = any(${sql.param([...listIds])}::uuid[])
     where ${scannedTickets(sellerId, eventIds, identifiers)}`
 
