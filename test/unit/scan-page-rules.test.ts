@@ -1,0 +1,105 @@
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { signTicketCode, type TicketClaims } from '../../src/domain/checkin/ticket-codes.js'
+import { KID_LENGTH, newKeyPair, thumbprint } from '../../src/domain/checkin/ticket-key-material.js'
+
+/** The scanner page's own modules (plain browser ES modules), loaded as the page loads them. */
+const pageModule = (name: string) => import(pathToFileURL(path.resolve(import.meta.dirname, '../../scan-page/js', name)).href)
+
+type Codes = { verifyCode: (code: string, keys: object[]) => Promise<Record<string, unknown> | null>; looksSigned: (text: string) => boolean }
+type Judge = {
+  judgeScan: (facts: object) => { status: string; reason: string | null; attention: boolean; list_id: string | null; ticket: Record<string, unknown> | null }
+}
+
+let codes: Codes
+let judge: Judge
+beforeAll(async () => {
+  codes = (await pageModule('codes.js')) as Codes
+  judge = (await pageModule('judge.js')) as Judge
+})
+
+const claims: TicketClaims = {
+  tid: 'RMEDQFECFR3IZ6QPO5Z4NC3CRQ',
+  sid: '0b6fb2e2-7d3c-4f0a-9a43-2b7c3d5e6f70',
+  eid: '1c7fb2e2-7d3c-4f0a-9a43-2b7c3d5e6f71',
+  inv: '2d8fb2e2-7d3c-4f0a-9a43-2b7c3d5e6f72',
+  d: '2031-05-01',
+  v: 'Meia',
+}
+
+function keyAndJwk(legacy = false) {
+  const pair = newKeyPair()
+  const kid = legacy ? thumbprint(pair.x) : thumbprint(pair.x).slice(0, KID_LENGTH)
+  return { key: { kid, legacy, privateKey: pair.privateKey }, jwk: { kid, kty: 'OKP', crv: 'Ed25519', x: pair.x, active: true } }
+}
+
+describe('the scanner page verifies a code offline (scan-page/js/codes.js)', () => {
+  it('reads the claims of a compact code and of a first (JSON) code signed by a key it holds', async () => {
+    const compact = keyAndJwk()
+    const legacy = keyAndJwk(true)
+    const { sid: _sid, ...expected } = claims
+    expect(await codes.verifyCode(signTicketCode(compact.key, claims), [compact.jwk])).toEqual(expected)
+    expect(await codes.verifyCode(signTicketCode(legacy.key, claims), [compact.jwk, legacy.jwk])).toMatchObject(expected)
+  })
+
+  it('refuses a code signed by another key, a tampered one, and one whose key it does not hold', async () => {
+    const mine = keyAndJwk()
+    const forger = keyAndJwk()
+    const code = signTicketCode(mine.key, claims)
+    const [header, payload, signature] = code.split('.') as [string, string, string]
+    const flipped = Buffer.from(payload, 'base64url')
+    flipped[5] = flipped[5]! ^ 1
+    expect(await codes.verifyCode(signTicketCode({ ...forger.key, kid: mine.key.kid }, claims), [mine.jwk])).toBeNull()
+    expect(await codes.verifyCode(`${header}.${flipped.toString('base64url')}.${signature}`, [mine.jwk])).toBeNull()
+    expect(await codes.verifyCode(code, [forger.jwk])).toBeNull()
+    expect(await codes.verifyCode('NOT.A.CODE', [mine.jwk])).toBeNull()
+    expect(codes.looksSigned(claims.tid)).toBe(false)
+  })
+})
+
+describe('the scanner page judges a scan offline (scan-page/js/judge.js)', () => {
+  const list = { id: 'L1', event_id: claims.eid, inventory_ids: null, variants: null, allow_multiple_entries: false, allow_entry_after_exit: true }
+  const at = new Date(2031, 4, 1, 21, 0)
+  const kept = (changes: object = {}) => ({
+    identifier: claims.tid,
+    event_id: claims.eid,
+    inventory_id: claims.inv,
+    date: claims.d,
+    name: 'Pista',
+    variant: 'Meia',
+    status: 'valid',
+    holder: null,
+    checked_in: false,
+    inside: false,
+    last_checkin_at: null,
+    attention: false,
+    ...changes,
+  })
+  const verdict = (ticket: object | undefined, facts: object = {}) =>
+    judge.judgeScan({ lists: [list], known: { L1: ticket }, claims: null, type: 'entry', now: at, ...facts })
+
+  it('lets a valid ticket in once, out always, and in again after an exit', () => {
+    expect(verdict(kept())).toMatchObject({ status: 'ok', reason: null, list_id: 'L1', ticket: { checked_in: true, inside: true } })
+    expect(verdict(kept({ checked_in: true, inside: true }))).toMatchObject({ status: 'refused', reason: 'already_redeemed' })
+    expect(verdict(kept({ checked_in: true, inside: true }), { type: 'exit' })).toMatchObject({ status: 'ok', ticket: { inside: false } })
+    expect(verdict(kept({ checked_in: true, inside: false }))).toMatchObject({ status: 'ok' })
+  })
+
+  it('refuses a voided ticket, one outside its day, an unknown one; asks for attention when the ticket does', () => {
+    expect(verdict(kept({ status: 'voided' }))).toMatchObject({ status: 'refused', reason: 'voided' })
+    expect(verdict(kept(), { now: new Date(2031, 4, 2, 7, 0) })).toMatchObject({ status: 'refused', reason: 'invalid_time' })
+    expect(verdict(kept(), { now: new Date(2031, 4, 2, 5, 0) })).toMatchObject({ status: 'ok' })
+    expect(verdict(undefined)).toMatchObject({ status: 'refused', reason: 'invalid' })
+    expect(verdict(kept({ attention: true }))).toMatchObject({ status: 'ok', attention: true })
+  })
+
+  it('takes a verified code of a ticket sold since the last sync on a list that covers it, and not on one that does not', () => {
+    const fresh = { tid: claims.tid, eid: claims.eid, inv: claims.inv, d: claims.d, v: null }
+    expect(judge.judgeScan({ lists: [list], known: {}, claims: fresh, type: 'entry', now: at })).toMatchObject({ status: 'ok', list_id: 'L1' })
+    const vipOnly = { ...list, inventory_ids: ['another-inventory'] }
+    expect(judge.judgeScan({ lists: [vipOnly], known: {}, claims: fresh, type: 'entry', now: at })).toMatchObject({ status: 'refused', reason: 'product' })
+    const twice = [list, { ...list, id: 'L2' }]
+    expect(judge.judgeScan({ lists: twice, known: {}, claims: fresh, type: 'entry', now: at })).toMatchObject({ status: 'refused', reason: 'ambiguous' })
+  })
+})
