@@ -168,7 +168,7 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'scanner-green.png') })
     const durations = await measures(page, MEASURED)
     console.info(
-      `scanner frame-to-answer online: p50 ${percentile(durations, 50).toFixed(0)} ms, p95 ${percentile(durations, 95).toFixed(0)} ms over ${durations.length}: ${durations.map(Math.round).join(" ")}`,
+      `scanner frame-to-answer online: p50 ${percentile(durations, 50).toFixed(0)} ms, p95 ${percentile(durations, 95).toFixed(0)} ms over ${durations.length}: ${durations.map(Math.round).join(' ')}`,
     )
     console.info(`scanner first load: ${(transferred.reduce((x, y) => x + y, 0) / 1024).toFixed(0)} KiB in ${transferred.length} responses`)
     expect(await checkinsOf(measured[0]!.identifier)).toHaveLength(1)
@@ -226,7 +226,7 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
     await answer(page, 'ok')
     const durations = await measures(page, fresh.length)
     console.info(
-      `scanner frame-to-answer offline: p50 ${percentile(durations, 50).toFixed(0)} ms, p95 ${percentile(durations, 95).toFixed(0)} ms over ${durations.length}: ${durations.map(Math.round).join(" ")}`,
+      `scanner frame-to-answer offline: p50 ${percentile(durations, 50).toFixed(0)} ms, p95 ${percentile(durations, 95).toFixed(0)} ms over ${durations.length}: ${durations.map(Math.round).join(' ')}`,
     )
     await page.waitForSelector(`#queued[data-count="${fresh.length + 1}"]`)
 
