@@ -62,6 +62,7 @@ beforeAll(async () => {
     { method: 'GET', url: `${s}/devices`, permission: 'adm.checkin.read' },
     { method: 'GET', url: `/devices/${randomUUID()}`, permission: 'adm.checkin.read' },
     { method: 'POST', url: `/devices/${randomUUID()}/revoke`, permission: 'adm.checkin.write' },
+    { method: 'GET', url: `/devices/${randomUUID()}/pairing.svg`, permission: 'adm.checkin.write' },
     { method: 'POST', url: `/events/${event.id}/checkin-lists`, permission: 'adm.checkin.write', body: { name: 'Gate' } },
     { method: 'GET', url: `/events/${event.id}/checkin-lists`, permission: 'adm.checkin.read' },
     { method: 'GET', url: `/checkin-lists/${randomUUID()}`, permission: 'adm.checkin.read' },
