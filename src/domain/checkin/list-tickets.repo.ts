@@ -29,11 +29,8 @@ export const asDate = (value: unknown): Date => (value instanceof Date ? value :
 export const TICKET_COLUMNS = sql`
   t.id, t.identifier, t.order_id, t.inventory_id, inv.event_id, inv.date::text as date, oi.name, oi.variant,
   t.voided_at is not null as voided, nullif(trim(c.first_name || ' ' || c.last_name), '') as holder,
-  inv.checkin_attention or coalesce(
-    (select bool_or((v ->> 'checkin_attention')::boolean) from jsonb_array_elements(inv.variants) v where v ->> 'name' = oi.variant),
-    false) as attention`
+  inv.checkin_attention or inv.variants @> jsonb_build_array(jsonb_build_object('name', oi.variant, 'checkin_attention', true)) as attention`
 
-/** A ticket with its order, order item, inventory and holder: what its columns read. */
 export const TICKET_JOINS = sql`
   from tickets t
   join orders o on o.id = t.order_id
@@ -47,21 +44,22 @@ export const WINDOW_COLUMNS = sql`
   ((inv.date + 1)::timestamp + interval '6 hours') at time zone s.timezone as closes_at`
 
 /**
- * "The ticket is on the list", the one definition: its inventory is one of the list's event
- * (those the list names, or all of them) and its variant one the list names (or any). The list
- * is given as three SQL expressions: a joined row's columns, or a list's values as parameters.
+ * "The ticket is on the list", the one definition: its inventory (`inv`) is of the list's event,
+ * one the list names (or any), and its variant one the list names (or any). The list is given as
+ * SQL expressions: a joined row's columns, or a list's values as parameters, where a value known to
+ * be null (every inventory, every variant) is left out.
  */
-export const coveredBy = (list: { eventId: SQL; inventoryIds: SQL; variants: SQL }): SQL => sql`
-  (t.inventory_id in (select li.id from inventories li where li.event_id = ${list.eventId}
-                        and (${list.inventoryIds} is null or li.id = any(${list.inventoryIds})))
-   and (${list.variants} is null or oi.variant = any(${list.variants})))`
+export const coveredBy = (list: { eventId: SQL; inventoryIds: SQL | null; variants: SQL | null }): SQL => sql`
+  (inv.event_id = ${list.eventId}
+   ${list.inventoryIds ? sql`and (${list.inventoryIds} is null or t.inventory_id = any(${list.inventoryIds}))` : sql``}
+   ${list.variants ? sql`and (${list.variants} is null or oi.variant = any(${list.variants}))` : sql``})`
 
 /** `coveredBy` a list row's values. */
 export const onList = (list: ListRow): SQL =>
   coveredBy({
     eventId: sql`${list.eventId}::uuid`,
-    inventoryIds: sql`${list.inventoryIds ? sql.param(list.inventoryIds) : null}::uuid[]`,
-    variants: sql`${list.variants ? sql.param(list.variants) : null}::text[]`,
+    inventoryIds: list.inventoryIds ? sql`${sql.param(list.inventoryIds)}::uuid[]` : null,
+    variants: list.variants ? sql`${sql.param(list.variants)}::text[]` : null,
   })
 
 /*
