@@ -1,6 +1,6 @@
-import QRCode from 'qrcode'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
+import { qrSvg } from '../orders/ticket-images.js'
 import { findDevice } from './devices.repo.js'
 import { hashPairingCode, pairingCodeOf, pairingUrlOf } from './pairing-code.js'
 
@@ -19,5 +19,5 @@ export async function pairingQrSvg(db: Db, options: PairingQrOptions): Promise<s
   if (!device.pairingCodeHash || !expiresAt || expiresAt.getTime() <= Date.now() || device.revokedAt) throw new AppError('pairing_unavailable')
   const code = pairingCodeOf(options.tokenHmac, device.id, expiresAt)
   if (hashPairingCode(options.tokenHmac, code) !== device.pairingCodeHash) throw new AppError('pairing_unavailable')
-  return QRCode.toString(pairingUrlOf(options.publicBaseUrl, code), { type: 'svg', errorCorrectionLevel: 'M', margin: 4 })
+  return qrSvg(pairingUrlOf(options.publicBaseUrl, code))
 }

@@ -7,6 +7,7 @@ const QR = { errorCorrectionLevel: 'M', margin: 4 } as const satisfies QRCodeRen
 /** The bounds of `?size=` for a PNG, in pixels, and its default. */
 export const PNG_SIZE = { min: 64, max: 2048, default: 512 } as const
 
+/** Any text (a ticket's code, a pairing link) as an SVG QR image, drawn as every QR of the product is. */
 export const qrSvg = (code: string) => QRCode.toString(code, { ...QR, type: 'svg' })
 
 /** A PNG of `size` × `size` pixels (quiet zone included): email clients that show no SVG show this. */
