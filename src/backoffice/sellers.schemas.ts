@@ -45,6 +45,10 @@ export const ZSellerSettingsInput = z
       `Most tickets one waiting list entry may ask for, and never more than the inventory's capacity (default ${DEFAULT_SETTINGS.waiting_list_max_quantity})`,
     ).optional(),
     locale: z.enum(LOCALES).describe(`Language of every email to buyers, whose times read in \`timezone\` (default ${DEFAULT_SETTINGS.locale})`).optional(),
+    seating_no_orphans: z
+      .boolean()
+      .describe('Named seats that would strand a single free seat are refused with 409 `seat_orphan` instead of held (default false)')
+      .optional(),
   })
   .describe('Only the settings given change')
 
@@ -60,6 +64,7 @@ export const ZSellerSettings = z
     waiting_list_offer_minutes: z.number().int(),
     waiting_list_max_quantity: z.number().int(),
     locale: z.enum(LOCALES),
+    seating_no_orphans: z.boolean(),
   })
   .meta({ id: 'AdmSellerSettings' })
 

@@ -50,6 +50,8 @@ export const basketItems = pgTable(
      * and expiry, never written by the application: "held" reads only the items that hold now.
      */
     heldUntil: timestamp({ withTimezone: true }),
+    /** On a seated inventory, the seats (plan seat ids) this item holds, as many as its quantity; null: unseated. */
+    seats: text().array(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -58,5 +60,6 @@ export const basketItems = pgTable(
     index('basket_items_inventory_idx').on(t.inventoryId),
     index('basket_items_held_idx').on(t.inventoryId, t.heldUntil).where(sql`${t.heldUntil} is not null`),
     check('basket_items_quantity_check', sql`${t.quantity} between 1 and 20`),
+    check('basket_items_seats_check', sql`${t.seats} is null or cardinality(${t.seats}) = ${t.quantity}`),
   ],
 )

@@ -34,6 +34,11 @@ export const inventories = pgTable(
     waitingList: boolean().notNull().default(false),
     /** The gate checks something when it admits these tickets (e.g. an ID): scans answer `attention`. */
     checkinAttention: boolean().notNull().default(false),
+    /** Reserved seating: the plan whose `seatingCategory` seats it sells (its capacity is their number); null: unseated. */
+    seatingPlanId: uuid(),
+    seatingCategory: text(),
+    /** Seats blocked by the back office (`seat_blocks`): never sold, not available. */
+    seatsBlocked: integer().notNull().default(0),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -42,5 +47,8 @@ export const inventories = pgTable(
     index('inventories_seller_idx').on(t.sellerId),
     check('inventories_price_check', sql`${t.price} >= 0`),
     check('inventories_sold_check', sql`${t.sold} >= 0 and ${t.sold} <= ${t.capacity}`),
+    check('inventories_seating_check', sql`(${t.seatingPlanId} is null) = (${t.seatingCategory} is null)`),
+    check('inventories_seats_blocked_check', sql`${t.seatsBlocked} >= 0 and ${t.seatsBlocked} <= ${t.capacity}`),
+    index('inventories_seating_plan_idx').on(t.seatingPlanId),
   ],
 )

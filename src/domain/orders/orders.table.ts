@@ -112,11 +112,15 @@ export const tickets = pgTable(
      * its own was retired for. Null: issued before keys were stored, signed by the seller's legacy key.
      */
     signingKeyId: uuid().references(() => ticketSigningKeys.id),
+    /** The plan seat (its `seat_guid`) this ticket sits in; null: unseated. */
+    seatId: text(),
   },
   (t) => [
     uniqueIndex('tickets_identifier_key').on(t.identifier),
     index('tickets_order_idx').on(t.orderId),
     index('tickets_inventory_changed_idx').on(t.inventoryId, t.changedXid, t.id),
+    // A seat is sold to one valid ticket at most, whatever the code above it does.
+    uniqueIndex('tickets_inventory_seat_key').on(t.inventoryId, t.seatId).where(sql`${t.seatId} is not null and ${t.voidedAt} is null`),
   ],
 )
 

@@ -21,9 +21,11 @@ export type SellerSettings = {
   waiting_list_max_quantity: number
   /** The language of every email to the seller's buyers (their times read in `timezone`). */
   locale: Locale
+  /** Named seats that would strand a single free seat are refused (409 seat_orphan) rather than held. */
+  seating_no_orphans: boolean
 }
 
-type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale'>
+type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale' | 'seating_no_orphans'>
 
 /** The languages buyer emails are written in. */
 export const LOCALES = ['pt-BR', 'en'] as const
@@ -44,6 +46,7 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   waiting_list_offer_minutes: 1440,
   waiting_list_max_quantity: 4,
   locale: 'pt-BR',
+  seating_no_orphans: false,
 })
 
 /** Whether this is an IANA time zone name this process knows (the database knows the same list). */
@@ -82,6 +85,7 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   waiting_list_offer_minutes: seller.waitingListOfferMinutes,
   waiting_list_max_quantity: seller.waitingListMaxQuantity,
   locale: seller.locale,
+  seating_no_orphans: seller.seatingNoOrphans,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -96,6 +100,7 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.waiting_list_offer_minutes !== undefined ? { waitingListOfferMinutes: settings.waiting_list_offer_minutes } : {}),
   ...(settings?.waiting_list_max_quantity !== undefined ? { waitingListMaxQuantity: settings.waiting_list_max_quantity } : {}),
   ...(settings?.locale !== undefined ? { locale: settings.locale } : {}),
+  ...(settings?.seating_no_orphans !== undefined ? { seatingNoOrphans: settings.seating_no_orphans } : {}),
 })
 
 /**

@@ -22,6 +22,8 @@ export const sellers = pgTable('sellers', {
   waitingListMaxQuantity: integer().notNull().default(DEFAULT_SETTINGS.waiting_list_max_quantity),
   /** The language of buyer emails (customer-emails.ts). */
   locale: text({ enum: LOCALES }).notNull().default(DEFAULT_SETTINGS.locale),
+  /** Named seats that would strand a single seat are refused (409 seat_orphan) rather than held. */
+  seatingNoOrphans: boolean().notNull().default(DEFAULT_SETTINGS.seating_no_orphans),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

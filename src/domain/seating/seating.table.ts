@@ -1,0 +1,68 @@
+import { sql } from 'drizzle-orm'
+import { check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { inventories } from '../catalog/inventories.table.js'
+import { sellerIdColumn } from '../sellers/sellers.table.js'
+
+/** A category of a plan as stored: its name, colour and how many seats it has. */
+export type PlanCategory = { name: string; color: string; seats: number }
+
+/**
+ * A seller's venue layout, in pretix's seating-plan JSON (kept as uploaded, unknown properties
+ * too). Plans never change: a new layout is a new plan. Its seats are also stored one row each
+ * (`seating_plan_seats`), which is what every sale reads.
+ */
+export const seatingPlans = pgTable(
+  'seating_plans',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sellerId: sellerIdColumn(),
+    name: text().notNull(),
+    plan: jsonb().notNull(),
+    categories: jsonb().$type<PlanCategory[]>().notNull(),
+    seats: integer().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('seating_plans_seller_idx').on(t.sellerId, t.createdAt)],
+)
+
+/**
+ * One seat of a plan, with where it stands for adjacency: `zoneIndex` and `rowIndex` are the
+ * plan's order, `ord` its place in its row ordered by x (then y), `run` the stretch of its row
+ * between aisles (a gap over 1.5 x the row's median gap), `rowSeats` how many seats its row has.
+ * Two seats are adjacent when they share row and run and their `ord` differ by 1.
+ */
+export const seatingPlanSeats = pgTable(
+  'seating_plan_seats',
+  {
+    planId: uuid()
+      .notNull()
+      .references(() => seatingPlans.id, { onDelete: 'cascade' }),
+    /** The plan's `seat_guid`. */
+    seatId: text().notNull(),
+    zoneIndex: integer().notNull(),
+    zone: text().notNull(),
+    rowIndex: integer().notNull(),
+    row: text().notNull(),
+    number: text().notNull(),
+    category: text().notNull(),
+    x: doublePrecision().notNull(),
+    y: doublePrecision().notNull(),
+    ord: integer().notNull(),
+    run: integer().notNull(),
+    rowSeats: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.planId, t.seatId] }), index('seating_plan_seats_category_idx').on(t.planId, t.category, t.zoneIndex, t.rowIndex, t.ord)],
+)
+
+/** A seat an inventory does not sell until unblocked (back office). */
+export const seatBlocks = pgTable(
+  'seat_blocks',
+  {
+    inventoryId: uuid()
+      .notNull()
+      .references(() => inventories.id, { onDelete: 'cascade' }),
+    seatId: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.inventoryId, t.seatId] }), check('seat_blocks_seat_check', sql`length(${t.seatId}) > 0`)],
+)
