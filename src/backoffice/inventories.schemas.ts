@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { CountedInventory } from '../domain/inventory/held.js'
 import { iso, ZDate, ZDateInput, ZInstant } from '../platform/http/schemas.js'
+import { seatingOf } from '../domain/seating/inventory-seating.js'
 import { AT_LEAST_ONE, atLeastOneField, ZName } from './common.schemas.js'
 
 const ZVariant = z.strictObject({
@@ -28,14 +29,33 @@ const fields = {
   variants: z.array(ZVariant).max(50).superRefine(distinctNames),
   waiting_list: z.boolean().describe('Buyers may join its waiting list when they cannot buy (API.md 7.6); default false'),
   checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets (scans answer `attention: true`); default false'),
+  seating: z
+    .strictObject({ plan_id: z.uuid(), category: z.string().min(1).max(200) })
+    .describe(
+      'Reserved seating: the inventory sells exactly this category of the plan on its date, and its capacity is their number (send no `capacity`). ' +
+        'On one event date all seated inventories use one plan, one inventory per category; fixed once a seat was held or sold (409 `seating_conflict`)',
+    ),
 }
 
-export const ZCreateInventory = z.strictObject({
-  ...fields,
-  variants: fields.variants.optional(),
-  waiting_list: fields.waiting_list.optional(),
-  checkin_attention: fields.checkin_attention.optional(),
-})
+/** A seated inventory's capacity is its seats: sending both is ambiguous. */
+const capacityOrSeating = (body: { capacity?: number | undefined; seating?: unknown }, ctx: z.RefinementCtx) => {
+  if (body.capacity !== undefined && body.seating != null) ctx.addIssue({ code: 'custom', path: ['capacity'], message: 'send capacity or seating, not both' })
+}
+
+export const ZCreateInventory = z
+  .strictObject({
+    ...fields,
+    capacity: fields.capacity.optional().describe('Required unless `seating` is sent'),
+    variants: fields.variants.optional(),
+    waiting_list: fields.waiting_list.optional(),
+    checkin_attention: fields.checkin_attention.optional(),
+    seating: fields.seating.optional(),
+  })
+  .superRefine(capacityOrSeating)
+  .superRefine((body, ctx) => {
+    if (body.capacity === undefined && body.seating === undefined)
+      ctx.addIssue({ code: 'custom', path: ['capacity'], message: 'required unless seating is sent' })
+  })
 
 export const ZUpdateInventory = z
   .strictObject({
@@ -46,8 +66,10 @@ export const ZUpdateInventory = z
     variants: fields.variants.optional().describe('Replaces the list'),
     waiting_list: fields.waiting_list.optional().describe('Off stops new joins; those already waiting are still served'),
     checkin_attention: fields.checkin_attention.optional(),
+    seating: fields.seating.nullable().optional().describe('null: unseated from now on (its capacity stays until changed)'),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
+  .superRefine(capacityOrSeating)
 
 export const ZInventory = z
   .object({
@@ -72,6 +94,10 @@ export const ZInventory = z
     ),
     waiting_list: z.boolean().describe('Buyers may join its waiting list (API.md 7.6)'),
     checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets'),
+    seating: z
+      .object({ plan_id: z.uuid(), category: z.string() })
+      .nullable()
+      .describe('Reserved seating: the plan and category whose seats it sells; null: unseated'),
     created_at: ZInstant,
     updated_at: ZInstant,
   })
@@ -97,6 +123,7 @@ export const toInventory = (row: CountedInventory) => ({
   })),
   waiting_list: row.waitingList,
   checkin_attention: row.checkinAttention,
+  seating: seatingOf(row),
   created_at: iso(row.createdAt),
   updated_at: iso(row.updatedAt),
 })

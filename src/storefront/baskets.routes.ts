@@ -38,8 +38,22 @@ const onBasket = (request: BasketRequest) => ({
 /** What a call that renews the basket's hold passes: `onBasket`'s, and how long the seller holds. */
 const renewingHold = (request: BasketRequest) => ({ ...onBasket(request), ttlSeconds: request.seller.settings.basket_ttl_seconds })
 
-const toItems = (items: { inventory_id: string; variant?: string | null | undefined; quantity: number }[]) =>
-  items.map((i) => ({ inventoryId: i.inventory_id.toLowerCase(), variant: i.variant ?? null, quantity: i.quantity }))
+const toItems = (
+  items: {
+    inventory_id: string
+    variant?: string | null | undefined
+    quantity?: number | undefined
+    seats?: string[] | undefined
+    together?: boolean | undefined
+  }[],
+) =>
+  items.map((i) => ({
+    inventoryId: i.inventory_id.toLowerCase(),
+    variant: i.variant ?? null,
+    quantity: i.quantity ?? i.seats?.length ?? 0,
+    ...(i.seats === undefined ? {} : { seats: i.seats }),
+    ...(i.together === undefined ? {} : { together: i.together }),
+  }))
 
 /** `/stf/v1/baskets`: holds, coupons and installment plans. */
 export const basketRoutes: FastifyPluginAsyncZod = async (app) => {

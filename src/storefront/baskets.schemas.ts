@@ -7,15 +7,59 @@ import { ZDate, ZInstant } from '../platform/http/schemas.js'
 
 const MAX_QUANTITY = 20
 
-/** The same inventory (and variant) twice in one request is ambiguous: refused. */
-const distinctItems = (items: { inventory_id: string; variant?: string | null | undefined }[], ctx: z.RefinementCtx) => {
+type ItemRequest = { inventory_id: string; variant?: string | null | undefined; quantity?: number | undefined; seats?: string[] | undefined }
+
+/**
+ * The same inventory (and variant) twice in one request is ambiguous: refused. So is a seat named
+ * twice (by one item or two of the same inventory), a quantity other than the number of seats
+ * named, and an item with neither.
+ */
+const distinctItems = (items: ItemRequest[], ctx: z.RefinementCtx) => {
   const seen = new Set<string>()
+  const seats = new Set<string>()
   items.forEach((item, n) => {
     const key = itemKey(item.inventory_id.toLowerCase(), item.variant)
     if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [n, 'inventory_id'], message: 'the same inventory and variant appear twice' })
     seen.add(key)
+    if (item.seats === undefined) {
+      if (item.quantity === undefined) ctx.addIssue({ code: 'custom', path: [n, 'quantity'], message: 'give a quantity, or the seats' })
+      return
+    }
+    if (item.quantity !== undefined && item.quantity !== item.seats.length) {
+      ctx.addIssue({ code: 'custom', path: [n, 'quantity'], message: `must equal the number of seats (${item.seats.length})` })
+    }
+    item.seats.forEach((seat, m) => {
+      const seatKey = `${item.inventory_id.toLowerCase()}\u0000${seat}`
+      if (seats.has(seatKey)) ctx.addIssue({ code: 'custom', path: [n, 'seats', m], message: `seat ${seat} is named twice` })
+      seats.add(seatKey)
+    })
   })
 }
+
+const ZItemSeats = z
+  .array(z.string().min(1).max(200))
+  .min(1)
+  .max(MAX_QUANTITY)
+  .optional()
+  .describe(
+    'Reserved seating: exactly these seats (seat ids of the inventory’s plan); `quantity`, if sent, must equal their number. ' +
+      'Without `seats`, a seated inventory holds `quantity` best-available seats. Taken: 409 `seat_unavailable`; on an unseated inventory: 400',
+  )
+
+const ZItemTogether = z
+  .boolean()
+  .optional()
+  .describe('Best available only: true (default) holds adjacent seats or answers 409 `seats_not_together`; false takes the best seats anywhere then')
+
+export const ZSeat = z
+  .object({
+    id: z.string().describe('The plan’s seat_guid'),
+    zone: z.string(),
+    row: z.string(),
+    number: z.string(),
+    category: z.string(),
+  })
+  .meta({ id: 'Seat' })
 
 const ZItemVariant = z
   .string()
@@ -30,7 +74,15 @@ const ZItemVariant = z
 export const ZCreateBasketBody = z
   .strictObject({
     items: z
-      .array(z.strictObject({ inventory_id: z.uuid(), variant: ZItemVariant, quantity: z.number().int().min(1).max(MAX_QUANTITY) }))
+      .array(
+        z.strictObject({
+          inventory_id: z.uuid(),
+          variant: ZItemVariant,
+          quantity: z.number().int().min(1).max(MAX_QUANTITY).optional().describe('Required unless `seats` are named'),
+          seats: ZItemSeats,
+          together: ZItemTogether,
+        }),
+      )
       .max(MAX_BASKET_ITEMS)
       .superRefine(distinctItems),
   })
@@ -43,7 +95,9 @@ export const ZChangeBasketItemsBody = z
         z.strictObject({
           inventory_id: z.uuid(),
           variant: ZItemVariant,
-          quantity: z.number().int().min(0).max(MAX_QUANTITY).describe('0 removes the item'),
+          quantity: z.number().int().min(0).max(MAX_QUANTITY).optional().describe('0 removes the item; required unless `seats` are named'),
+          seats: ZItemSeats,
+          together: ZItemTogether,
         }),
       )
       .min(1)
@@ -87,6 +141,7 @@ const itemFields = {
   unit_price: z.number().int().describe('The variant’s price when it has one, else the inventory’s'),
   discount: z.number().int().describe("The item coupon's discount plus this item's share of the basket coupon's (largest remainder, by item total)"),
   total: z.number().int().describe("quantity × unit_price − discount; the items' totals add up to the total"),
+  seats: z.array(ZSeat).nullable().describe('Reserved seating: the seats of this item (held, or sold); null: an unseated inventory'),
 }
 
 export const ZBasketItem = z

@@ -64,6 +64,10 @@ export const ZAvailabilityResponse = z
                       .meta({ id: 'AvailabilityVariant' }),
                   )
                   .describe('Ways to buy these tickets (e.g. half price); they share `available`'),
+                seating: z
+                  .object({ plan_id: z.uuid(), category: z.string() })
+                  .nullable()
+                  .describe('Reserved seating: the plan and category whose seats it sells (`available` counts its free seats); null: unseated'),
               })
               .meta({ id: 'AvailabilityInventory' }),
           ),

@@ -130,6 +130,7 @@ export function toBasketView(basket: BasketState, contents: BasketContents, opti
       discount: price.lines[n]!.discount,
       total: price.lines[n]!.total,
       coupon: attached(couponView(line.couponId ? contents.coupons.get(line.couponId) : null), price.lines[n]!.couponProblem),
+      seats: line.seats,
       available: line.variantOffered && !options.unavailable?.has(line.inventoryId),
     })),
     coupon: attached(couponView(basket.couponId ? contents.coupons.get(basket.couponId) : null), price.couponProblem),

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import type { InventoryState } from '../inventory/inventory.repo.js'
+import type { InventoryState, Seat, TakenInventory } from '../inventory/inventory.repo.js'
 import { inventories, type InventoryVariant } from '../catalog/inventories.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { basketItems, baskets } from './baskets.table.js'
@@ -92,6 +92,11 @@ const prepareBasketLines = (db: Db) =>
                                           where ${basketItems.variant} is not null and v->>'name' = ${basketItems.variant} limit 1)`,
       variantOffered: sql<boolean>`${basketItems.variant} is null or ${inventories.variants} @> jsonb_build_array(jsonb_build_object('name', ${basketItems.variant}::text))`,
       variantsDigest: sql<string | null>`case when ${basketItems.variant} is null then null else md5(${inventories.variants}::text) end`,
+      // Reserved seating: the item's seats in its order, as the API writes a Seat (null: unseated).
+      seats: sql<Seat[] | null>`case when ${basketItems.seats} is null then null else (
+        select coalesce(jsonb_agg(jsonb_build_object('id', ps.seat_id, 'zone', ps.zone, 'row', ps.row, 'number', ps.number, 'category', ps.category) order by u.n), '[]'::jsonb)
+          from unnest(${basketItems.seats}) with ordinality as u(seat, n)
+          join seating_plan_seats ps on ps.plan_id = ${inventories.seatingPlanId} and ps.seat_id = u.seat) end`,
     })
     .from(basketItems)
     .innerJoin(inventories, eq(inventories.id, basketItems.inventoryId))
@@ -165,7 +170,15 @@ const prepareCheckOutBasket = (db: Db) =>
 export const upsertBasketItems = (db: Db, rows: readonly NewBasketItem[]): Promise<ItemRow[]> => upsertBasketItemsQuery(db, rows).execute()
 
 /** An item to write: what the basket asks for, and where it stands among its items. */
-export type NewBasketItem = { basketId: string; inventoryId: string; variant?: string | null | undefined; quantity: number; position: number }
+export type NewBasketItem = {
+  basketId: string
+  inventoryId: string
+  variant?: string | null | undefined
+  quantity: number
+  position: number
+  /** Reserved seating: the seats it holds (seat ids), as take_tickets decided them; null or absent: none. */
+  seats?: readonly string[] | null | undefined
+}
 
 /**
  * The statement of `upsertBasketItems`, to send with others (`inOrder`); with no rows, nothing
@@ -181,6 +194,8 @@ export const upsertBasketItemsQuery = (db: Db, rows: readonly NewBasketItem[]): 
     variants: rows.map((row) => row.variant ?? null),
     quantities: rows.map((row) => row.quantity),
     positions: rows.map((row) => row.position),
+    // One text per item (arrays of arrays must be rectangular): the ids joined, none when unseated.
+    seats: rows.map((row) => (row.seats ? JSON.stringify(row.seats) : null)),
   }
   return { execute: () => statement.execute(values) }
 }
@@ -192,12 +207,16 @@ const prepareUpsertBasketItems = (db: Db) =>
   db
     .insert(basketItems)
     .select(
-      sql`select gen_random_uuid(), u.basket_id, u.inventory_id, u.variant, u.quantity, null::uuid, u.position, null::timestamptz, now()
+      sql`select gen_random_uuid(), u.basket_id, u.inventory_id, u.variant, u.quantity, null::uuid, u.position, null::timestamptz,
+                 case when u.seats is null then null else array(select jsonb_array_elements_text(u.seats::jsonb)) end, now()
             from unnest(${sql.placeholder('basketIds')}::uuid[], ${sql.placeholder('inventoryIds')}::uuid[], ${sql.placeholder('variants')}::text[],
-                        ${sql.placeholder('quantities')}::int[], ${sql.placeholder('positions')}::int[])
-              as u(basket_id, inventory_id, variant, quantity, position)`,
+                        ${sql.placeholder('quantities')}::int[], ${sql.placeholder('positions')}::int[], ${sql.placeholder('seats')}::text[])
+              as u(basket_id, inventory_id, variant, quantity, position, seats)`,
     )
-    .onConflictDoUpdate({ target: [basketItems.basketId, basketItems.inventoryId, basketItems.variant], set: { quantity: sql`excluded.quantity` } })
+    .onConflictDoUpdate({
+      target: [basketItems.basketId, basketItems.inventoryId, basketItems.variant],
+      set: { quantity: sql`excluded.quantity`, seats: sql`excluded.seats` },
+    })
     .returning()
     .prepare('upsert_basket_items')
 
@@ -207,7 +226,7 @@ const prepareUpsertBasketItems = (db: Db) =>
  */
 export const toLines = (
   items: ItemRow[],
-  inventoryById: ReadonlyMap<string, InventoryState>,
+  inventoryById: ReadonlyMap<string, InventoryState & Partial<Pick<TakenInventory, 'seats'>>>,
   variantsById: ReadonlyMap<string, InventoryVariant[]>,
 ): BasketLine[] =>
   items
@@ -229,6 +248,7 @@ export const toLines = (
         unitPrice: variant?.price ?? inventory.price,
         variantOffered: item.variant === null || variant !== undefined,
         variantsDigest: null,
+        seats: inventory.seats?.find((held) => held.variant === item.variant)?.seats ?? null,
       }
     })
     .sort((x, y) => x.position - y.position || (x.id < y.id ? -1 : 1))

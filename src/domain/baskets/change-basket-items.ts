@@ -8,7 +8,8 @@ import { lockOpenBasket, MAX_BASKET_ITEMS } from './basket-access.js'
 import { loadBasketContents, toBasketView } from './basket-view.js'
 import { linesByItem, listBasketLines, renewBasket, upsertBasketItems } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
-import type { BasketItemInput } from './create-basket.js'
+import { seatEntries, type BasketItemInput } from './create-basket.js'
+import type { SeatEntry } from '../inventory/inventory.repo.js'
 import { checkVariants, firstPositions, itemKey, quantitiesByInventory } from './variants.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { precheckTickets, takeTickets } from '../inventory/take-tickets.js'
@@ -50,8 +51,23 @@ export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
     if (next.size > MAX_BASKET_ITEMS) {
       throw new AppError('validation_error', { details: [{ path: 'items', message: `a basket holds at most ${MAX_BASKET_ITEMS} items` }] })
     }
-    const hold = { sellerId, scope, basketId, wanted: quantitiesByInventory(next.values()), added, positions: firstPositions(options.items) }
-    await precheckTickets(tx, hold)
+    // Seats: those asked for now, and those the basket keeps (checked again, as the counts are).
+    const asked = new Set(options.items.filter((item) => item.quantity > 0).map((item) => itemKey(item.inventoryId, item.variant)))
+    const seats: SeatEntry[] = [
+      ...seatEntries(options.items.filter((item) => item.quantity > 0)),
+      ...[...current]
+        .filter(([key, line]) => next.has(key) && !asked.has(key) && line.seats !== null)
+        .map(([, line]) => ({
+          inventoryId: line.inventoryId,
+          variant: line.variant,
+          quantity: line.quantity,
+          seats: line.seats!.map((seat) => seat.id),
+          together: true,
+          keep: true,
+        })),
+    ]
+    const hold = { sellerId, scope, basketId, wanted: quantitiesByInventory(next.values()), added, positions: firstPositions(options.items), seats }
+    if (!options.items.some((item) => item.seats !== undefined)) await precheckTickets(tx, hold)
     await checkVariants(tx, sellerId, scope, options.items)
     const contents = await loadBasketContents(tx, basket, { lines })
     const renewed = await renewBasket(tx, basketId, options.ttlSeconds)
@@ -62,13 +78,23 @@ export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
       data: { items: options.items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity })) },
     })
 
-    await runStatement(tx, takeTickets({ ...hold, sell: false }))
+    const taken = await runStatement(tx, takeTickets({ ...hold, sell: false }))
+    const seatsOf = (inventoryId: string, variant: string | null) =>
+      taken
+        .get(inventoryId)
+        ?.seats?.find((held) => held.variant === variant)
+        ?.seats.map((seat) => seat.id) ?? null
     const removed = lines.filter((line) => !next.has(itemKey(line.inventoryId, line.variant))).map((line) => line.id)
     if (removed.length > 0) await tx.delete(basketItems).where(inArray(basketItems.id, removed))
     let position = Math.max(-1, ...lines.map((line) => line.position)) + 1
     await upsertBasketItems(
       tx,
-      [...next].map(([key, item]) => ({ basketId, ...item, position: current.get(key)?.position ?? position++ })),
+      [...next].map(([key, item]) => ({
+        basketId,
+        ...item,
+        position: current.get(key)?.position ?? position++,
+        seats: seatsOf(item.inventoryId, item.variant),
+      })),
     )
     // What it held before and holds no longer is available again.
     stock.freed(options.items.map((item) => item.inventoryId))

@@ -4,7 +4,7 @@ import { inOrder, runStatement, transactionEndingWith } from '../../platform/db/
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { runIdempotent, storedAnswer } from '../idempotency/run-idempotent.js'
 import type { AvailabilityMemo } from '../inventory/availability-memo.js'
-import type { InventoryState } from '../inventory/inventory.repo.js'
+import type { SeatEntry, TakenInventory } from '../inventory/inventory.repo.js'
 import type { HoldQueue } from '../inventory/hold-queue.js'
 import { precheckTickets, refuseFromMemory, takeTickets } from '../inventory/take-tickets.js'
 import type { InventoryVariant } from '../catalog/inventories.table.js'
@@ -13,8 +13,18 @@ import { toBasketView, type BasketView } from './basket-view.js'
 import { insertBasketQuery, toLines, upsertBasketItemsQuery } from './baskets.repo.js'
 import { checkVariants, firstPositions, quantitiesByInventory } from './variants.js'
 
-/** An item asked for: an inventory, optionally one of its variants (by name), and a quantity. */
-export type BasketItemInput = { inventoryId: string; variant?: string | null | undefined; quantity: number }
+/**
+ * An item asked for: an inventory, optionally one of its variants (by name), and a quantity; on a
+ * seated inventory, the seats named (as many as the quantity), or none for the best available
+ * (`together`, default true: adjacent or refused).
+ */
+export type BasketItemInput = {
+  inventoryId: string
+  variant?: string | null | undefined
+  quantity: number
+  seats?: readonly string[] | undefined
+  together?: boolean | undefined
+}
 
 export type CreateBasketOptions = {
   sellerId: string
@@ -45,7 +55,11 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     scope: affiliate?.eventIds ?? null,
     wanted: quantitiesByInventory(items),
     added: firstPositions(items),
+    seats: seatEntries(items),
   }
+  // Named seats are judged seat by seat under the locks (409 seat_unavailable lists them): no
+  // refusal by counts before.
+  const naming = items.some((item) => item.seats !== undefined)
   const guard = options.idempotencyKey
     ? {
         sellerId,
@@ -54,7 +68,12 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
           'POST /baskets',
           affiliate?.id ?? null,
           customerId,
-          items.map((i) => (i.variant == null ? [i.inventoryId, i.quantity] : [i.inventoryId, i.quantity, i.variant])),
+          items.map((i) => [
+            i.inventoryId,
+            i.quantity,
+            ...(i.variant == null && i.seats === undefined && i.together === undefined ? [] : [i.variant ?? null]),
+            ...(i.seats === undefined && i.together === undefined ? [] : [i.seats ?? null, i.together ?? true]),
+          ]),
         ],
       }
     : undefined
@@ -68,14 +87,14 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     throw refusal
   }
   try {
-    refuseFromMemory(hold, options.availability)
+    if (!naming) refuseFromMemory(hold, options.availability)
   } catch (refusal) {
     return refused(refusal)
   }
   const open = async () => {
     let variants: Awaited<ReturnType<typeof checkVariants>>
     try {
-      await precheckTickets(db, hold, options.availability)
+      if (!naming) await precheckTickets(db, hold, options.availability)
       variants = await checkVariants(db, sellerId, hold.scope, items)
     } catch (refusal) {
       return refused(refusal)
@@ -131,9 +150,20 @@ async function openBasket(tx: Db, basketId: string, options: CreateBasketOptions
   return { basket, rows, affiliateCode: affiliate?.code ?? null }
 }
 
+/** The seats each item asks for (ignored for an unseated inventory unless it names some: then refused). */
+export const seatEntries = (items: readonly BasketItemInput[]): SeatEntry[] =>
+  items.map((item) => ({
+    inventoryId: item.inventoryId,
+    variant: item.variant ?? null,
+    quantity: item.quantity,
+    seats: item.seats ?? null,
+    together: item.together ?? true,
+    keep: false,
+  }))
+
 const viewOf = (
   opened: Awaited<ReturnType<typeof openBasket>>,
-  locked: ReadonlyMap<string, InventoryState>,
+  locked: ReadonlyMap<string, TakenInventory>,
   variants: ReadonlyMap<string, InventoryVariant[]>,
 ): BasketView =>
   toBasketView(

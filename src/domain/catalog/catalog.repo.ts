@@ -85,7 +85,7 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
     select (select count(*)::int from counted) as total,
            p.id, p.title, p.slug, p.description, p.status, p.integration_id, p.updated_at, p.images -> 0 as image,
            (select min(i.price) from inventories i
-             where i.event_id = p.id and i.date >= today.d${inWindow} and tickets_available(i.capacity, i.sold, ${heldSql(sql`i.id`)}) > 0
+             where i.event_id = p.id and i.date >= today.d${inWindow} and tickets_available(i.capacity - i.seats_blocked, i.sold, ${heldSql(sql`i.id`)}) > 0
                and not (select q.queued from tickets_queued(i.id) as q)) as lowest_price,
            (select min(i.date)::text from inventories i where i.event_id = p.id and i.date >= today.d) as first_date,
            (select max(i.date)::text from inventories i where i.event_id = p.id and i.date >= today.d) as last_date

@@ -5,6 +5,7 @@ import type { InventoryVariant } from './inventories.table.js'
 import { findEventById } from './events.repo.js'
 import { insertInventory } from './inventories.repo.js'
 import type { CountedInventory } from '../inventory/held.js'
+import { checkSeating, type InventorySeating } from '../seating/inventory-seating.js'
 
 export type CreateInventoryOptions = {
   eventId: string
@@ -13,7 +14,10 @@ export type CreateInventoryOptions = {
   name: string
   /** Centavos per ticket. */
   price: number
-  capacity: number
+  /** Required unless `seating` gives it (its category's seats). */
+  capacity?: number | undefined
+  /** Reserved seating: the inventory sells exactly this category's seats (API.md 7.7). */
+  seating?: InventorySeating | null | undefined
   variants?: InventoryVariant[] | undefined
   waiting_list?: boolean | undefined
   checkin_attention?: boolean | undefined
@@ -21,10 +25,12 @@ export type CreateInventoryOptions = {
 }
 
 /** Adds a kind of ticket on a date to an event; nothing is sold or held yet. */
-export const createInventory = (db: Db, { eventId, date, name, price, capacity, variants, waiting_list, checkin_attention, actor }: CreateInventoryOptions) =>
+export const createInventory = (db: Db, { eventId, date, name, price, variants, waiting_list, checkin_attention, actor, ...options }: CreateInventoryOptions) =>
   db.transaction(async (tx): Promise<CountedInventory> => {
     const event = await findEventById(tx, eventId)
     if (!event) throw new AppError('not_found')
+    const seating = options.seating ? await checkSeating(tx, { sellerId: event.sellerId, eventId, date, seating: options.seating }) : undefined
+    const capacity = seating?.capacity ?? options.capacity ?? 0
     const inventory = await insertInventory(tx, {
       sellerId: event.sellerId,
       eventId,
@@ -32,6 +38,8 @@ export const createInventory = (db: Db, { eventId, date, name, price, capacity, 
       name,
       price,
       capacity,
+      seatingPlanId: seating?.planId ?? null,
+      seatingCategory: seating?.category ?? null,
       variants: variants ?? [],
       waitingList: waiting_list ?? false,
       checkinAttention: checkin_attention ?? false,
@@ -40,7 +48,7 @@ export const createInventory = (db: Db, { eventId, date, name, price, capacity, 
       action: 'adm.inventory.created',
       target: { type: 'inventory', id: inventory.id },
       sellerId: event.sellerId,
-      data: { event_id: eventId, date, capacity, price },
+      data: { event_id: eventId, date, capacity, price, ...(seating ? { seating: options.seating } : {}) },
     })
     return { ...inventory, held: 0, available: inventory.capacity }
   })

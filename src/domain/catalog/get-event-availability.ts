@@ -3,6 +3,7 @@ import { AppError } from '../../platform/errors.js'
 import { ticketsLeft, type EventScope } from '../inventory/availability.js'
 import { findVisibleEvent, listInventoriesOfEvents } from './catalog.repo.js'
 import type { InventoryVariant } from './inventories.table.js'
+import { seatingOf, type InventorySeating } from '../seating/inventory-seating.js'
 
 export type GetEventAvailabilityOptions = { sellerId: string; scope: EventScope; eventId: string; from: string; to: string }
 
@@ -10,7 +11,10 @@ export type GetEventAvailabilityOptions = { sellerId: string; scope: EventScope;
 type AvailabilityVariant = Omit<InventoryVariant, 'price'> & { price: number }
 
 export type AvailabilityView = {
-  data: { date: string; inventories: { id: string; name: string; available: number; price: number; variants: AvailabilityVariant[] }[] }[]
+  data: {
+    date: string
+    inventories: { id: string; name: string; available: number; price: number; variants: AvailabilityVariant[]; seating: InventorySeating | null }[]
+  }[]
 }
 
 /**
@@ -41,6 +45,7 @@ export async function getEventAvailability(db: Db, options: GetEventAvailability
       available: left.get(inventory.id) ?? 0,
       price: inventory.price,
       variants: inventory.variants.map((variant) => ({ ...variant, price: variant.price ?? inventory.price })),
+      seating: seatingOf(inventory),
     })
   }
   return { data: [...byDate.values()] }

@@ -7,6 +7,9 @@ import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { heldQuantities, withCounts, type CountedInventory } from '../inventory/held.js'
 import type { InventoryVariant } from './inventories.table.js'
 import { lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
+import { eq } from 'drizzle-orm'
+import { seatBlocks } from '../seating/seating.table.js'
+import { checkSeating, seatingInUse, seatingOf, type InventorySeating } from '../seating/inventory-seating.js'
 
 export type UpdateInventoryOptions = {
   inventoryId: string
@@ -21,6 +24,8 @@ export type UpdateInventoryOptions = {
   waiting_list?: boolean | undefined
   /** The gate checks something when it admits these tickets. */
   checkin_attention?: boolean | undefined
+  /** Reserved seating (API.md 7.7); null: unseated. Fixed once any of its tickets was held or sold (409 seating_conflict). */
+  seating?: InventorySeating | null | undefined
   actor: AuditActor
 }
 
@@ -41,6 +46,30 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
       })
     }
     const values: Partial<NewInventoryRow> = {}
+    const seated = current.seatingPlanId !== null
+    if (options.capacity !== undefined && seated && options.seating !== null) {
+      throw new AppError('validation_error', {
+        details: [{ path: 'capacity', message: 'a seated inventory sells its category’s seats: its capacity is their number' }],
+      })
+    }
+    const seatingChanges =
+      options.seating !== undefined &&
+      (options.seating === null ? seated : options.seating.plan_id !== current.seatingPlanId || options.seating.category !== current.seatingCategory)
+    if (seatingChanges && (await seatingInUse(tx, current.id))) {
+      throw new AppError('seating_conflict', { message: 'Its tickets were held or sold already: its seating cannot change' })
+    }
+    const seating = options.seating === undefined ? seatingOf(current) : options.seating
+    const date = options.date ?? current.date
+    if (seating && (seatingChanges || date !== current.date)) {
+      const checked = await checkSeating(tx, { sellerId: current.sellerId, eventId: current.eventId, date, inventoryId: current.id, seating })
+      if (seatingChanges) Object.assign(values, { seatingPlanId: checked.planId, seatingCategory: checked.category, capacity: checked.capacity })
+    }
+    if (seatingChanges && options.seating === null) Object.assign(values, { seatingPlanId: null, seatingCategory: null })
+    // Blocks are seats of the seating it had.
+    if (seatingChanges) {
+      await tx.delete(seatBlocks).where(eq(seatBlocks.inventoryId, current.id))
+      values.seatsBlocked = 0
+    }
     if (options.date !== undefined && options.date !== current.date) values.date = options.date
     if (options.name !== undefined && options.name !== current.name) values.name = options.name
     if (options.price !== undefined && options.price !== current.price) values.price = options.price

@@ -32,7 +32,7 @@ export async function heldQuantities(db: Db, inventoryIds: readonly string[]): P
 async function countsOf(db: Db, inventoryIds: readonly string[]): Promise<Map<string, { held: number; available: number }>> {
   if (inventoryIds.length === 0) return new Map()
   const { rows } = await db.execute<{ id: string; held: number; available: number }>(sql`
-    select i.id, h.held, tickets_available(i.capacity, i.sold, h.held) as available
+    select i.id, h.held, tickets_available(i.capacity - i.seats_blocked, i.sold, h.held) as available
       from inventories i cross join lateral tickets_held(i.id, null) as h
      where i.id = any(${sql.param([...inventoryIds])}::uuid[])`)
   return new Map(rows.map((row) => [row.id, { held: Number(row.held), available: Number(row.available) }]))

@@ -76,8 +76,14 @@ export async function readStandings(db: Db, query: StandingsQuery): Promise<Inve
 /** What a sale needs of an inventory it took tickets of: where and what it is, at which price. */
 export type InventoryState = { id: string; eventId: string; date: string; name: string; price: number }
 
-/** An inventory `take_tickets` took tickets of, standing as a new basket would now find it. */
-export type TakenInventory = InventoryState & Omit<InventoryStanding, 'fits'>
+/** A seat as a buyer sees it (API.md 7.7 Seat): `id` is the plan's seat_guid. */
+export type Seat = { id: string; zone: string; row: string; number: string; category: string }
+
+/** The seats of a hold on a seated inventory, by item: its variant (null: none) and its seat ids. */
+export type ItemSeats = { variant: string | null; seats: Seat[] }
+
+/** An inventory `take_tickets` took tickets of, standing as a new basket would now find it; `seats`: what each item of a seated one holds (null: unseated). */
+export type TakenInventory = InventoryState & Omit<InventoryStanding, 'fits'> & { seats: ItemSeats[] | null }
 
 type TakenRecord = {
   id: string
@@ -88,7 +94,16 @@ type TakenRecord = {
   standing: Standing
   tickets_left: number
   first_release_ms: number | null
+  seats: { v: string | null; s: Seat[] }[] | null
 }
+
+/**
+ * One item's seats in a hold on a seated inventory (take_tickets.sql, p_seats): named (`seats`),
+ * kept (`keep`: seats it holds already, checked again), or `quantity` best available (`seats`
+ * null; `together` false: anywhere when no block is left). Entries of unseated inventories are
+ * ignored, unless they name seats (then refused).
+ */
+export type SeatEntry = { inventoryId: string; variant: string | null; quantity: number; seats: readonly string[] | null; together: boolean; keep: boolean }
 
 export type TakeTickets = {
   sellerId: string
@@ -106,6 +121,8 @@ export type TakeTickets = {
   sell: boolean
   /** The basket is being opened by this transaction: its items are the request, not holdings it keeps while buyers queue. */
   opening?: boolean | undefined
+  /** The seats of each item (SeatEntry); undefined: the basket's stored items, their seats kept (or picked anywhere where it has none). */
+  seats?: readonly SeatEntry[] | undefined
 }
 
 /**
@@ -117,7 +134,7 @@ export type TakeTickets = {
 export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
   const ids = [...take.quantities.keys()]
   return {
-    sql: 'select * from take_tickets($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[], $6::int[], $7::text[], $8, $9)',
+    sql: 'select * from take_tickets($1::uuid, $2::uuid[], $3::int[], $4::uuid, $5::uuid[], $6::int[], $7::text[], $8, $9, $10::jsonb)',
     params: [
       take.sellerId,
       ids,
@@ -128,6 +145,11 @@ export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
       take.variants ? ids.map((id) => take.variants!.get(id) ?? null) : null,
       take.sell,
       take.opening ?? false,
+      take.seats === undefined
+        ? null
+        : JSON.stringify(
+            take.seats.map((entry) => ({ i: entry.inventoryId, v: entry.variant, q: entry.quantity, s: entry.seats, t: entry.together, k: entry.keep })),
+          ),
     ],
   }
 }
@@ -142,10 +164,18 @@ export const readTakenRows = (rows: Record<string, unknown>[]): TakenInventory[]
     standing: row.standing,
     ticketsLeft: Number(row.tickets_left),
     firstReleaseMs: row.first_release_ms === null ? null : Number(row.first_release_ms),
+    seats: row.seats === null ? null : row.seats.map((item) => ({ variant: item.v, seats: item.s })),
   }))
 
-/** How each inventory stood when `take_tickets` refused; `moved`: its price or variants changed since the caller priced. */
-export type RefusedStanding = InventoryStanding & { moved: boolean }
+/**
+ * Why the seats of a seated inventory were refused (take_tickets.sql): named seats that are not
+ * the inventory's, taken (held, sold or blocked), or that would strand others; the largest block
+ * left when best available found none together.
+ */
+export type SeatVerdict = { unknown?: string[]; unavailable?: string[]; stranded?: string[]; maxTogether?: number | null; unseated?: boolean }
+
+/** How each inventory stood when `take_tickets` refused; `moved`: its price or variants changed since the caller priced; `seats`: why its seats did not fit. */
+export type RefusedStanding = InventoryStanding & { moved: boolean; seats?: SeatVerdict | null }
 
 /** How each inventory stood when `take_tickets` refused, from its error; undefined for any other error. */
 export function refusedStandings(error: unknown): RefusedStanding[] | undefined {

@@ -3,7 +3,16 @@ import type { LastStatement } from '../../platform/db/transaction-ending-with.js
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import type { AvailabilityMemo } from './availability-memo.js'
 import type { EventScope } from './availability.js'
-import { readStandings, readTakenRows, refusedStandings, takeTicketsQuery, type InventoryStanding, type TakenInventory } from './inventory.repo.js'
+import {
+  readStandings,
+  readTakenRows,
+  refusedStandings,
+  takeTicketsQuery,
+  type InventoryStanding,
+  type RefusedStanding,
+  type SeatEntry,
+  type TakenInventory,
+} from './inventory.repo.js'
 
 export type HoldTicketsOptions = {
   sellerId: string
@@ -16,6 +25,8 @@ export type HoldTicketsOptions = {
   added: ReadonlyMap<string, number>
   /** Request positions of the other inventories asked for, to point at in an error. */
   positions?: ReadonlyMap<string, number>
+  /** The seats of the items (reserved seating, take_tickets.sql); undefined: as the basket's items hold them. */
+  seats?: readonly SeatEntry[] | undefined
 }
 
 /** A price changed after the caller priced with it: the caller prices again and retries. */
@@ -66,6 +77,7 @@ export function takeTickets(
       variants: options.variants ?? null,
       sell: options.sell,
       opening: options.opening,
+      seats: options.seats,
     }),
     // The database judged already, and the transaction may have committed: nothing to refuse here.
     read: (rows) => {
@@ -159,7 +171,7 @@ export async function unavailableInventories(
  * since); 409 insufficient_inventory naming each whose quantity does not fit. Undefined when
  * everything fits.
  */
-function refusalOf(options: HoldTicketsOptions, standings: readonly InventoryStanding[]): AppError | undefined {
+function refusalOf(options: HoldTicketsOptions, standings: readonly (InventoryStanding | RefusedStanding)[]): AppError | undefined {
   const byId = new Map(standings.map((standing) => [standing.id, standing]))
   const pathOf = (id: string, field: string) => {
     const at = options.added.get(id) ?? options.positions?.get(id)
@@ -174,6 +186,15 @@ function refusalOf(options: HoldTicketsOptions, standings: readonly InventorySta
   }
   if (missing.length > 0) return new AppError('not_found', { message: 'An inventory in the request was not found', details: missing })
 
+  const seatsOf = (id: string) => ('seats' in byId.get(id)! ? (byId.get(id) as RefusedStanding).seats : undefined) ?? undefined
+  const badSeats: ErrorDetail[] = []
+  for (const id of wanted) {
+    const verdict = byId.has(id) ? seatsOf(id) : undefined
+    if (verdict?.unseated) badSeats.push({ path: pathOf(id, 'seats'), message: `inventory ${id} sells no reserved seats` })
+    if (verdict?.unknown?.length) badSeats.push({ path: pathOf(id, 'seats'), message: `not seats of inventory ${id}: ${verdict.unknown.join(', ')}` })
+  }
+  if (badSeats.length > 0) return new AppError('validation_error', { details: badSeats })
+
   for (const id of wanted) {
     const row = byId.get(id)
     if (row?.standing === 'past' || row?.standing === 'not_on_sale') {
@@ -184,8 +205,29 @@ function refusalOf(options: HoldTicketsOptions, standings: readonly InventorySta
     }
   }
 
+  const seatRefusal = (code: 'seat_unavailable' | 'seat_orphan', pick: (verdict: NonNullable<RefusedStanding['seats']>) => string[] | undefined) => {
+    const seats = wanted.flatMap((id) => (byId.has(id) ? (pick(seatsOf(id) ?? {}) ?? []) : []))
+    const inventoryId = wanted.find((id) => byId.has(id) && (pick(seatsOf(id) ?? {})?.length ?? 0) > 0)
+    return seats.length > 0 ? new AppError(code, { details: { inventory_id: inventoryId, seats } }) : undefined
+  }
+  const unavailable = seatRefusal('seat_unavailable', (verdict) => verdict.unavailable)
+  if (unavailable) return unavailable
+
   const short = wanted
     .filter((id) => byId.get(id)?.fits !== true)
     .map((id): ErrorDetail => ({ path: pathOf(id, 'quantity'), message: `${byId.get(id)?.ticketsLeft ?? 0} left of inventory ${id}` }))
-  return short.length > 0 ? new AppError('insufficient_inventory', { details: short }) : undefined
+  if (short.length > 0) return new AppError('insufficient_inventory', { details: short })
+
+  const stranded = seatRefusal('seat_orphan', (verdict) => verdict.stranded)
+  if (stranded) return stranded
+  for (const id of wanted) {
+    const verdict = byId.has(id) ? seatsOf(id) : undefined
+    if (verdict?.maxTogether != null) {
+      return new AppError('seats_not_together', {
+        message: `No ${options.wanted.get(id)} adjacent seats are left of inventory ${id}`,
+        details: { inventory_id: id, max_together: verdict.maxTogether },
+      })
+    }
+  }
+  return undefined
 }

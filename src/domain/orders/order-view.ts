@@ -3,6 +3,7 @@ import { withTicketCodes } from '../checkin/sign-order-tickets.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { orderDetails, type OrderItemRow, type OrderRow, type TicketRow } from './orders.repo.js'
 import type { CouponSnapshot } from './orders.table.js'
+import type { Seat } from '../inventory/inventory.repo.js'
 
 /** An item sold: prices and the coupon as they were at checkout; the items' totals add up to the order's subtotal − discount. */
 export type OrderItemView = {
@@ -18,6 +19,8 @@ export type OrderItemView = {
   discount: number
   total: number
   coupon: CouponSnapshot | null
+  /** Reserved seating: the seats sold (null: unseated). */
+  seats: Seat[] | null
 }
 
 /** An order item as the API answers it. */
@@ -33,6 +36,7 @@ export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
   discount: item.discount,
   total: item.total,
   coupon: item.coupon ?? null,
+  seats: item.seats ?? null,
 })
 
 /** An order before its tickets' signed codes are added (`signOrderView`). */

@@ -59,7 +59,7 @@ export const findOrderIdOfBasket = async (db: Db, basketId: string): Promise<str
 /** An order to write: every column but those the database sets (status, timestamps). */
 export type NewOrder = Omit<typeof orders.$inferInsert, 'status' | 'createdAt' | 'updatedAt' | 'cancelledAt'> & { id: string }
 export type NewOrderItem = Omit<typeof orderItems.$inferInsert, 'id' | 'orderId'> & { id: string }
-export type NewTicket = { id: string; orderItemId: string; inventoryId: string; identifier: string }
+export type NewTicket = { id: string; orderItemId: string; inventoryId: string; identifier: string; seatId: string | null }
 
 /**
  * The statements writing a confirmed order with its items and their tickets (ids made by the
@@ -90,6 +90,7 @@ export const insertOrderQueries = (db: Db, order: NewOrder, items: NewOrderItem[
           couponIds: items.map((item) => item.couponId ?? null),
           coupons: items.map((item) => (item.coupon ? JSON.stringify(item.coupon) : null)),
           positions: items.map((item) => item.position),
+          seats: items.map((item) => (item.seats ? JSON.stringify(item.seats) : null)),
         }),
     },
     {
@@ -101,6 +102,7 @@ export const insertOrderQueries = (db: Db, order: NewOrder, items: NewOrderItem[
           orderItemIds: issued.map((ticket) => ticket.orderItemId),
           inventoryIds: issued.map((ticket) => ticket.inventoryId),
           identifiers: issued.map((ticket) => ticket.identifier),
+          seatIds: issued.map((ticket) => ticket.seatId),
         }),
     },
   ] as const
@@ -136,13 +138,13 @@ const prepareInsertOrder = (db: Db) => ({
     .insert(orderItems)
     .select(
       sql`select u.id, ${placeholder('orderId')}::uuid, u.inventory_id, u.event_id, u.date, u.name, u.variant, u.quantity, u.unit_price,
-                 u.discount, u.total, u.coupon_id, u.coupon::jsonb, u.position
+                 u.discount, u.total, u.coupon_id, u.coupon::jsonb, u.seats::jsonb, u.position
             from unnest(${placeholder('ids')}::uuid[], ${placeholder('inventoryIds')}::uuid[], ${placeholder('eventIds')}::uuid[],
                         ${placeholder('dates')}::date[], ${placeholder('names')}::text[], ${placeholder('variants')}::text[],
                         ${placeholder('quantities')}::int[], ${placeholder('unitPrices')}::int8[], ${placeholder('discounts')}::int8[],
                         ${placeholder('totals')}::int8[], ${placeholder('couponIds')}::uuid[], ${placeholder('coupons')}::text[],
-                        ${placeholder('positions')}::int[])
-              as u(id, inventory_id, event_id, date, name, variant, quantity, unit_price, discount, total, coupon_id, coupon, position)`,
+                        ${placeholder('positions')}::int[], ${placeholder('seats')}::text[])
+              as u(id, inventory_id, event_id, date, name, variant, quantity, unit_price, discount, total, coupon_id, coupon, position, seats)`,
     )
     .returning()
     .prepare('insert_order_items'),
@@ -152,10 +154,10 @@ const prepareInsertOrder = (db: Db) => ({
       // Signed by the seller's key active as the row is written: a rotation committed meanwhile is
       // seen, and a retire waits for this order (its foreign key share-locks the key row).
       sql`select u.id, ${placeholder('orderId')}::uuid, u.order_item_id, u.inventory_id, u.identifier, null, null, now(), pg_current_xact_id(),
-                 (select k.id from ticket_signing_keys k where k.seller_id = ${placeholder('sellerId')}::uuid and k.active)
+                 (select k.id from ticket_signing_keys k where k.seller_id = ${placeholder('sellerId')}::uuid and k.active), u.seat_id
             from unnest(${placeholder('ids')}::uuid[], ${placeholder('orderItemIds')}::uuid[], ${placeholder('inventoryIds')}::uuid[],
-                        ${placeholder('identifiers')}::text[])
-              as u(id, order_item_id, inventory_id, identifier)`,
+                        ${placeholder('identifiers')}::text[], ${placeholder('seatIds')}::text[])
+              as u(id, order_item_id, inventory_id, identifier, seat_id)`,
     )
     .returning()
     .prepare('insert_tickets'),

@@ -8,6 +8,7 @@ import { customers } from '../customers/customers.table.js'
 import { ticketSigningKeys } from '../checkin/ticket-keys.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
+import type { Seat } from '../inventory/inventory.repo.js'
 
 export const ORDER_STATUSES = ['confirmed', 'cancelled'] as const
 
@@ -75,6 +76,8 @@ export const orderItems = pgTable(
     total: bigint({ mode: 'number' }).notNull(),
     couponId: uuid().references(() => coupons.id),
     coupon: jsonb().$type<CouponSnapshot>(),
+    /** Reserved seating: the seats sold, as they were at checkout (plans never change); null: unseated. */
+    seats: jsonb().$type<Seat[]>(),
     position: integer().notNull(),
   },
   (t) => [index('order_items_order_idx').on(t.orderId, t.position), check('order_items_quantity_check', sql`${t.quantity} >= 1`)],

@@ -1,3 +1,4 @@
+import { errorDetail, isUniqueViolation } from '../../platform/db/errors.js'
 import { randomUUID } from 'node:crypto'
 import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
@@ -139,12 +140,22 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions) {
       })
       return result
     } catch (error) {
+      if (isUniqueViolation(error, 'tickets_inventory_seat_key')) throw seatSoldMeanwhile(error)
       if (!(error instanceof PricesMoved)) throw error
       if (attempt >= MAX_ATTEMPTS) {
         throw new AppError('service_unavailable', { message: 'Prices changed during the checkout; retry', headers: { 'retry-after': '1' } })
       }
     }
   }
+}
+
+/**
+ * A seat of the basket was sold to another order meanwhile (its hold had lapsed and another
+ * basket took and bought it): the unique index on valid tickets' seats refused the second sale.
+ */
+function seatSoldMeanwhile(error: unknown): AppError {
+  const seat = /\(inventory_id, seat_id\)=\([^,]+, (.*)\) already exists/.exec(errorDetail(error) ?? '')?.[1]
+  return new AppError('seat_unavailable', { details: { seats: seat ? [seat] : [] } })
 }
 
 const guardOf = (options: PlaceOrderOptions) =>
@@ -258,11 +269,19 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       total: price.lines[n]!.total,
       couponId: coupon?.id ?? null,
       coupon: couponView(coupon),
+      seats: line.seats,
       position: n,
     }
   })
+  // One ticket per unit; on a seated item, one per seat, in the item's order.
   const issued = items.flatMap((item) =>
-    Array.from({ length: item.quantity }, () => ({ id: randomUUID(), orderItemId: item.id, inventoryId: item.inventoryId, identifier: newTicketIdentifier() })),
+    Array.from({ length: item.quantity }, (_, n) => ({
+      id: randomUUID(),
+      orderItemId: item.id,
+      inventoryId: item.inventoryId,
+      identifier: newTicketIdentifier(),
+      seatId: item.seats?.[n]?.id ?? null,
+    })),
   )
   const order = {
     id: orderId,

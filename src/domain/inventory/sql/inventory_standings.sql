@@ -21,7 +21,7 @@ LANGUAGE sql STABLE AS $$
     JOIN events e ON e.id = i.event_id
     CROSS JOIN LATERAL (SELECT i.date::date < seller_today(p_seller) AS past) AS r
     CROSS JOIN LATERAL tickets_held(i.id, p_except) AS h
-    CROSS JOIN LATERAL (SELECT tickets_available(i.capacity, i.sold, h.held) AS available) AS a
+    CROSS JOIN LATERAL (SELECT tickets_available(i.capacity - i.seats_blocked, i.sold, h.held) AS available) AS a
     -- OFFSET 0: probed once per inventory; pulled up, the probe was copied into each use of q.queued.
     CROSS JOIN LATERAL (SELECT t.queued FROM tickets_queued(i.id) AS t OFFSET 0) AS q
     CROSS JOIN LATERAL sale_standing(p_scope IS NULL OR i.event_id = ANY (p_scope), e.status, r.past, a.available, q.queued,

@@ -22,18 +22,47 @@
 -- reading of the standings (the sale rule inlined: 4 to 9 ms a plan) 5 times per connection before
 -- it kept a generic plan, and the locking statement at every call: with 80 connections opened for
 -- a flash sale, seconds of the database's CPU while the tickets sold.
-CREATE OR REPLACE FUNCTION take_tickets(p_seller uuid, p_ids uuid[], p_quantities integer[], p_basket uuid, p_scope uuid[], p_prices integer[], p_variants text[], p_sell boolean, p_opening boolean)
-RETURNS TABLE (id uuid, event_id uuid, date text, name text, price integer, standing text, tickets_left integer, first_release_ms double precision)
+-- Seats (API.md 7.7): on a seated inventory, once its count fits, the seats are decided under the
+-- same locks, by seat_standings.sql (the one sale rule for a seat), for each entry of p_seats
+-- (JSON array of {i: inventory, v: variant or null, q: quantity, s: seat ids or null, t: together,
+-- k: keep}): k, seats the basket already holds (a renewal or a checkout): each must still be its
+-- to take (not held by another unexpired basket, not blocked, not sold but to this basket's own
+-- order); s, named seats: each must be the inventory's (else 'unknown') and free (else
+-- 'unavailable'), and with the seller's seating_no_orphans strand nobody (seats_stranded.sql);
+-- no s: q best-available seats (seats_best_available.sql), together or, with t false, anywhere.
+-- Fixed seats are judged before picks, and no seat goes to two entries. p_seats null: the
+-- basket's stored items are the entries (their seats kept, or picked anywhere when it has none:
+-- a waiting list's offer). A refusal adds to the inventory's DETAIL entry `seats: {unknown,
+-- unavailable, stranded, maxTogether}` (or `{unseated: true}`: seats named on an unseated one). Seats picked or named are written to the basket's items
+-- (those that exist: a basket being changed writes its new items afterwards, from `seats` in the
+-- answer: [{v, s: [Seat]}] per seated inventory, Seat as the API writes it).
+CREATE OR REPLACE FUNCTION take_tickets(p_seller uuid, p_ids uuid[], p_quantities integer[], p_basket uuid, p_scope uuid[], p_prices integer[], p_variants text[], p_sell boolean, p_opening boolean, p_seats jsonb)
+RETURNS TABLE (id uuid, event_id uuid, date text, name text, price integer, standing text, tickets_left integer, first_release_ms double precision, seats jsonb)
 LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   r record;
+  e record;
   taken boolean := true;
   found_rows integer := 0;
   seen jsonb := '[]'::jsonb;
   k integer;
+  seated uuid[];
+  no_orphans boolean;
+  excluded text[];
+  chosen text[];
+  bad_unknown text[];
+  bad_unavailable text[];
+  bad_stranded text[];
+  most_together integer;
+  named_unknown text[];
+  named_taken text[];
+  seat_verdict jsonb;
+  writes jsonb := '[]'::jsonb;
+  plan uuid;
 BEGIN
   PERFORM pg_advisory_xact_lock(7301, q.k) FROM (SELECT DISTINCT hashtext(x::text) AS k FROM unnest(p_ids) AS x ORDER BY 1) AS q;
   PERFORM 1 FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller ORDER BY i.id FOR NO KEY UPDATE OF i;
+  seated := ARRAY(SELECT i.id FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller AND i.seating_plan_id IS NOT NULL);
   FOR r IN
     SELECT s.*, p_quantities[n.n] AS quantity,
            (p_prices IS NOT NULL AND s.price IS DISTINCT FROM p_prices[n.n])
@@ -46,8 +75,81 @@ BEGIN
     IF NOT r.fits OR r.moved THEN
       taken := false;
     END IF;
+    seats := NULL;
+    seat_verdict := NULL;
+    IF r.id = ANY (seated) AND r.standing NOT IN ('hidden', 'past', 'not_on_sale') THEN
+      seats := '[]'::jsonb;
+      excluded := '{}';
+      bad_unknown := '{}'; bad_unavailable := '{}'; bad_stranded := '{}'; most_together := NULL;
+      IF no_orphans IS NULL THEN
+        SELECT sl.seating_no_orphans INTO no_orphans FROM sellers sl WHERE sl.id = p_seller;
+      END IF;
+      SELECT i.seating_plan_id INTO plan FROM inventories i WHERE i.id = r.id;
+      FOR e IN
+        SELECT x.v, x.q, x.s, x.t, x.k
+          FROM (SELECT d->>'v' AS v, (d->>'q')::integer AS q,
+                       CASE WHEN jsonb_typeof(d->'s') = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(d->'s')) END AS s,
+                       coalesce((d->>'t')::boolean, true) AS t, coalesce((d->>'k')::boolean, false) AS k, o.n
+                  FROM jsonb_array_elements(p_seats) WITH ORDINALITY AS o(d, n)
+                 WHERE p_seats IS NOT NULL AND (d->>'i')::uuid = r.id
+                UNION ALL
+                SELECT bi.variant, bi.quantity, bi.seats, false, bi.seats IS NOT NULL, bi.position
+                  FROM basket_items bi
+                 WHERE p_seats IS NULL AND bi.basket_id = p_basket AND bi.inventory_id = r.id) AS x
+         ORDER BY (x.s IS NULL), x.n
+      LOOP
+        IF e.s IS NOT NULL AND e.k THEN
+          -- Seats the basket holds: still its own to keep, or (a checkout) to sell.
+          bad_unavailable := bad_unavailable || ARRAY(
+            SELECT w.seat FROM unnest(e.s) AS w(seat)
+              LEFT JOIN seat_standings(r.id, p_basket) AS st ON st.seat_id = w.seat
+              LEFT JOIN tickets t ON t.id = st.ticket_id
+              LEFT JOIN orders o ON o.id = t.order_id
+             WHERE st.seat_id IS NULL OR st.status IN ('held', 'blocked') OR w.seat = ANY (excluded)
+                OR (st.status = 'sold' AND o.basket_id IS DISTINCT FROM p_basket));
+          chosen := e.s;
+        ELSIF e.s IS NOT NULL THEN
+          SELECT ARRAY(SELECT w.seat FROM unnest(e.s) AS w(seat) LEFT JOIN seat_standings(r.id, p_basket) AS st ON st.seat_id = w.seat WHERE st.seat_id IS NULL),
+                 ARRAY(SELECT w.seat FROM unnest(e.s) AS w(seat) JOIN seat_standings(r.id, p_basket) AS st ON st.seat_id = w.seat
+                        WHERE st.status <> 'free' OR w.seat = ANY (excluded))
+            INTO named_unknown, named_taken;
+          bad_unknown := bad_unknown || named_unknown;
+          bad_unavailable := bad_unavailable || named_taken;
+          IF no_orphans AND cardinality(bad_unknown) = 0 AND cardinality(bad_unavailable) = 0 THEN
+            bad_stranded := bad_stranded || seats_stranded(r.id, p_basket, e.s, excluded);
+          END IF;
+          chosen := e.s;
+        ELSE
+          SELECT b.seats, b.max_together INTO chosen, most_together FROM seats_best_available(r.id, p_basket, e.q, e.t, excluded) AS b;
+          IF chosen IS NULL THEN
+            taken := false;
+            seat_verdict := coalesce(seat_verdict, '{}'::jsonb) || jsonb_build_object('maxTogether', most_together);
+            chosen := '{}';
+          END IF;
+        END IF;
+        excluded := excluded || chosen;
+        seats := seats || jsonb_build_array(jsonb_build_object('v', e.v, 's', (
+          SELECT coalesce(jsonb_agg(jsonb_build_object('id', ps.seat_id, 'zone', ps.zone, 'row', ps.row, 'number', ps.number, 'category', ps.category)
+                                    ORDER BY w.n), '[]'::jsonb)
+            FROM unnest(chosen) WITH ORDINALITY AS w(seat, n)
+            JOIN seating_plan_seats ps ON ps.plan_id = plan AND ps.seat_id = w.seat)));
+        IF NOT e.k THEN
+          writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', e.v, 'q', cardinality(chosen), 's', to_jsonb(chosen)));
+        END IF;
+      END LOOP;
+      IF cardinality(bad_unknown) > 0 OR cardinality(bad_unavailable) > 0 OR cardinality(bad_stranded) > 0 THEN
+        taken := false;
+        seat_verdict := coalesce(seat_verdict, '{}'::jsonb)
+          || jsonb_build_object('unknown', to_jsonb(bad_unknown), 'unavailable', to_jsonb(bad_unavailable), 'stranded', to_jsonb(bad_stranded));
+      END IF;
+    ELSIF p_seats IS NOT NULL AND NOT (r.id = ANY (seated))
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(p_seats) AS d WHERE (d->>'i')::uuid = r.id AND jsonb_typeof(d->'s') = 'array') THEN
+      -- Seats named on an inventory that sells none.
+      taken := false;
+      seat_verdict := jsonb_build_object('unseated', true);
+    END IF;
     seen := seen || jsonb_build_object('id', r.id, 'date', r.date, 'standing', r.standing, 'ticketsLeft', r.tickets_left, 'fits', r.fits,
-                                       'moved', r.moved, 'firstReleaseMs', r.first_release_ms);
+                                       'moved', r.moved, 'firstReleaseMs', r.first_release_ms, 'seats', seat_verdict);
     id := r.id; event_id := r.event_id; date := r.date; name := r.name; price := r.price; first_release_ms := r.first_release_ms;
     SELECT a.standing, a.tickets_left INTO standing, tickets_left
       FROM sale_standing(true, r.event_status, r.past, r.available - r.quantity, r.queued, 0) AS a;
@@ -55,6 +157,12 @@ BEGIN
   END LOOP;
   IF NOT taken OR found_rows <> cardinality(p_ids) THEN
     RAISE EXCEPTION 'the tickets asked for do not fit' USING ERRCODE = 'BX409', DETAIL = seen::text;
+  END IF;
+  -- The seats named or picked, onto the basket's items that exist (their quantity with them).
+  IF jsonb_array_length(writes) > 0 THEN
+    UPDATE basket_items AS bi SET quantity = (w->>'q')::integer, seats = ARRAY(SELECT jsonb_array_elements_text(w->'s'))
+      FROM jsonb_array_elements(writes) AS w
+     WHERE bi.basket_id = p_basket AND bi.inventory_id = (w->>'i')::uuid AND bi.variant IS NOT DISTINCT FROM (w->>'v');
   END IF;
   IF p_sell THEN
     -- One row at a time, each by its key: planned once per session. A join to unnest() (or

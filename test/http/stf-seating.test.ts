@@ -1,0 +1,207 @@
+import { eq, sql } from 'drizzle-orm'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { baskets } from '../../src/domain/baskets/baskets.table.js'
+import { tickets } from '../../src/domain/orders/orders.table.js'
+import { sellers } from '../../src/domain/sellers/sellers.table.js'
+import { useTestApp } from '../build-app.js'
+import { createTestEvent, dayFromToday } from '../factories/catalog.js'
+import { insertSignedInCustomer } from '../factories/orders.js'
+import { createTestPlan, type TestRow } from '../factories/seating.js'
+import { useTwoSellers, type TestSeller } from '../factories/sellers.js'
+import { admClient, type AdmClient } from '../support/adm-client.js'
+import { createStaff } from '../support/staff.js'
+
+const ctx = useTestApp()
+const [a, b] = useTwoSellers(ctx)
+let adm: AdmClient
+
+beforeAll(async () => {
+  adm = admClient(ctx.app, (await createStaff(ctx.app, { permissions: ['adm.catalog.read', 'adm.catalog.write'] })).auth)
+})
+
+type Headers = Record<string, string>
+type Item = { inventory_id: string; quantity?: number; seats?: string[]; together?: boolean; variant?: string }
+
+const create = (headers: Headers, items: Item[]) => ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers, payload: { items } })
+const patch = (headers: Headers, id: string, items: Item[]) =>
+  ctx.app.inject({ method: 'PATCH', url: `/stf/v1/baskets/${id}/items`, headers, payload: { items } })
+const checkout = (basketId: string, headers: Headers) =>
+  ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/checkout`, headers, payload: { payment_method: 'pix' } })
+const seatIds = (item: { seats: { id: string }[] | null }) => item.seats?.map((seat) => seat.id)
+const counts = async (eventId: string, inventoryId: string) =>
+  ((await adm.get(`/events/${eventId}/inventories`)).json().data as { id: string }[]).find((row) => row.id === inventoryId)
+const expire = (id: string) => ctx.app.db.update(baskets).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(baskets.id, id))
+
+/** A published event selling one category of a new plan of the seller through the back office. */
+async function seated(seller: TestSeller, rows: TestRow[], category = 'Plateia', extra: Record<string, unknown> = {}) {
+  const plan = await createTestPlan(ctx.app, seller.seller.id, rows)
+  const event = await createTestEvent(ctx.app, seller.seller.id)
+  const res = await adm.post(`/events/${event.id}/inventories`, {
+    date: dayFromToday(7),
+    name: category,
+    price: 5000,
+    seating: { plan_id: plan.id, category },
+    ...extra,
+  })
+  expect(res.statusCode, res.body).toBe(201)
+  return { plan, event, inventory: res.json() as { id: string; capacity: number; available: number; seating: unknown } }
+}
+
+describe('a seated inventory', () => {
+  it('takes its capacity from its category and says its seating', async () => {
+    const { plan, inventory } = await seated(a, [
+      { category: 'Plateia', seats: 6 },
+      { category: 'Balcão', seats: 4 },
+    ])
+    expect(inventory).toMatchObject({ capacity: 6, available: 6, seating: { plan_id: plan.id, category: 'Plateia' } })
+  })
+
+  it('refuses capacity with seating, an unknown category, another seller’s plan, and a second inventory of one category', async () => {
+    const { plan, event } = await seated(a, [{ category: 'Plateia', seats: 4 }])
+    const post = (body: Record<string, unknown>) => adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: 'X', price: 1, ...body })
+    expect((await post({ capacity: 4, seating: { plan_id: plan.id, category: 'Plateia' } })).statusCode).toBe(400)
+    expect((await post({ seating: { plan_id: plan.id, category: 'Nope' } })).statusCode).toBe(400)
+    const theirs = await createTestPlan(ctx.app, b.seller.id, [{ category: 'Plateia', seats: 4 }])
+    expect((await post({ seating: { plan_id: theirs.id, category: 'Plateia' } })).statusCode).toBe(404)
+    const again = await post({ seating: { plan_id: plan.id, category: 'Plateia' } })
+    expect(again.statusCode).toBe(409)
+    expect(again.json().code).toBe('seating_conflict')
+    const other = await createTestPlan(ctx.app, a.seller.id, [{ category: 'Balcão', seats: 4 }])
+    expect((await post({ seating: { plan_id: other.id, category: 'Balcão' } })).json().code).toBe('seating_conflict')
+  })
+
+  it('keeps its seating once a seat was held', async () => {
+    const { plan, inventory } = await seated(a, [{ category: 'Plateia', seats: 4 }])
+    expect((await create(a.auth, [{ inventory_id: inventory.id, quantity: 1 }])).statusCode).toBe(201)
+    const res = await adm.put(`/inventories/${inventory.id}`, { seating: null })
+    expect(res.statusCode).toBe(409)
+    expect(res.json().code).toBe('seating_conflict')
+    expect((await adm.put(`/inventories/${inventory.id}`, { seating: { plan_id: plan.id, category: 'Plateia' } })).statusCode).toBe(200)
+  })
+})
+
+describe('best available', () => {
+  it('holds adjacent seats nearest the middle of the first row, and counts them held', async () => {
+    const { event, inventory } = await seated(a, [
+      { category: 'Plateia', seats: 8 },
+      { category: 'Plateia', seats: 8 },
+    ])
+    const res = await create(a.auth, [{ inventory_id: inventory.id, quantity: 2 }])
+    expect(res.statusCode, res.body).toBe(201)
+    expect(res.json().items[0].seats).toEqual([
+      { id: 'A4', zone: 'Plateia', row: 'A', number: '4', category: 'Plateia' },
+      { id: 'A5', zone: 'Plateia', row: 'A', number: '5', category: 'Plateia' },
+    ])
+    const read = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${res.json().id}`, headers: a.auth })
+    expect(seatIds(read.json().items[0])).toEqual(['A4', 'A5'])
+    expect(await counts(event.id, inventory.id)).toMatchObject({ held: 2, available: 14 })
+  })
+
+  it('never strands a single seat when another block avoids it, on odd and even rows', async () => {
+    // Row A: 5 seats; taking 2 in the middle (2-3 or 3-4) would strand seat 1 or 5: 1-2 or 4-5 instead.
+    const odd = await seated(a, [{ category: 'Plateia', seats: 5 }])
+    const first = await create(a.auth, [{ inventory_id: odd.inventory.id, quantity: 2 }])
+    expect(seatIds(first.json().items[0])).toEqual(['A1', 'A2'])
+    // Row A: 6 seats; 3 of them nearest the middle (2-4 or 3-5) would strand seat 1 or 6: 1-3 (the lower of 1-3 and 4-6).
+    const even = await seated(a, [{ category: 'Plateia', seats: 6 }])
+    const second = await create(a.auth, [{ inventory_id: even.inventory.id, quantity: 3 }])
+    expect(seatIds(second.json().items[0])).toEqual(['A1', 'A2', 'A3'])
+    // What is left (4-6) holds 2 that strand nobody only at 5-6? No: 4-5 strands 6, 5-6 strands 4; both strand, so the middle decides: 4-5.
+    const third = await create(a.auth, [{ inventory_id: even.inventory.id, quantity: 2 }])
+    expect(seatIds(third.json().items[0])).toEqual(['A4', 'A5'])
+  })
+
+  it('treats an aisle as a break, and answers seats_not_together with the largest block, or any seats with together false', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 4, aisleAfter: [2] }])
+    const refused = await create(a.auth, [{ inventory_id: inventory.id, quantity: 3 }])
+    expect(refused.statusCode).toBe(409)
+    expect(refused.json()).toMatchObject({ code: 'seats_not_together', details: { max_together: 2 } })
+    const apart = await create(a.auth, [{ inventory_id: inventory.id, quantity: 3, together: false }])
+    expect(apart.statusCode, apart.body).toBe(201)
+    expect(apart.json().items[0].seats).toHaveLength(3)
+    const none = await create(a.auth, [{ inventory_id: inventory.id, quantity: 2 }])
+    expect(none.json().code).toBe('insufficient_inventory')
+  })
+})
+
+describe('named seats', () => {
+  it('holds exactly those, and refuses taken, unknown and unseated ones, leaving the basket unchanged', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 6 }])
+    const mine = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }])
+    expect(mine.statusCode, mine.body).toBe(201)
+    expect(seatIds(mine.json().items[0])).toEqual(['A2', 'A3'])
+    const taken = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A3', 'A4'] }])
+    expect(taken.statusCode).toBe(409)
+    expect(taken.json()).toMatchObject({ code: 'seat_unavailable', details: { seats: ['A3'] } })
+    const unknown = await create(a.auth, [{ inventory_id: inventory.id, seats: ['Z9'] }])
+    expect(unknown.statusCode).toBe(400)
+    expect(unknown.json().details[0].path).toBe('items.0.seats')
+    const twice = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A5', 'A5'] }])
+    expect(twice.statusCode).toBe(400)
+    const mismatch = await create(a.auth, [{ inventory_id: inventory.id, quantity: 3, seats: ['A5'] }])
+    expect(mismatch.statusCode).toBe(400)
+    const event = await createTestEvent(ctx.app, a.seller.id)
+    const plain = await adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: 'Pista', price: 1, capacity: 10 })
+    const unseated = await create(a.auth, [{ inventory_id: plain.json().id, seats: ['A1'] }])
+    expect(unseated.statusCode).toBe(400)
+    // PATCH swaps seats atomically: a taken seat among them changes nothing.
+    const other = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A6'] }])
+    const swap = await patch(a.auth, mine.json().id, [{ inventory_id: inventory.id, seats: ['A3', 'A6'] }])
+    expect(swap.json()).toMatchObject({ code: 'seat_unavailable', details: { seats: ['A6'] } })
+    expect(other.statusCode).toBe(201)
+    const moved = await patch(a.auth, mine.json().id, [{ inventory_id: inventory.id, seats: ['A3', 'A4'] }])
+    expect(moved.statusCode, moved.body).toBe(200)
+    expect(seatIds(moved.json().items[0])).toEqual(['A3', 'A4'])
+    const free = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A2'] }])
+    expect(free.statusCode).toBe(201)
+  })
+
+  it('refuses seats that strand one while the seller sets seating_no_orphans', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 6 }])
+    await ctx.app.db.update(sellers).set({ seatingNoOrphans: true }).where(eq(sellers.id, a.seller.id))
+    try {
+      const res = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }])
+      expect(res.statusCode).toBe(409)
+      expect(res.json()).toMatchObject({ code: 'seat_orphan', details: { seats: ['A1'] } })
+      expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])).statusCode).toBe(201)
+    } finally {
+      await ctx.app.db.update(sellers).set({ seatingNoOrphans: false }).where(eq(sellers.id, a.seller.id))
+    }
+  })
+})
+
+describe('one seat, one holder', () => {
+  it('lets exactly one of 50 baskets naming the same seat at once hold it', async () => {
+    const { event, inventory } = await seated(a, [{ category: 'Plateia', seats: 10 }])
+    const answers = await Promise.all(Array.from({ length: 50 }, () => create(a.auth, [{ inventory_id: inventory.id, seats: ['A5', 'A6'] }])))
+    expect(answers.filter((res) => res.statusCode === 201)).toHaveLength(1)
+    expect(answers.filter((res) => res.statusCode === 409).every((res) => res.json().code === 'seat_unavailable')).toBe(true)
+    expect(answers.filter((res) => res.statusCode === 409)).toHaveLength(49)
+    expect(await counts(event.id, inventory.id)).toMatchObject({ held: 2 })
+  })
+
+  it('sells the held seats at checkout, one valid ticket per seat, and frees them when voided', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 4 }])
+    const alice = await insertSignedInCustomer(ctx.app, a)
+    const bob = await insertSignedInCustomer(ctx.app, a)
+    const first = (await create(alice.headers, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])).json()
+    await expire(first.id)
+    const second = await create(bob.headers, [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }])
+    expect(second.statusCode).toBe(201)
+    expect((await checkout(first.id, alice.headers)).statusCode).toBe(410)
+    const sold = await checkout(second.json().id, bob.headers)
+    expect(sold.statusCode, sold.body).toBe(201)
+    expect(sold.json().items[0].seats.map((seat: { id: string }) => seat.id)).toEqual(['A2', 'A3'])
+    const rows = await ctx.app.db.select({ seatId: tickets.seatId }).from(tickets).where(eq(tickets.inventoryId, inventory.id))
+    expect(rows.map((row) => row.seatId).sort()).toEqual(['A2', 'A3'])
+    expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A2'] }])).json().code).toBe('seat_unavailable')
+    // Whatever the code above it does, the database sells a seat to one valid ticket.
+    const [ticket] = await ctx.app.db.select().from(tickets).where(eq(tickets.inventoryId, inventory.id)).limit(1)
+    await expect(
+      ctx.app.db.insert(tickets).values({ ...ticket!, id: undefined, identifier: `${ticket!.identifier}x` } as typeof tickets.$inferInsert),
+    ).rejects.toThrow()
+    const voided = await ctx.app.db.update(tickets).set({ voidedAt: sql`now()` }).where(eq(tickets.id, ticket!.id)).returning()
+    expect(voided).toHaveLength(1)
+    expect((await create(a.auth, [{ inventory_id: inventory.id, seats: [ticket!.seatId!] }])).statusCode).toBe(201)
+  })
+})
