@@ -15,7 +15,10 @@ export type GridPlanOptions = {
   seatsPerRow: number
   /** An aisle after this many seats of every row (e.g. 7 of 14: two blocks of 7). */
   aisleAfter?: number
-  /** Categories by row index (0-based); a row named by none is the first category's. Default: one category, `Standard`. */
+  /**
+   * Categories by row index (0-based); a row named by none belongs to the first category without
+   * `rows` (else to the first). Default: one category, `Standard`.
+   */
   categories?: { name: string; color?: string; rows?: number[] }[]
 }
 
@@ -28,7 +31,8 @@ export type GridPlanOptions = {
 export function gridPlan(options: GridPlanOptions): TPlanDocument {
   const zone = options.zone ?? 'Main'
   const categories = options.categories ?? [{ name: 'Standard' }]
-  const categoryOfRow = (row: number) => categories.find((c) => c.rows?.includes(row))?.name ?? categories[0]!.name
+  const rest = categories.find((c) => c.rows === undefined) ?? categories[0]!
+  const categoryOfRow = (row: number) => categories.find((c) => c.rows?.includes(row))?.name ?? rest.name
   const aisle = options.aisleAfter !== undefined && options.aisleAfter > 0 && options.aisleAfter < options.seatsPerRow ? options.aisleAfter : undefined
   const seatX = (i: number) => i * SEAT_SPACING + (aisle !== undefined && i >= aisle ? AISLE_WIDTH - SEAT_SPACING : 0)
   const rows = Array.from({ length: options.rows }, (_, r) => ({
