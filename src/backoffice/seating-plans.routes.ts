@@ -8,7 +8,7 @@ import { requirePermission } from '../iam/staff-auth.js'
 import { errorResponses, pageMeta, pageOf, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
 import { toSeatingPlan, toSeatingPlanWithPlan, ZSeatingPlan, ZSeatingPlanWithPlan } from '../storefront/seating-plans.schemas.js'
 import { STAFF_SECURITY, TAGS } from './common.schemas.js'
-import { PLAN_BODY_LIMIT, ZCreateSeatingPlan } from './seating-plans.schemas.js'
+import { PLAN_BODY_LIMIT, refuseMisshapenPlan, ZCreateSeatingPlan } from './seating-plans.schemas.js'
 import { actorOf } from './staff-actor.js'
 
 /** A seller's seating plans (API.md 7.7): uploaded once, never changed, deleted while unused. */
@@ -18,6 +18,7 @@ export const seatingPlanRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       onRequest: requirePermission('adm.catalog.write'),
       bodyLimit: PLAN_BODY_LIMIT,
+      preValidation: refuseMisshapenPlan,
       schema: {
         tags: TAGS,
         operationId: 'admCreateSeatingPlan',

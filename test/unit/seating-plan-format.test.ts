@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { gridPlan } from '../../src/domain/seating/grid-plan.js'
-import { checkPlan, MAX_PLAN_SEATS, ZPlanDocument, type TPlanDocument } from '../../src/domain/seating/plan-format.js'
+import { checkPlan, checkPlanShape, MAX_PLAN_SEATS, ZPlanDocument, type TPlanDocument } from '../../src/domain/seating/plan-format.js'
 
 const theatre = () => JSON.parse(readFileSync(new URL('../fixtures/seating/pretix-theatre.json', import.meta.url), 'utf8')) as unknown
 
@@ -72,5 +72,30 @@ describe('checkPlan', () => {
     const plan = gridPlan({ rows: 10, seatsPerRow: 10 })
     for (const row of plan.zones[0]!.rows) for (const seat of row.seats) seat.category = 'Nope'
     expect(checkPlan(plan)).toHaveLength(50)
+  })
+})
+
+describe('checkPlanShape', () => {
+  it('finds nothing wrong with a plan of the right shape', () => {
+    expect(checkPlanShape(theatre())).toEqual([])
+    expect(checkPlanShape(gridPlan({ rows: 2, seatsPerRow: 2 }))).toEqual([])
+  })
+
+  it('names what is wrong at its path, level by level', () => {
+    expect(checkPlanShape('junk')).toEqual([{ path: 'plan', message: expect.any(String) }])
+    expect(checkPlanShape({ name: 'X', categories: [] }).map((d) => d.path)).toEqual(['plan.zones'])
+    const plan = gridPlan({ rows: 2, seatsPerRow: 2 }) as unknown as { zones: { rows: { position?: unknown; seats: Record<string, unknown>[] }[] }[] }
+    plan.zones[0]!.rows[0]!.position = { x: 'left' }
+    plan.zones[0]!.rows[1]!.seats[1]!.seat_number = 2
+    expect(checkPlanShape(plan).map((d) => d.path)).toEqual(['plan.zones.0.rows.0.position.x', 'plan.zones.0.rows.0.position.y', 'plan.zones.0.rows.1.seats.1.seat_number'])
+  })
+
+  it('stops at 50 problems, and counts seats before reading any', () => {
+    const seats = Array.from({ length: 1000 }, () => ({}))
+    expect(checkPlanShape({ name: 'X', categories: [], zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: '1', seats }] }] })).toHaveLength(50)
+    const many = Array.from({ length: MAX_PLAN_SEATS + 1 }, () => null)
+    expect(checkPlanShape({ name: 'X', categories: [], zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: '1', seats: many }] }] })).toEqual([
+      { path: 'plan.zones', message: `has ${MAX_PLAN_SEATS + 1} seats, more than ${MAX_PLAN_SEATS}` },
+    ])
   })
 })

@@ -11,6 +11,29 @@ const ZText = z.string().max(200)
 
 const ZPosition = z.looseObject({ x: z.number(), y: z.number() })
 
+// The plan's levels, each with the level below left unchecked: `checkPlanShape` walks them one
+// item at a time, `ZPlanDocument` nests them.
+const ZSeat = z.looseObject({
+  seat_guid: ZText.min(1).describe("Unique in the plan; the seat's id in every API answer"),
+  seat_number: ZText,
+  position: ZPosition,
+  category: ZText.describe('The name of one of `categories`'),
+})
+const ZRowHead = z.looseObject({ row_number: ZText, position: ZPosition.optional(), seats: z.array(z.unknown()) })
+const ZZoneHead = z.looseObject({ name: ZText.optional(), position: ZPosition, rows: z.array(z.unknown()), areas: z.array(z.unknown()).optional() })
+const ZPlanHead = z.looseObject({
+  name: ZText,
+  categories: z
+    .array(z.looseObject({ name: ZText.min(1), color: z.string().max(100).optional() }))
+    .max(1000)
+    .describe('Seat categories, each a price level an inventory may sell'),
+  size: z
+    .looseObject({ width: z.number().positive(), height: z.number().positive() })
+    .optional()
+    .describe('The drawing size in pixels; absent: the bounds of the seats'),
+  zones: z.array(z.unknown()),
+})
+
 /**
  * A seat plan in pretix's JSON format, as its `seating-plan.schema.json` describes it. Every
  * object is loose: properties the schema names but this product does not read (`uuid`, `radius`,
@@ -19,47 +42,52 @@ const ZPosition = z.looseObject({ x: z.number(), y: z.number() })
  * its row's (when the row has one) plus its own, which is how pretix places them
  * (`SeatingPlan.iter_all_seats`: `zpos + row.position + seat.position`).
  */
-export const ZPlanDocument = z
-  .looseObject({
-    name: ZText,
-    categories: z
-      .array(z.looseObject({ name: ZText.min(1), color: z.string().max(100).optional() }))
-      .max(1000)
-      .describe('Seat categories, each a price level an inventory may sell'),
-    size: z
-      .looseObject({ width: z.number().positive(), height: z.number().positive() })
-      .optional()
-      .describe('The drawing size in pixels; absent: the bounds of the seats'),
-    zones: z
-      .array(
-        z.looseObject({
-          name: ZText.optional(),
-          position: ZPosition,
-          rows: z.array(
-            z.looseObject({
-              row_number: ZText,
-              position: ZPosition.optional(),
-              seats: z.array(
-                z.looseObject({
-                  seat_guid: ZText.min(1).describe("Unique in the plan; the seat's id in every API answer"),
-                  seat_number: ZText,
-                  position: ZPosition,
-                  category: ZText.describe('The name of one of `categories`'),
-                }),
-              ),
-            }),
-          ),
-          areas: z.array(z.unknown()).optional(),
-        }),
-      )
-      .describe('Zones of rows of seats, in the order best available ranks them'),
+export const ZPlanDocument = ZPlanHead.extend({
+  zones: z
+    .array(ZZoneHead.extend({ rows: z.array(ZRowHead.extend({ seats: z.array(ZSeat) })) }))
+    .describe('Zones of rows of seats, in the order best available ranks them'),
+}).meta({
+  id: 'PretixSeatingPlan',
+  description:
+    "A seating plan in pretix's JSON format (`seating-plan.schema.json`). Properties the schema does not name are kept and ignored. " +
+    'A seat stands at zone position + row position + seat position.',
+})
+
+/**
+ * The shape of a plan checked one item at a time, stopping at MAX_DETAILS problems, and its
+ * number of seats counted before any seat is read: an upload of megabytes of wrong seats is
+ * refused in the time of reading the first few, where a whole-document parse would record
+ * (and answer) an issue for every field of every seat. Paths start at `plan`. Empty: the plan
+ * has the shape of ZPlanDocument.
+ */
+export function checkPlanShape(plan: unknown): ErrorDetail[] {
+  const details: ErrorDetail[] = []
+  const level = <T>(schema: z.ZodType<T>, value: unknown, path: (string | number)[]): T | undefined => {
+    const result = schema.safeParse(value)
+    if (result.success) return result.data
+    for (const issue of result.error.issues.slice(0, MAX_DETAILS - details.length)) {
+      details.push({ path: ['plan', ...path, ...issue.path.map(String)].join('.'), message: issue.message })
+    }
+    return undefined
+  }
+  const head = level(ZPlanHead, plan, [])
+  if (!head) return details
+  const seats = (head.zones as { rows?: { seats?: unknown }[] }[]).reduce(
+    (sum, zone) => sum + (Array.isArray(zone?.rows) ? zone.rows.reduce((n, row) => n + (Array.isArray(row?.seats) ? row.seats.length : 0), 0) : 0),
+    0,
+  )
+  if (seats > MAX_PLAN_SEATS) return [{ path: 'plan.zones', message: `has ${seats} seats, more than ${MAX_PLAN_SEATS}` }]
+  head.zones.forEach((value, z) => {
+    const zone = details.length < MAX_DETAILS ? level(ZZoneHead, value, ['zones', z]) : undefined
+    zone?.rows.forEach((value, r) => {
+      const row = details.length < MAX_DETAILS ? level(ZRowHead, value, ['zones', z, 'rows', r]) : undefined
+      row?.seats.forEach((value, s) => {
+        if (details.length < MAX_DETAILS) level(ZSeat, value, ['zones', z, 'rows', r, 'seats', s])
+      })
+    })
   })
-  .meta({
-    id: 'PretixSeatingPlan',
-    description:
-      "A seating plan in pretix's JSON format (`seating-plan.schema.json`). Properties the schema does not name are kept and ignored. " +
-      'A seat stands at zone position + row position + seat position.',
-  })
+  return details
+}
 
 export type TPlanDocument = z.infer<typeof ZPlanDocument>
 
