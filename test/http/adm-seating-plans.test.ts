@@ -65,9 +65,28 @@ describe('POST /adm/v1/sellers/{id}/seating-plans', () => {
     const id = res.json().id
     const seats = await findPlanSeats(ctx.app.db, id)
     expect(seats).toHaveLength(18)
-    expect(seats[0]).toMatchObject({ planId: id, seatId: 'Main-1-1', zoneIndex: 0, zone: 'Main', rowIndex: 0, row: '1', number: '1', category: 'Front', ord: 0, run: 0, rowSeats: 6 })
+    expect(seats[0]).toMatchObject({
+      planId: id,
+      seatId: 'Main-1-1',
+      zoneIndex: 0,
+      zone: 'Main',
+      rowIndex: 0,
+      row: '1',
+      number: '1',
+      category: 'Front',
+      ord: 0,
+      run: 0,
+      rowSeats: 6,
+    })
     expect(seats.filter((s) => s.rowIndex === 1).map((s) => s.run)).toEqual([0, 0, 0, 1, 1, 1])
-    expect((await findPlanSeats(ctx.app.db, id, 'Front')).map((s) => s.seatId)).toEqual(['Main-1-1', 'Main-1-2', 'Main-1-3', 'Main-1-4', 'Main-1-5', 'Main-1-6'])
+    expect((await findPlanSeats(ctx.app.db, id, 'Front')).map((s) => s.seatId)).toEqual([
+      'Main-1-1',
+      'Main-1-2',
+      'Main-1-3',
+      'Main-1-4',
+      'Main-1-5',
+      'Main-1-6',
+    ])
     const [audit] = await ctx.app.db
       .select()
       .from(auditLog)
@@ -129,7 +148,10 @@ describe('POST /adm/v1/sellers/{id}/seating-plans', () => {
       expect(notJson.statusCode).toBe(400)
       expect(notJson.json().code).toBe('invalid_json')
       const seats = Array.from({ length: 90_000 }, (_, i) => ({ seat_guid: i, seat_number: null, position: 'here', category: [], note: 'x'.repeat(64) }))
-      const wrongShape = JSON.stringify({ name: 'x', plan: { name: 'x', categories: [], zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: '1', seats }] }] } })
+      const wrongShape = JSON.stringify({
+        name: 'x',
+        plan: { name: 'x', categories: [], zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: '1', seats }] }] },
+      })
       expect(wrongShape.length).toBeGreaterThan(10 * 1024 * 1024)
       const started = performance.now()
       const res = await postRaw(a.seller.id, wrongShape)

@@ -5,7 +5,15 @@ import { checkPlan, checkPlanShape, MAX_PLAN_SEATS, ZPlanDocument, type TPlanDoc
 
 const theatre = () => JSON.parse(readFileSync(new URL('../fixtures/seating/pretix-theatre.json', import.meta.url), 'utf8')) as unknown
 
-const twoRows = (): TPlanDocument => gridPlan({ rows: 2, seatsPerRow: 4, categories: [{ name: 'A', rows: [0] }, { name: 'B', rows: [1] }] })
+const twoRows = (): TPlanDocument =>
+  gridPlan({
+    rows: 2,
+    seatsPerRow: 4,
+    categories: [
+      { name: 'A', rows: [0] },
+      { name: 'B', rows: [1] },
+    ],
+  })
 
 describe("pretix's seating-plan format", () => {
   it('takes a plan exported from pretix as it is, keeping the properties it does not read', () => {
@@ -19,12 +27,14 @@ describe("pretix's seating-plan format", () => {
   })
 
   it('needs name, categories and zones, and seats with a guid, a number, a position and a category', () => {
-    const result = ZPlanDocument.safeParse({ name: 'X', categories: [], zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: '1', seats: [{ seat_guid: 'a' }] }] }] })
+    const result = ZPlanDocument.safeParse({
+      name: 'X',
+      categories: [],
+      zones: [{ position: { x: 0, y: 0 }, rows: [{ row_number: '1', seats: [{ seat_guid: 'a' }] }] }],
+    })
     expect(result.success).toBe(false)
     const paths = result.error!.issues.map((issue) => issue.path.join('.'))
-    expect(paths).toEqual(
-      expect.arrayContaining(['zones.0.rows.0.seats.0.seat_number', 'zones.0.rows.0.seats.0.position', 'zones.0.rows.0.seats.0.category']),
-    )
+    expect(paths).toEqual(expect.arrayContaining(['zones.0.rows.0.seats.0.seat_number', 'zones.0.rows.0.seats.0.position', 'zones.0.rows.0.seats.0.category']))
     expect(ZPlanDocument.safeParse({ zones: [], categories: [] }).success).toBe(false)
     expect(ZPlanDocument.safeParse('not a plan').success).toBe(false)
   })
@@ -87,7 +97,11 @@ describe('checkPlanShape', () => {
     const plan = gridPlan({ rows: 2, seatsPerRow: 2 }) as unknown as { zones: { rows: { position?: unknown; seats: Record<string, unknown>[] }[] }[] }
     plan.zones[0]!.rows[0]!.position = { x: 'left' }
     plan.zones[0]!.rows[1]!.seats[1]!.seat_number = 2
-    expect(checkPlanShape(plan).map((d) => d.path)).toEqual(['plan.zones.0.rows.0.position.x', 'plan.zones.0.rows.0.position.y', 'plan.zones.0.rows.1.seats.1.seat_number'])
+    expect(checkPlanShape(plan).map((d) => d.path)).toEqual([
+      'plan.zones.0.rows.0.position.x',
+      'plan.zones.0.rows.0.position.y',
+      'plan.zones.0.rows.1.seats.1.seat_number',
+    ])
   })
 
   it('stops at 50 problems, and counts seats before reading any', () => {

@@ -54,7 +54,12 @@ describe('drawSeatMap', () => {
       seats: [seat('1', 70), seat('2', 40), seat('3', 40, 'free', { row: '2', y: 85 })],
       categories: [...categories, { name: 'Balcony', color: '#445566' }],
     })
-    expect(svg.match(/<g class="rows"[^>]*>([\s\S]*?)<\/g>/)![1]!.trim().split('\n')).toEqual(['<text x="24" y="50">1</text>', '<text x="24" y="85">2</text>'])
+    expect(
+      svg
+        .match(/<g class="rows"[^>]*>([\s\S]*?)<\/g>/)![1]!
+        .trim()
+        .split('\n'),
+    ).toEqual(['<text x="24" y="50">1</text>', '<text x="24" y="85">2</text>'])
     expect(svg).toMatch(/<g class="legend"[\s\S]*fill="#112233"[\s\S]*>A<\/text>[\s\S]*fill="#445566"[\s\S]*>Balcony<\/text>/)
   })
 
@@ -75,7 +80,16 @@ describe('drawSeatMap', () => {
     const plan = gridPlan({ rows: 200, seatsPerRow: 250, aisleAfter: 125, categories: [{ name: 'Front', rows: [0, 1, 2] }, { name: 'Back' }] })
     const { seats, categories: cats } = planSeats(plan)
     const statuses: MapSeat['status'][] = ['free', 'free', 'taken', 'free', 'blocked']
-    const mapSeats = seats.map((s, i) => ({ id: s.seatId, x: s.x, y: s.y, category: s.category, zone: s.zone, row: s.row, number: s.number, status: statuses[i % 5]! }))
+    const mapSeats = seats.map((s, i) => ({
+      id: s.seatId,
+      x: s.x,
+      y: s.y,
+      category: s.category,
+      zone: s.zone,
+      row: s.row,
+      number: s.number,
+      status: statuses[i % 5]!,
+    }))
     const started = performance.now()
     const svg = drawSeatMap({ seats: mapSeats, categories: cats, size: plan.size, highlight: new Set(['Main-1-1', 'Main-1-2']) })
     const ms = performance.now() - started

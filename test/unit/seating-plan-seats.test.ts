@@ -28,7 +28,7 @@ describe('planSeats', () => {
   it('orders a row by x, whatever the order of the plan, and numbers its rows across the plan', () => {
     const doc = plan([row('1', [60, 0, 30])])
     doc.zones.push({ name: 'Y', position: { x: 0, y: 100 }, rows: [row('1', [0, 30])] })
-    doc.zones[1]!.rows[0]!.seats.forEach((s) => (s.seat_guid = `Y-${s.seat_guid}`))
+    for (const s of doc.zones[1]!.rows[0]!.seats) s.seat_guid = `Y-${s.seat_guid}`
     const { seats } = planSeats(doc)
     expect(seats.map((s) => [s.seatId, s.zoneIndex, s.zone, s.rowIndex, s.ord])).toEqual([
       ['1-2', 0, 'Z', 0, 0],
@@ -62,12 +62,18 @@ describe('planSeats', () => {
 
   it('measures gaps along a slanted or curved row by distance, not by x alone', () => {
     const slanted = row('1', [0, 30, 60, 90])
-    slanted.seats.forEach((s, i) => (s.position.y = i * 40))
+    slanted.seats.forEach((s, i) => {
+      s.position.y = i * 40
+    })
     expect(planSeats(plan([slanted])).seats.map((s) => s.run)).toEqual([0, 0, 0, 0])
   })
 
   it("counts each category's seats, with the plan's colour or the palette's", () => {
-    const doc = gridPlan({ rows: 4, seatsPerRow: 5, categories: [{ name: 'Front', color: '#ff0000', rows: [0] }, { name: 'Back' }, { name: 'Empty', color: 'url(javascript:x)' }] })
+    const doc = gridPlan({
+      rows: 4,
+      seatsPerRow: 5,
+      categories: [{ name: 'Front', color: '#ff0000', rows: [0] }, { name: 'Back' }, { name: 'Empty', color: 'url(javascript:x)' }],
+    })
     expect(planSeats(doc).categories).toEqual([
       { name: 'Front', color: '#ff0000', seats: 5 },
       { name: 'Back', color: CATEGORY_PALETTE[1], seats: 15 },

@@ -51,9 +51,7 @@ export function planSeats(plan: TPlanDocument): { seats: PlanSeat[]; categories:
     for (const row of zone.rows) {
       const ox = zone.position.x + (row.position?.x ?? 0)
       const oy = zone.position.y + (row.position?.y ?? 0)
-      const inRow = row.seats
-        .map((seat) => ({ seat, x: ox + seat.position.x, y: oy + seat.position.y }))
-        .sort((a, b) => a.x - b.x || a.y - b.y)
+      const inRow = row.seats.map((seat) => ({ seat, x: ox + seat.position.x, y: oy + seat.position.y })).sort((a, b) => a.x - b.x || a.y - b.y)
       const gaps = inRow.slice(1).map((s, i) => Math.hypot(s.x - inRow[i]!.x, s.y - inRow[i]!.y))
       const aisle = gaps.length > 0 ? AISLE_FACTOR * median([...gaps].sort((a, b) => a - b)) : 0
       let run = 0

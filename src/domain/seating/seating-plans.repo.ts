@@ -36,8 +36,7 @@ export async function insertPlanSeats(db: Db, planId: string, seats: readonly Pl
 export const findPlanById = async (db: Db, id: string) => (await db.select().from(seatingPlans).where(eq(seatingPlans.id, id)))[0]
 
 /** The plan, its row locked until the transaction ends (a delete decides on it). */
-export const lockPlanById = async (db: Db, id: string) =>
-  (await db.select(summaryColumns).from(seatingPlans).where(eq(seatingPlans.id, id)).for('update'))[0]
+export const lockPlanById = async (db: Db, id: string) => (await db.select(summaryColumns).from(seatingPlans).where(eq(seatingPlans.id, id)).for('update'))[0]
 
 /** A plan of this seller, with its document; undefined for another seller's plan as for a missing one. */
 export const findSellerPlan = async (db: Db, sellerId: string, planId: string) =>
