@@ -8,6 +8,7 @@ import { deviceRoutes } from './devices.routes.js'
 import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
 import { orderRoutes } from './orders.routes.js'
+import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
 import { ticketKeyRoutes } from './ticket-keys.routes.js'
 import { waitingListRoutes } from './waiting-list.routes.js'
@@ -24,6 +25,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(affiliateRoutes)
   await app.register(eventRoutes)
   await app.register(inventoryRoutes)
+  await app.register(seatingPlanRoutes)
   await app.register(couponRoutes)
   await app.register(orderRoutes)
   await app.register(webhookRoutes)

@@ -57,16 +57,16 @@ export const ERRORS = {
   entry_not_waiting: { status: 409, message: 'This waiting-list entry is not waiting' },
   /** Retiring the seller's active signing key: rotate first, then retire the key it replaced. */
   ticket_key_active: { status: 409, message: 'This key signs new tickets: rotate to a new key first, then retire this one' },
-  /** A named seat is held, sold or blocked (API.md 7.7); `details.seats` lists them. */
+  /** A named seat is held, sold or blocked (API.md 7.7); `details.seats` lists them. Nothing changes. */
   seat_unavailable: { status: 409, message: 'A seat asked for is not available' },
-  /** Best available with `together` found no block of adjacent seats; `details.max_together` is the largest left. */
-  seats_not_together: { status: 409, message: 'No block of that many adjacent seats is left' },
-  /** Named seats would strand a single free seat while the seller refuses that (`seating_no_orphans`); `details.seats`. */
+  /** Best available with `together` finds no block of adjacent free seats; `details.max_together` is the largest left. */
+  seats_not_together: { status: 409, message: 'Not enough adjacent seats are free together' },
+  /** Named seats would leave a single free seat stranded while the seller's `seating_no_orphans` is on; `details.seats`. */
   seat_orphan: { status: 409, message: 'These seats would leave a single seat stranded' },
-  /** Two plans or two inventories for one category on a date, or an inventory's seating changed after a hold or sale. */
-  seating_conflict: { status: 409, message: 'This seating conflicts with the seating of the event date' },
-  /** Deleting a seating plan an inventory uses. */
-  seating_plan_in_use: { status: 409, message: 'An inventory sells seats of this plan' },
+  /** Two plans, or two inventories for one category, on one event date; or an inventory's `seating` changed after a hold or sale. */
+  seating_conflict: { status: 409, message: 'This seating conflicts with another inventory or with seats already held or sold' },
+  /** Deleting a seating plan that an inventory uses. */
+  seating_plan_in_use: { status: 409, message: 'An inventory uses this seating plan' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   /** A waiting list's offer accepted or declined after its `offer_expires_at`. */
   offer_expired: { status: 410, message: 'The offer has expired' },

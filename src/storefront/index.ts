@@ -7,6 +7,7 @@ import { declareCustomerTokenHeader } from './customer-auth.js'
 import { registerEndUserAddress } from './end-user-address.js'
 import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
+import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
 import { waitingListRoutes } from './waiting-list.routes.js'
@@ -24,4 +25,5 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(basketRoutes)
   await app.register(orderRoutes)
   await app.register(waitingListRoutes)
+  await app.register(seatingPlanRoutes)
 }

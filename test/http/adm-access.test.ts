@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { gridPlan } from '../../src/domain/seating/grid-plan.js'
 import { createTestAffiliate, createTestSeller } from '../factories/sellers.js'
 import { createStaff } from '../support/staff.js'
 
@@ -42,6 +43,10 @@ beforeAll(async () => {
     },
     { method: 'GET', url: `/events/${event.id}/inventories`, permission: 'adm.catalog.read' },
     { method: 'PUT', url: `/inventories/${inventory.id}`, permission: 'adm.catalog.write', body: { price: 200 } },
+    { method: 'POST', url: `${s}/seating-plans`, permission: 'adm.catalog.write', body: { name: 'Hall', plan: gridPlan({ rows: 2, seatsPerRow: 3 }) } },
+    { method: 'GET', url: `${s}/seating-plans`, permission: 'adm.catalog.read' },
+    { method: 'GET', url: `/seating-plans/${randomUUID()}`, permission: 'adm.catalog.read' },
+    { method: 'DELETE', url: `/seating-plans/${randomUUID()}`, permission: 'adm.catalog.write' },
     { method: 'POST', url: `${s}/coupons`, permission: 'adm.catalog.write', body: { code: `K${Date.now()}`, type: 'percent', value: 5 } },
     { method: 'GET', url: `${s}/coupons`, permission: 'adm.catalog.read' },
     { method: 'PUT', url: `/coupons/${randomUUID()}`, permission: 'adm.catalog.write', body: { active: false } },

@@ -27,7 +27,8 @@ export const seatingPlans = pgTable(
 
 /**
  * One seat of a plan, with where it stands for adjacency: `zoneIndex` and `rowIndex` are the
- * plan's order, `ord` its place in its row ordered by x (then y), `run` the stretch of its row
+ * plan's order (`rowIndex` counts rows across the whole plan, so it alone names a row; written by
+ * `planSeats`, plan-seats.ts), x and y absolute (zone + row + seat position), `ord` its place in its row ordered by x (then y), `run` the stretch of its row
  * between aisles (a gap over 1.5 x the row's median gap), `rowSeats` how many seats its row has.
  * Two seats are adjacent when they share row and run and their `ord` differ by 1.
  */

@@ -17,7 +17,7 @@ export const ZErrorEnvelope = z
         z
           .record(z.string(), z.unknown())
           .describe(
-            'basket_checked_out: `{ order_id }`; price_changed: `{ expected_total, total, basket }` (the Basket as GET answers it); inventory_unavailable: `{ inventory_id }`',
+            'basket_checked_out: `{ order_id }`; price_changed: `{ expected_total, total, basket }` (the Basket as GET answers it); inventory_unavailable: `{ inventory_id }`; seat_unavailable, seat_orphan: `{ seats }` (seat ids); seats_not_together: `{ max_together }`',
           ),
       ])
       .optional(),
