@@ -40,7 +40,10 @@ function render(state) {
   if (document.body.dataset.view === 'scan') renderHistory()
 }
 
-const ticketLine = (ticket) => (ticket ? [ticket.name, ticket.variant, ticket.seat].filter(Boolean).join(' · ') : '')
+/** A seat as the gate shows it: `Plateia · Fila A · Assento 7`. */
+const seatText = (seat) => (seat ? `${seat.zone} · ${t('row')} ${seat.row} · ${t('seat')} ${seat.number}` : '')
+
+const ticketLine = (ticket) => (ticket ? [ticket.name, ticket.variant, seatText(ticket.seat)].filter(Boolean).join(' · ') : '')
 
 function verdictTitle(answer, type) {
   if (answer.status === 'refused') return t(`reason_${answer.reason}`)

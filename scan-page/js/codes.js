@@ -1,9 +1,12 @@
 /**
  * A ticket's signed code, verified in the browser: a compact JWS (EdDSA over Ed25519, `kid` in
  * its header) checked with the seller's key of that `kid` from GET /chk/v1/keys, then its
- * payload read. Two payload layouts verify: JSON (`{tid, sid, eid, inv, d, v}`, the first codes)
+ * payload read. Two payload layouts verify: JSON (`{tid, sid, eid, inv, d, v, s?}`, the first codes)
  * and the compact binary one (first byte 1). Everything that knows a code's shape is here.
  */
+
+/** Between a seat's zone, row and number in a compact code. */
+const SEAT_SEPARATOR = '\u001f'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 const EPOCH_DAY = Date.UTC(2000, 0, 1) / 86_400_000
@@ -38,7 +41,7 @@ function base32(bytes) {
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 const uuidOf = (bytes) => hex(bytes).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')
 
-/** The claims `{tid, eid, inv, d, v, s?}` of a verified payload of either layout, or null. */
+/** The claims `{tid, eid, inv, d, v, s?}` of a verified payload of either layout, or null; `s`, a seated ticket's seat: `[zone, row, number]`. */
 export function readPayload(bytes) {
   if (bytes[0] === 1) {
     if (bytes.length < 53) return null
@@ -48,14 +51,16 @@ export function readPayload(bytes) {
     const seatEnd = variantEnd + 1 + bytes[variantEnd]
     if (seatEnd !== bytes.length) return null
     const variant = utf8.decode(bytes.subarray(52, variantEnd))
-    const seat = utf8.decode(bytes.subarray(variantEnd + 1, seatEnd))
+    const seatText = utf8.decode(bytes.subarray(variantEnd + 1, seatEnd))
+    const seat = seatText === '' ? null : seatText.split(SEAT_SEPARATOR)
+    if (seat && seat.length !== 3) return null
     return {
       tid: base32(bytes.subarray(1, 17)),
       eid: uuidOf(bytes.subarray(17, 33)),
       inv: uuidOf(bytes.subarray(33, 49)),
       d: new Date((EPOCH_DAY + view.getUint16(49)) * 86_400_000).toISOString().slice(0, 10),
       v: variant === '' ? null : variant,
-      ...(seat === '' ? {} : { s: seat }),
+      ...(seat ? { s: seat } : {}),
     }
   }
   const claims = JSON.parse(utf8.decode(bytes))

@@ -38,7 +38,7 @@ export function judgeScan({ lists, known, claims, type, now }) {
       date: claims.d,
       name: '',
       variant: claims.v,
-      seat: claims.s ?? null,
+      seat: claims.s ? { zone: claims.s[0], row: claims.s[1], number: claims.s[2] } : null,
       status: 'valid',
       holder: null,
       checked_in: false,

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ANSWER_REASONS, SCAN_REASONS, SCAN_TYPES } from '../domain/checkin/checkin.table.js'
 import { pageOf, ZDate, ZDateInput, ZInstant, ZInstantInput, ZPageQuery } from '../platform/http/schemas.js'
+import { ZSeat } from '../storefront/baskets.schemas.js'
 
 /** How far in the future a scan's own time may lie: a gate's clock a little fast, not a day. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000
@@ -137,6 +138,7 @@ export const ZScanTicket = z
     date: ZDate.describe('Its inventory’s current date: re-dating an inventory moves its tickets'),
     name: z.string().describe('The inventory’s name'),
     variant: z.string().nullable(),
+    seat: ZSeat.nullable().describe('Reserved seating: the seat it sits in; null: an unseated inventory'),
     status: z.enum(['valid', 'voided']),
     holder: z.object({ name: z.string() }).nullable(),
     checked_in: z.boolean().describe('Entered on this list (a successful entry that was not annulled)'),

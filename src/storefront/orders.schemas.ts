@@ -1,7 +1,7 @@
 import { PNG_SIZE } from '../domain/orders/ticket-images.js'
 import { z } from 'zod'
 import { pageOf, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
-import { ZOrderItem } from './baskets.schemas.js'
+import { ZOrderItem, ZSeat } from './baskets.schemas.js'
 
 export const ZCheckoutBody = z
   .strictObject({
@@ -41,6 +41,7 @@ export const ZOrder = z
           inventory_id: z.uuid(),
           variant: z.string().nullable().describe('The variant of its item, or null'),
           status: z.enum(['valid', 'voided']).describe('`voided`: cancelled with its order or alone; not valid for entry, and back on sale'),
+          seat: ZSeat.nullable().describe('Reserved seating: the seat it sits in, as sold; null: an unseated inventory'),
           first_access_at: ZInstant.nullable(),
           code: z
             .string()
@@ -49,8 +50,9 @@ export const ZOrder = z
                 'error correction M), verifiable offline with the keys of GET /chk/v1/keys. Its payload is binary (big-endian): version `1`; the ' +
                 'identifier’s 128 bits (`tid`); event id (`eid`) and inventory id (`inv`), 16 bytes each; the date as days since 2000-01-01 (`d`, 2 ' +
                 'bytes); the variant (`v`) and the seat (`s`), each a length byte (0: none) and UTF-8 (at most 34 and 24 bytes; a longer variant cut, ' +
-                'ending in `…`). The seller is its key’s. A code of a seller’s legacy key (issued before keys were stored) has the JSON payload ' +
-                '`{tid, sid, eid, inv, d, v}`. The same on every read, until its key is retired',
+                'ending in `…`). The seat is its zone, row and number separated by the byte 0x1F (row and number up to 8 bytes each, the zone the ' +
+                'rest; a longer part cut, ending in `…`). The seller is its key’s. A code of a seller’s legacy key (issued before keys were stored) ' +
+                'has the JSON payload `{tid, sid, eid, inv, d, v, s?}`, `s` as `[zone, row, number]`. The same on every read, until its key is retired',
             ),
         })
         .meta({ id: 'Ticket' }),

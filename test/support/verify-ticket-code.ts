@@ -1,7 +1,7 @@
 // A gate's offline check of a ticket's signed code, exactly as the README shows it: keep the two in step.
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose'
 
-export type TicketClaims = { tid: string; sid?: string; eid: string; inv: string; d: string; v: string | null; s?: string }
+export type TicketClaims = { tid: string; sid?: string; eid: string; inv: string; d: string; v: string | null; s?: [zone: string, row: string, number: string] }
 
 const uuid = (b: Buffer) => b.toString('hex').replace(/(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-')
 const base32 = (b: Buffer) =>
@@ -20,5 +20,5 @@ export async function verifyTicketCode(code: string, keys: JSONWebKeySet): Promi
   const text = (at: number) => p.subarray(at + 1, at + 1 + p[at]!).toString()
   const [v, s] = [text(51), text(52 + p[51]!)]
   const d = new Date((10957 + p.readUInt16BE(49)) * 864e5).toISOString().slice(0, 10) // days since 2000-01-01
-  return { tid: base32(p.subarray(1, 17)), eid: uuid(p.subarray(17, 33)), inv: uuid(p.subarray(33, 49)), d, v: v || null, ...(s ? { s } : {}) }
+  return { tid: base32(p.subarray(1, 17)), eid: uuid(p.subarray(17, 33)), inv: uuid(p.subarray(33, 49)), d, v: v || null, ...(s ? { s: s.split('\x1f') as [string, string, string] } : {}) }
 }

@@ -43,6 +43,19 @@ describe('the scanner page verifies a code offline (scan-page/js/codes.js)', () 
     expect(await codes.verifyCode(signTicketCode(legacy.key, claims), [compact.jwk, legacy.jwk])).toMatchObject(expected)
   })
 
+  it("reads a seated ticket's seat as [zone, row, number] from either layout, and shows it on a ticket it did not keep yet", async () => {
+    const compact = keyAndJwk()
+    const legacy = keyAndJwk(true)
+    const seated: TicketClaims = { ...claims, s: ['Plateia', 'A', '7'] }
+    const { sid: _sid, ...expected } = seated
+    const read = await codes.verifyCode(signTicketCode(compact.key, seated), [compact.jwk])
+    expect(read).toEqual(expected)
+    expect(await codes.verifyCode(signTicketCode(legacy.key, seated), [legacy.jwk])).toMatchObject({ s: ['Plateia', 'A', '7'] })
+    const list = { id: 'L1', event_id: claims.eid, inventory_ids: null, variants: null, allow_multiple_entries: false, allow_entry_after_exit: true }
+    const answer = judge.judgeScan({ lists: [list], known: {}, claims: read, type: 'entry', now: new Date(2031, 4, 1, 21, 0) })
+    expect(answer).toMatchObject({ status: 'ok', ticket: { seat: { zone: 'Plateia', row: 'A', number: '7' } } })
+  })
+
   it('refuses a code signed by another key, a tampered one, and one whose key it does not hold', async () => {
     const mine = keyAndJwk()
     const forger = keyAndJwk()

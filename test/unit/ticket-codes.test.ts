@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose'
 import QRCode from 'qrcode'
 import { describe, expect, it } from 'vitest'
-import { MAX_SEAT_BYTES, MAX_VARIANT_BYTES, compactPayload, fitUtf8, readPayload, type TicketClaims } from '../../src/domain/checkin/ticket-code-payload.js'
+import { MAX_SEAT_BYTES, MAX_VARIANT_BYTES, compactPayload, compactSeat, fitUtf8, readPayload, type TicketClaims } from '../../src/domain/checkin/ticket-code-payload.js'
 import { looksSigned, signTicketCode } from '../../src/domain/checkin/ticket-codes.js'
 import { KID_LENGTH, legacyKeyPair, newKeyPair, openSeed, sealSeed, thumbprint } from '../../src/domain/checkin/ticket-key-material.js'
 import { newTicketIdentifier } from '../../src/domain/orders/ticket-identifier.js'
@@ -42,9 +42,9 @@ describe('a code of a stored key', () => {
       ...claims,
       tid: newTicketIdentifier(),
       v: 'Meia-entrada com comprovação na porta ✓'.repeat(5),
-      s: 'Setor Ç fila 10 cad 1234'.slice(0, MAX_SEAT_BYTES - 2),
+      s: ['Balcão Nobre Superior Ç', 'Fila 10 esquerda', '1234567890'] as [string, string, string],
     }
-    expect(Buffer.byteLength(longest.s)).toBeLessThanOrEqual(MAX_SEAT_BYTES)
+    expect(compactSeat(longest.s)).toHaveLength(MAX_SEAT_BYTES)
     const code = signTicketCode(key, longest)
     expect(code.length).toBeLessThanOrEqual(280)
     expect(QRCode.create(code, { errorCorrectionLevel: 'M' }).version).toBeLessThanOrEqual(12)
@@ -66,11 +66,24 @@ describe('a code of a stored key', () => {
     for (const odd of [
       { ...claims, tid: 'NOT-A-BASE32-IDENTIFIER' },
       { ...claims, d: '2199-12-31' },
-      { ...claims, s: 'x'.repeat(MAX_SEAT_BYTES + 1) },
     ]) {
       expect(compactPayload(odd)).toBeNull()
       expect(readPayload(await verified(signTicketCode(key, odd), pair.x), SELLER)).toEqual(odd)
     }
+  })
+
+  it('carries a seat as zone, row and number, reads it back, and cuts a long one at whole characters within 24 bytes', async () => {
+    const { pair, key } = stored()
+    const seated: TicketClaims = { ...claims, s: ['Plateia', 'A', '7'] }
+    expect(readPayload(await verified(signTicketCode(key, seated), pair.x), SELLER)).toEqual(seated)
+    const long: TicketClaims = { ...claims, s: ['Balcão Nobre', 'Fila Ç 10', '123'] }
+    const seat = compactSeat(long.s!)
+    expect(seat.length).toBeLessThanOrEqual(MAX_SEAT_BYTES)
+    expect(readPayload(await verified(signTicketCode(key, long), pair.x), SELLER)).toEqual({ ...claims, s: ['Balcão …', 'Fila …', '123'] })
+    // The legacy key's JSON layout carries the whole seat.
+    const legacy = legacyKeyPair(Buffer.alloc(32, 7), SELLER)
+    const json = signTicketCode({ kid: thumbprint(legacy.x), legacy: true, privateKey: legacy.privateKey }, long)
+    expect(readPayload(await verified(json, legacy.x), SELLER)).toEqual(long)
   })
 
   it('reads nothing of a JSON payload of another seller', () => {

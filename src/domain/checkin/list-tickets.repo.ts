@@ -11,7 +11,7 @@ import type { ScanTicketView } from './views.js'
  */
 
 /** A ticket as the gates judge it (the columns its view shows, as read), with its window of entry in the seller's time zone. */
-export type GateTicketRow = Pick<ScanTicketView, 'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'name' | 'variant' | 'attention'> & {
+export type GateTicketRow = Pick<ScanTicketView, 'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'name' | 'variant' | 'seat' | 'attention'> & {
   id: string
   voided: boolean
   holder: string | null
@@ -24,10 +24,13 @@ export const asDate = (value: unknown): Date => (value instanceof Date ? value :
 
 /**
  * The ticket's columns. Its date is its inventory's current one (re-dating an inventory moves
- * its tickets); it asks for attention when its inventory or its variant does.
+ * its tickets); it asks for attention when its inventory or its variant does. Its seat is read
+ * from its item's snapshot of the seats sold (at most 20, already in the row joined): no read of
+ * the plan's seats, and nothing at all for an unseated ticket.
  */
 export const TICKET_COLUMNS = sql`
   t.id, t.identifier, t.order_id, t.inventory_id, inv.event_id, inv.date::text as date, oi.name, oi.variant,
+  case when t.seat_id is not null then (select e from jsonb_array_elements(oi.seats) as e where e ->> 'id' = t.seat_id limit 1) end as seat,
   t.voided_at is not null as voided, nullif(trim(c.first_name || ' ' || c.last_name), '') as holder,
   inv.checkin_attention or inv.variants @> jsonb_build_array(jsonb_build_object('name', oi.variant, 'checkin_attention', true)) as attention`
 
@@ -95,6 +98,7 @@ export const toScanTicketView = (row: GateTicketRow, state: ScanState): ScanTick
   date: row.date,
   name: row.name,
   variant: row.variant,
+  seat: row.seat ?? null,
   status: row.voided ? 'voided' : 'valid',
   holder: row.holder ? { name: row.holder } : null,
   checked_in: state.entered,

@@ -3,14 +3,21 @@ import type { TicketCodes } from './ticket-codes.js'
 
 type OrderLike = {
   items: readonly { inventory_id: string; event_id: string; date: string }[]
-  tickets: readonly { identifier: string; inventory_id: string; variant: string | null; signing_key_id: string | null }[]
+  tickets: readonly {
+    identifier: string
+    inventory_id: string
+    variant: string | null
+    seat: { zone: string; row: string; number: string } | null
+    signing_key_id: string | null
+  }[]
 }
 
 /**
  * The order with each ticket's signed `code` (API.md 7.5), the payload of its QR, signed by the
  * key the ticket names. Codes are made when an order is answered, never stored: signing is
  * deterministic, so a ticket's code is the same on every read. Keys not yet opened in this
- * process are read through `db`, the order's transaction when it has one.
+ * process are read through `db`, the order's transaction when it has one. A seated ticket's code
+ * names its seat (`s`: zone, row, number).
  */
 export async function withTicketCodes<O extends OrderLike>(
   db: Db,
@@ -29,7 +36,18 @@ export async function withTicketCodes<O extends OrderLike>(
     const item = itemOf.get(ticket.inventory_id)!
     return <Signed>{
       ...ticket,
-      code: sign({ tid: ticket.identifier, sid: sellerId, eid: item.event_id, inv: ticket.inventory_id, d: item.date, v: ticket.variant }, signing_key_id),
+      code: sign(
+        {
+          tid: ticket.identifier,
+          sid: sellerId,
+          eid: item.event_id,
+          inv: ticket.inventory_id,
+          d: item.date,
+          v: ticket.variant,
+          ...(ticket.seat ? { s: [ticket.seat.zone, ticket.seat.row, ticket.seat.number] } : {}),
+        },
+        signing_key_id,
+      ),
     }
   })
   return { ...order, tickets }

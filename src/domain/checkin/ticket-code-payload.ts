@@ -10,16 +10,23 @@ export type TicketClaims = {
   /** The inventory's date when the code was signed, `YYYY-MM-DD`. */
   d: string
   v: string | null
-  /** The seat, once seating assigns one. */
-  s?: string
+  /** Reserved seating: the seat's zone, row and number (absent: unseated). */
+  s?: SeatClaim
 }
+
+/** A seat as a code names it: `[zone, row, number]`. */
+export type SeatClaim = [zone: string, row: string, number: string]
 
 /** The compact layout's first byte. A JSON payload starts with `{` (0x7b) instead. */
 export const COMPACT_VERSION = 1
 /** The most UTF-8 bytes of a variant's name a compact code carries; a longer name is cut and ends in `…`. */
 export const MAX_VARIANT_BYTES = 34
-/** The most UTF-8 bytes of a seat a compact code carries (a longer seat is refused). */
+/** The most UTF-8 bytes of a seat a compact code carries, separators included (a longer one is cut: `compactSeat`). */
 export const MAX_SEAT_BYTES = 24
+/** Between the seat's zone, row and number in a compact code: the unit separator, which no name shows. */
+export const SEAT_SEPARATOR = '\u001f'
+/** What a compact code keeps at most of a seat's row and of its number; the zone takes the rest. */
+const MAX_SEAT_PART_BYTES = 8
 
 const EPOCH_DAY = Date.UTC(2000, 0, 1) / 86_400_000
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -41,9 +48,30 @@ export function fitUtf8(text: string, max: number): Buffer {
 }
 
 /**
+ * A seat as a compact code carries it: zone, row and number in UTF-8, separated by
+ * SEAT_SEPARATOR, at most MAX_SEAT_BYTES in all. The number and the row keep up to 8 bytes each and
+ * the zone what is left (at least 6), each cut at a whole character with `…` when longer: the
+ * gate's feed and its answers give the whole seat, the code only what a gate offline can show.
+ */
+export function compactSeat(seat: SeatClaim): Buffer {
+  const clean = seat.map((part) => part.replaceAll(SEAT_SEPARATOR, ' '))
+  const number = fitUtf8(clean[2]!, MAX_SEAT_PART_BYTES)
+  const row = fitUtf8(clean[1]!, MAX_SEAT_PART_BYTES)
+  const zone = fitUtf8(clean[0]!, MAX_SEAT_BYTES - 2 - number.length - row.length)
+  const separator = Buffer.from(SEAT_SEPARATOR)
+  return Buffer.concat([zone, separator, row, separator, number])
+}
+
+/** The seat of a compact code's bytes (`compactSeat`), or null when it is not three parts. */
+function readSeat(text: string): SeatClaim | null {
+  const parts = text.split(SEAT_SEPARATOR)
+  return parts.length === 3 ? (parts as SeatClaim) : null
+}
+
+/**
  * The payload of a code in the compact layout, or null when a ticket does not fit it (an
- * identifier not of 128 bits, a date outside 2000..2179, a seat over MAX_SEAT_BYTES): such a
- * ticket is signed in the JSON layout.
+ * identifier not of 128 bits, a date outside 2000..2179): such a ticket is signed in the JSON
+ * layout.
  *
  * Layout (big-endian), 53 bytes and the two strings, at most 111 bytes (148 base64url characters):
  *
@@ -53,7 +81,8 @@ export function fitUtf8(text: string, max: number): Buffer {
  *   33..48 inv: inventory id
  *   49..50 d: days since 2000-01-01
  *   51     length of v in bytes (0: no variant), then v in UTF-8 (at most 34 bytes, cut with `…`)
- *   ..     length of s in bytes (0: no seat), then s in UTF-8 (at most 24 bytes)
+ *   ..     length of s in bytes (0: no seat), then s: zone, row and number in UTF-8, separated
+ *          by 0x1F, at most 24 bytes in all (`compactSeat`)
  *
  * The seller (`sid`) is not repeated: the key that signs the code is the seller's own, and a
  * gate verifies with its seller's keys only.
@@ -64,8 +93,7 @@ export function compactPayload(claims: TicketClaims): Buffer | null {
   if (!UUID.test(claims.eid) || !UUID.test(claims.inv)) return null
   const days = Date.parse(`${claims.d}T00:00:00Z`) / 86_400_000 - EPOCH_DAY
   if (!Number.isInteger(days) || days < 0 || days > 0xffff) return null
-  const seat = Buffer.from(claims.s ?? '', 'utf8')
-  if (seat.length > MAX_SEAT_BYTES) return null
+  const seat = claims.s ? compactSeat(claims.s) : Buffer.alloc(0)
   const variant = claims.v === null ? Buffer.alloc(0) : fitUtf8(claims.v, MAX_VARIANT_BYTES)
   const date = Buffer.alloc(2)
   date.writeUInt16BE(days)
@@ -107,7 +135,9 @@ function readCompact(bytes: Buffer, sellerId: string): TicketClaims | null {
   const seatEnd = variantEnd + 1 + bytes[variantEnd]!
   if (seatEnd !== bytes.length) return null
   const variant = decoder.decode(bytes.subarray(52, variantEnd))
-  const seat = decoder.decode(bytes.subarray(variantEnd + 1, seatEnd))
+  const seatText = decoder.decode(bytes.subarray(variantEnd + 1, seatEnd))
+  const seat = seatText === '' ? null : readSeat(seatText)
+  if (seatText !== '' && !seat) return null
   return {
     tid: base32(bytes.subarray(1, 17)),
     sid: sellerId,
@@ -115,6 +145,6 @@ function readCompact(bytes: Buffer, sellerId: string): TicketClaims | null {
     inv: uuidOf(bytes.subarray(33, 49)),
     d: date,
     v: variant === '' ? null : variant,
-    ...(seat === '' ? {} : { s: seat }),
+    ...(seat ? { s: seat } : {}),
   }
 }

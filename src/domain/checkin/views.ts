@@ -1,6 +1,10 @@
 import type { AnswerReason, checkins, ScanReason, ScanType } from './checkin.table.js'
 import type { DeviceRow } from './devices.repo.js'
 import type { ListRow } from './lists.repo.js'
+import type { orderItems } from '../orders/orders.table.js'
+
+/** A seat as sold (API.md 7.7 Seat): the order item's snapshot of it. */
+export type SoldSeat = NonNullable<(typeof orderItems.$inferSelect)['seats']>[number]
 
 /** A scanner device as the API answers it (API.md 7.5). */
 export type DeviceView = {
@@ -95,6 +99,8 @@ export type ScanTicketView = {
   date: string
   name: string
   variant: string | null
+  /** Reserved seating: the seat it sits in (null: unseated). */
+  seat: SoldSeat | null
   status: 'valid' | 'voided'
   holder: { name: string } | null
   checked_in: boolean

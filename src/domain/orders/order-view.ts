@@ -53,6 +53,8 @@ export type UnsignedOrderView = {
     inventory_id: string
     variant: string | null
     status: 'valid' | 'voided'
+    /** Reserved seating: the seat it sits in, as sold (null: unseated). */
+    seat: Seat | null
     first_access_at: string | null
     /** The key that signs its code (null: the seller's legacy key); left out of the signed view. */
     signing_key_id: string | null
@@ -76,6 +78,9 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
   const variantOf = new Map(sortedItems.map((item) => [item.id, item.variant]))
+  // A ticket's seat as its item sold it (the snapshot, plans never change): no read of the plan.
+  const seatsOf = new Map(sortedItems.map((item) => [item.id, item.seats]))
+  const seatOf = (t: TicketRow) => (t.seatId === null ? null : (seatsOf.get(t.orderItemId)?.find((seat) => seat.id === t.seatId) ?? null))
   const sortedTickets = [...ticketRows].sort((x, y) => itemOrder.get(x.orderItemId)! - itemOrder.get(y.orderItemId)! || (x.identifier < y.identifier ? -1 : 1))
   return {
     id: order.id,
@@ -95,6 +100,7 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
       inventory_id: t.inventoryId,
       variant: variantOf.get(t.orderItemId) ?? null,
       status: t.voidedAt ? 'voided' : 'valid',
+      seat: seatOf(t),
       first_access_at: t.firstAccessAt?.toISOString() ?? null,
       signing_key_id: t.signingKeyId,
     })),

@@ -24,6 +24,7 @@ export async function printOrderTickets(db: Db, options: GetOrderOptions): Promi
       inventory: row.inventory,
       variant: ticket.variant,
       holder: row.holder,
+      seat: ticket.seat,
     }
   })
   return ticketsPdf(sheets, `Tickets, order ${order.id}`)

@@ -23,9 +23,12 @@ export type TicketSheet = {
   inventory: string
   variant: string | null
   holder: string | null
-  /** Once seating assigns one. */
-  seat?: string | null
+  /** Reserved seating: the seat it sits in (null: unseated). */
+  seat: { zone: string; row: string; number: string } | null
 }
+
+/** A seat as a ticket prints it: `Plateia · Row A · Seat 7`. */
+export const seatLine = (seat: { zone: string; row: string; number: string }) => `${seat.zone} · Row ${seat.row} · Seat ${seat.number}`
 
 const A5 = { width: 420, height: 595 }
 const MARGIN = 36
@@ -57,7 +60,7 @@ export async function ticketsPdf(sheets: readonly TicketSheet[], title: string):
     line(sheet.event, bold, 16)
     line(sheet.date, regular, 12)
     line(sheet.variant ? `${sheet.inventory} · ${sheet.variant}` : sheet.inventory, regular, 12)
-    if (sheet.seat) line(`Seat: ${sheet.seat}`, bold, 12)
+    if (sheet.seat) line(seatLine(sheet.seat), bold, 14)
     if (sheet.holder) line(sheet.holder, regular, 12)
     y -= 6
     line(sheet.identifier, regular, 9)
