@@ -73,7 +73,7 @@ export type OrderView = Omit<UnsignedOrderView, 'tickets'> & {
 /** The order with its tickets' signed codes, the keys read through `db` when this process has not opened them yet. */
 export const signOrderView = (db: Db, codes: TicketCodes, view: UnsignedOrderView): Promise<OrderView> => withTicketCodes(db, codes, view.seller_id, view)
 
-/** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order. */
+/** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order (and a seated item's, its seats'). */
 export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): UnsignedOrderView {
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
@@ -81,7 +81,11 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
   // A ticket's seat as its item sold it (the snapshot, plans never change): no read of the plan.
   const seatsOf = new Map(sortedItems.map((item) => [item.id, item.seats]))
   const seatOf = (t: TicketRow) => (t.seatId === null ? null : (seatsOf.get(t.orderItemId)?.find((seat) => seat.id === t.seatId) ?? null))
-  const sortedTickets = [...ticketRows].sort((x, y) => itemOrder.get(x.orderItemId)! - itemOrder.get(y.orderItemId)! || (x.identifier < y.identifier ? -1 : 1))
+  const seatPlace = (t: TicketRow) => (t.seatId === null ? 0 : (seatsOf.get(t.orderItemId)?.findIndex((seat) => seat.id === t.seatId) ?? 0))
+  // Seated tickets in their item's order of seats, the others by identifier.
+  const sortedTickets = [...ticketRows].sort(
+    (x, y) => itemOrder.get(x.orderItemId)! - itemOrder.get(y.orderItemId)! || seatPlace(x) - seatPlace(y) || (x.identifier < y.identifier ? -1 : 1),
+  )
   return {
     id: order.id,
     status: order.status,

@@ -11,7 +11,9 @@
 -- With p_entry, only that entry is offered, out of turn (the back office's offer): 'short' when
 -- too few tickets are free for it.
 -- An offer is a basket of the entry's affiliate and customer (if any) holding the entry's quantity and variant
--- until offer_expires_at (the seller's waiting_list_offer_minutes). Answers each entry changed and
+-- until offer_expires_at (the seller's waiting_list_offer_minutes); on a seated inventory it holds
+-- that many best-available seats (seats_best_available.sql, together when a block is left, else the
+-- best anywhere), so that the seats held agree with the count. Answers each entry changed and
 -- what became of it ('expired', 'offered' or 'short'); the caller mints the offers' tokens, emails and
 -- webhook events in the same transaction.
 CREATE OR REPLACE FUNCTION serve_waiting_list(p_inventory uuid, p_limit integer, p_entry uuid)
@@ -24,9 +26,10 @@ DECLARE
   verdict text;
   offer_until timestamptz;
   basket uuid;
+  seats text[];
 BEGIN
   PERFORM waiting_list_lock(p_inventory);
-  SELECT i.id, i.seller_id, i.variants, s.waiting_list_offer_minutes AS minutes
+  SELECT i.id, i.seller_id, i.variants, i.seating_plan_id IS NOT NULL AS seated, s.waiting_list_offer_minutes AS minutes
     INTO inv
     FROM inventories i JOIN sellers s ON s.id = i.seller_id
    WHERE i.id = p_inventory;
@@ -72,7 +75,13 @@ BEGIN
      LIMIT p_limit
        FOR UPDATE OF x
   LOOP
-    IF w.quantity > free THEN
+    -- The seats, read after the offers made before this one in the loop (each statement here
+    -- sees the ones before it): as many as the count, since blocked seats are not counted free.
+    seats := null;
+    IF inv.seated AND w.quantity <= free THEN
+      SELECT b.seats INTO seats FROM seats_best_available(p_inventory, null, w.quantity, false, null) AS b;
+    END IF;
+    IF w.quantity > free OR (inv.seated AND seats IS NULL) THEN
       IF p_entry IS NOT NULL THEN
         entry_id := w.id; outcome := 'short';
         RETURN NEXT;
@@ -84,10 +93,10 @@ BEGIN
     INSERT INTO baskets (seller_id, affiliate_id, customer_id, status, expires_at)
     VALUES (inv.seller_id, (SELECT a.id FROM affiliates a WHERE a.id = w.affiliate_id AND a.active), w.customer_id, 'open', offer_until)
     RETURNING id INTO basket;
-    INSERT INTO basket_items (basket_id, inventory_id, variant, quantity)
+    INSERT INTO basket_items (basket_id, inventory_id, variant, quantity, seats)
     VALUES (basket, p_inventory,
             CASE WHEN EXISTS (SELECT 1 FROM jsonb_array_elements(inv.variants) AS v WHERE v ->> 'name' = w.variant) THEN w.variant END,
-            w.quantity);
+            w.quantity, seats);
     UPDATE waiting_entries x SET status = 'offered', basket_id = basket, offered_at = now(), offer_expires_at = offer_until, updated_at = now()
      WHERE x.id = w.id;
     free := free - w.quantity;
