@@ -74,7 +74,7 @@ function baseUrl() {
  * reads the token out of the pairing answer).
  */
 function demoBanner(data: DemoData, base: string) {
-  const { checkin } = data
+  const { checkin, seating } = data
   const json = (body: object) => `-H 'content-type: application/json' -d '${JSON.stringify(body)}'`
   return [
     '',
@@ -88,6 +88,9 @@ function demoBanner(data: DemoData, base: string) {
     `    curl -s -H "Authorization: Device $TOKEN" ${json({ code: checkin.identifiers[0], list_ids: [checkin.listId] })} ${base}/chk/v1/redeem`,
     `  waiting list:    inventory ${data.waitingList.inventoryId} is sold out (order ${data.waitingList.orderId}); join its list:`,
     `    curl -s -u ${data.sellerId}:${data.apiKey} ${json({ inventory_id: data.waitingList.inventoryId, quantity: 1, email: 'ana@example.com' })} ${base}/stf/v1/waiting-list`,
+    `  reserved seats:  ${seating.eventTitle} on ${seating.date} (plan ${seating.planId}); hold two best-available seats of the Plateia:`,
+    `    curl -s -u ${data.sellerId}:${data.apiKey} ${json({ items: [{ inventory_id: seating.inventoryIds.plateia, quantity: 2 }] })} ${base}/stf/v1/baskets`,
+    `    the seat map (same credentials): ${base}/stf/v1/events/${seating.eventId}/seats.svg?date=${seating.date}`,
     '',
     '',
   ].join('\n')

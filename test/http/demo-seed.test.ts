@@ -144,6 +144,35 @@ describe('seedDemo', () => {
     expect(entry.json()).toMatchObject({ status: 'offered', position: null })
   })
 
+  it('creates a theatre plan (rows A–J of 14 seats, an aisle after the seventh) and a play selling its two categories, where best available holds seats', async () => {
+    const { seating } = demo
+    expect(demo.eventIds).toContain(seating.eventId)
+    const headers = basicAuth(demo.sellerId, demo.apiKey)
+    const plan = await ctx.app.inject({ method: 'GET', url: `/stf/v1/seating-plans/${seating.planId}`, headers })
+    expect(plan.statusCode, plan.body).toBe(200)
+    expect(plan.json()).toMatchObject({
+      seats: 140,
+      categories: [expect.objectContaining({ name: 'Plateia', seats: 84 }), expect.objectContaining({ name: 'Balcão', seats: 56 })],
+    })
+    expect(plan.json().plan.zones[0].rows.map((row: { row_number: string }) => row.row_number)).toEqual([...'ABCDEFGHIJ'])
+    const { rows } = await listInventories(ctx.app.db, { eventId: seating.eventId, page: 1, limit: 100 })
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    expect(byId.get(seating.inventoryIds.plateia)).toMatchObject({ date: seating.date, capacity: 84, available: 84 })
+    expect(byId.get(seating.inventoryIds.balcao)).toMatchObject({ date: seating.date, capacity: 56, available: 56 })
+    // What the printed line sends: two best-available seats of the Plateia, in the middle of row A by the aisle.
+    const basket = await ctx.app.inject({
+      method: 'POST',
+      url: '/stf/v1/baskets',
+      headers,
+      payload: { items: [{ inventory_id: seating.inventoryIds.plateia, quantity: 2 }] },
+    })
+    expect(basket.statusCode, basket.body).toBe(201)
+    expect(basket.json().items[0].seats).toEqual([
+      { id: 'Teatro-A-6', zone: 'Teatro', row: 'A', number: '6', category: 'Plateia' },
+      { id: 'Teatro-A-7', zone: 'Teatro', row: 'A', number: '7', category: 'Plateia' },
+    ])
+  })
+
   it('changes nothing once a seller exists', async () => {
     expect(await seedDemo(ctx.app.db, seedOptions())).toBeNull()
     expect(await ctx.app.db.select().from(sellers)).toHaveLength(1)
@@ -179,6 +208,14 @@ async function runCheckinLines(pair: string, scan: string): Promise<{ token: str
   }
   const token = String((await send(pair)).token)
   return { token, answer: await send(scan, { authorization: `Device ${token}` }) }
+}
+
+/** Runs the banner's basket line as pasted into bash; without curl on this machine, its request by fetch. */
+async function runBasketLine(line: string): Promise<{ items: { seats: { row: string }[] }[] }> {
+  if (hasCurl) return JSON.parse((await promisify(execFile)('bash', ['-c', line])).stdout)
+  const [, credentials, body, url] = /-u (\S+) .*-d '([^']*)' (\S+)$/.exec(line)!
+  const authorization = `Basic ${Buffer.from(credentials!).toString('base64')}`
+  return (await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body })).json() as never
 }
 
 describe('npm start with a new embedded database', () => {
@@ -220,6 +257,13 @@ describe('npm start with a new embedded database', () => {
       const { token, answer } = await runCheckinLines(pair, scan)
       expect(token).toMatch(/^dev_/)
       expect(answer).toMatchObject({ status: 'ok', reason: null, list_id: listId, ticket: { identifier, status: 'valid', checked_in: true } })
+
+      // Reserved seats: the line that holds two best-available seats, and the seat map's address.
+      const hold = /^ +(curl .*\/stf\/v1\/baskets)$/m.exec(output)![1]!
+      expect(hold).toContain(`curl -s -u ${sellerId}:${apiKey} `)
+      const basket = await runBasketLine(hold)
+      expect(basket.items[0]!.seats.map((seat) => seat.row)).toEqual(['A', 'A'])
+      expect(output).toMatch(new RegExp(`${first.baseUrl}/stf/v1/events/[0-9a-f-]{36}/seats\\.svg\\?date=\\d{4}-\\d{2}-\\d{2}\n`))
     } finally {
       expect(await first.stop()).toBe(0)
     }

@@ -12,6 +12,8 @@ import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { createCoupon } from '../coupons/create-coupon.js'
 import { registerCustomer } from '../customers/register-customer.js'
 import { placeOrder } from '../orders/place-order.js'
+import { createSeatingPlan } from '../seating/create-seating-plan.js'
+import { gridPlan } from '../seating/grid-plan.js'
 import { createAffiliate } from '../sellers/create-affiliate.js'
 import { createSeller } from '../sellers/create-seller.js'
 import { settingsOf } from '../sellers/seller-settings.js'
@@ -52,6 +54,17 @@ export type DemoData = {
   checkin: DemoCheckin
   /** A sold-out inventory with its waiting list on, and the order that bought it out (cancel it to serve the list). */
   waitingList: { inventoryId: string; orderId: string }
+  /** The theatre: its plan, and the event selling it on one date, a seated inventory per category (API.md 7.7). */
+  seating: DemoSeating
+}
+
+export type DemoSeating = {
+  planId: string
+  eventId: string
+  eventTitle: string
+  date: string
+  /** The inventories by category: `Plateia` (rows A–F) and `Balcão` (rows G–J). */
+  inventoryIds: { plateia: string; balcao: string }
 }
 
 export type DemoCheckin = {
@@ -127,6 +140,35 @@ const CATALOGUE: { title: string; description: string; image: string; days: numb
 const TONIGHT = 1
 
 /**
+ * A small theatre: 10 rows (A to J) of 14 seats with an aisle after the seventh, the stalls
+ * (Plateia, rows A–F) and the balcony (Balcão, rows G–J), in pretix's plan format.
+ */
+const THEATRE = gridPlan({
+  name: 'Teatro Demo',
+  zone: 'Teatro',
+  rows: 10,
+  seatsPerRow: 14,
+  aisleAfter: 7,
+  rowNames: [...'ABCDEFGHIJ'],
+  categories: [
+    { name: 'Plateia', color: '#c0392b', rows: [0, 1, 2, 3, 4, 5] },
+    { name: 'Balcão', color: '#2874a6', rows: [6, 7, 8, 9] },
+  ],
+})
+
+/** The seated event: a play on one date, each category sold by its own inventory. */
+const PLAY = {
+  title: 'Teatro: O Auto da Compadecida',
+  description: 'The classic comedy of João Grilo and Chicó, with reserved seats.',
+  image: 'https://images.example.com/demo/theatre.jpg',
+  day: 10,
+  inventories: [
+    { category: 'Plateia', price: 8_000, variants: meia(8_000) },
+    { category: 'Balcão', price: 5_000, variants: meia(5_000) },
+  ],
+} as const
+
+/**
  * Seeds a database that has no seller yet with a demo seller: published events over the next
  * weeks (one of them tonight too), inventories with variants, a coupon and an affiliate, a
  * check-in list per event and a scanner device waiting to be paired, through the same services
@@ -175,6 +217,9 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
     }
     listIds.push((await createCheckinList(db, { eventId: event.id, input: { name: 'Main entrance' }, actor })).id)
   }
+  const seating = await demoSeating(db, sellerId, day(first, PLAY.day))
+  eventIds.push(seating.eventId)
+  listIds.push((await createCheckinList(db, { eventId: seating.eventId, input: { name: 'Main entrance' }, actor })).id)
   const coupon = await createCoupon(db, { sellerId, code: 'BEMVINDO10', type: 'percent', value: 10, maxUsesPerCustomer: 1, actor })
   const affiliate = await createAffiliate(db, { sellerId, code: 'PARCEIRO', name: 'Demo partner', actor })
   const device = await createDevice(db, { sellerId, name: 'Demo scanner', tokenHmac, actor })
@@ -199,7 +244,29 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
       date: first,
     },
     waitingList: { inventoryId: soldOut!, orderId: soldOutOrder.id },
+    seating,
   }
+}
+
+/** The theatre's plan and the play selling it: a published event on `date`, a seated inventory per category. */
+async function demoSeating(db: Db, sellerId: string, date: string): Promise<DemoSeating> {
+  const plan = await createSeatingPlan(db, { sellerId, name: THEATRE.name, plan: THEATRE, actor })
+  const event = await createEvent(db, {
+    sellerId,
+    title: PLAY.title,
+    description: PLAY.description,
+    status: 'published',
+    source: DEMO_EVENT_SOURCE,
+    attributes: [{ name: 'Classificação', scope: 'event', text: 'Livre para todos os públicos', type: 'rating', value: 'L' }],
+    images: [{ name: 'Cover', credits: 'Demo', mime_type: 'image/jpeg', url: PLAY.image }],
+    actor,
+  })
+  const ids: string[] = []
+  for (const { category, price, variants } of PLAY.inventories) {
+    const created = await createInventory(db, { eventId: event.id, date, name: category, price, variants, seating: { plan_id: plan.id, category }, actor })
+    ids.push(created.id)
+  }
+  return { planId: plan.id, eventId: event.id, eventTitle: PLAY.title, date, inventoryIds: { plateia: ids[0]!, balcao: ids[1]! } }
 }
 
 /** The demo buyer: a registered customer, whose verification email goes to the outbox like any other. */

@@ -13,6 +13,8 @@ export type GridPlanOptions = {
   zone?: string
   rows: number
   seatsPerRow: number
+  /** The rows' names, front to back (default 1, 2, …); also in the `seat_guid`s. */
+  rowNames?: string[]
   /** An aisle after this many seats of every row (e.g. 7 of 14: two blocks of 7). */
   aisleAfter?: number
   /**
@@ -24,7 +26,7 @@ export type GridPlanOptions = {
 
 /**
  * A rectangular plan in pretix's format, for tests, the demo and the benchmark: rows numbered from
- * 1 front to back, seats numbered from 1 left to right, `seat_guid` = `${zone}-${row}-${number}`
+ * 1 front to back (or named by `rowNames`), seats numbered from 1 left to right, `seat_guid` = `${zone}-${row}-${number}`
  * (stable, so a test can name a seat). Positions are relative as pretix writes them: the row at
  * its offset in the zone, each seat at its offset in the row.
  */
@@ -35,11 +37,12 @@ export function gridPlan(options: GridPlanOptions): TPlanDocument {
   const categoryOfRow = (row: number) => categories.find((c) => c.rows?.includes(row))?.name ?? rest.name
   const aisle = options.aisleAfter !== undefined && options.aisleAfter > 0 && options.aisleAfter < options.seatsPerRow ? options.aisleAfter : undefined
   const seatX = (i: number) => i * SEAT_SPACING + (aisle !== undefined && i >= aisle ? AISLE_WIDTH - SEAT_SPACING : 0)
+  const rowName = (r: number) => options.rowNames?.[r] ?? String(r + 1)
   const rows = Array.from({ length: options.rows }, (_, r) => ({
-    row_number: String(r + 1),
+    row_number: rowName(r),
     position: { x: 0, y: r * ROW_SPACING },
     seats: Array.from({ length: options.seatsPerRow }, (_, i) => ({
-      seat_guid: `${zone}-${r + 1}-${i + 1}`,
+      seat_guid: `${zone}-${rowName(r)}-${i + 1}`,
       seat_number: String(i + 1),
       position: { x: seatX(i), y: 0 },
       category: categoryOfRow(r),
