@@ -20,5 +20,6 @@ export async function verifyTicketCode(code: string, keys: JSONWebKeySet): Promi
   const text = (at: number) => p.subarray(at + 1, at + 1 + p[at]!).toString()
   const [v, s] = [text(51), text(52 + p[51]!)]
   const d = new Date((10957 + p.readUInt16BE(49)) * 864e5).toISOString().slice(0, 10) // days since 2000-01-01
-  return { tid: base32(p.subarray(1, 17)), eid: uuid(p.subarray(17, 33)), inv: uuid(p.subarray(33, 49)), d, v: v || null, ...(s ? { s: s.split('\x1f') as [string, string, string] } : {}) }
+  const seat = s ? { s: s.split('\x1f') as [string, string, string] } : {} // zone, row, number
+  return { tid: base32(p.subarray(1, 17)), eid: uuid(p.subarray(17, 33)), inv: uuid(p.subarray(33, 49)), d, v: v || null, ...seat }
 }

@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto'
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose'
 import QRCode from 'qrcode'
 import { describe, expect, it } from 'vitest'
-import { MAX_SEAT_BYTES, MAX_VARIANT_BYTES, compactPayload, compactSeat, fitUtf8, readPayload, type TicketClaims } from '../../src/domain/checkin/ticket-code-payload.js'
+import {
+  MAX_SEAT_BYTES,
+  MAX_VARIANT_BYTES,
+  compactPayload,
+  compactSeat,
+  fitUtf8,
+  readPayload,
+  type TicketClaims,
+} from '../../src/domain/checkin/ticket-code-payload.js'
 import { looksSigned, signTicketCode } from '../../src/domain/checkin/ticket-codes.js'
 import { KID_LENGTH, legacyKeyPair, newKeyPair, openSeed, sealSeed, thumbprint } from '../../src/domain/checkin/ticket-key-material.js'
 import { newTicketIdentifier } from '../../src/domain/orders/ticket-identifier.js'

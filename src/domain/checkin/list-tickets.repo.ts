@@ -11,7 +11,10 @@ import type { ScanTicketView } from './views.js'
  */
 
 /** A ticket as the gates judge it (the columns its view shows, as read), with its window of entry in the seller's time zone. */
-export type GateTicketRow = Pick<ScanTicketView, 'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'name' | 'variant' | 'seat' | 'attention'> & {
+export type GateTicketRow = Pick<
+  ScanTicketView,
+  'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'name' | 'variant' | 'seat' | 'attention'
+> & {
   id: string
   voided: boolean
   holder: string | null
