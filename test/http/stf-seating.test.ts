@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
@@ -266,5 +267,28 @@ describe('a rush on best available', () => {
       expect(first!.row).toBe(second!.row)
       expect(Math.abs(Number(first!.number) - Number(second!.number))).toBe(1)
     }
+  })
+})
+
+describe('a plan exported from pretix', () => {
+  it('loads as it is, sells each category by one inventory on a date, and breaks rows at its aisle', async () => {
+    const plan = JSON.parse(readFileSync(new URL('../fixtures/seating/pretix-theatre.json', import.meta.url), 'utf8'))
+    const uploaded = await adm.post(`/sellers/${a.seller.id}/seating-plans`, { name: 'Teatro', plan })
+    expect(uploaded.statusCode, uploaded.body).toBe(201)
+    const event = await createTestEvent(ctx.app, a.seller.id)
+    const inventory = (category: string) =>
+      adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: category, price: 5000, seating: { plan_id: uploaded.json().id, category } })
+    const stalls = await inventory('Plateia')
+    const balcony = await inventory('Balcão')
+    expect([stalls.statusCode, balcony.statusCode]).toEqual([201, 201])
+    expect([stalls.json().capacity, balcony.json().capacity]).toEqual([40, 16])
+    // Rows of 10 with an aisle after seat 5: no 6 together, and 5 take one side whole (the lower of two equally central).
+    const six = await create(a.auth, [{ inventory_id: stalls.json().id, quantity: 6 }])
+    expect(six.json()).toMatchObject({ code: 'seats_not_together', details: { max_together: 5 } })
+    const five = await create(a.auth, [{ inventory_id: stalls.json().id, quantity: 5 }])
+    expect(seatIds(five.json().items[0])).toEqual(['stalls-A-1', 'stalls-A-2', 'stalls-A-3', 'stalls-A-4', 'stalls-A-5'])
+    // A balcony seat is not a stalls seat.
+    const wrong = await create(a.auth, [{ inventory_id: stalls.json().id, seats: [seatIds(five.json().items[0])![0]!.replace('stalls', 'balcony')] }])
+    expect(wrong.statusCode).toBe(400)
   })
 })
