@@ -70,7 +70,10 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Holds every requested quantity until `expires_at` (the seller’s `basket_ttl_seconds`), or nothing: 409 `insufficient_inventory`. ' +
           'An inventory that is not on sale for this caller (another seller’s, of an unpublished event, outside the affiliate’s events): 404 `not_found`. ' +
-          'Under `X-Affiliate-Code` the basket belongs to that affiliate; with `X-Customer-Token` it is linked to that customer. Honours `Idempotency-Key`.',
+          'Under `X-Affiliate-Code` the basket belongs to that affiliate; with `X-Customer-Token` it is linked to that customer. Honours `Idempotency-Key`. ' +
+          'Reserved seating (a seated inventory): name `seats`, or send `quantity` for the best available (adjacent in one row, stranding no single seat ' +
+          'where that can be helped, nearest the front and the middle); a named seat held, sold or blocked: 409 `seat_unavailable`; no block left with ' +
+          '`together`: 409 `seats_not_together` (`details.max_together`); named seats stranding one while the seller sets `seating_no_orphans`: 409 `seat_orphan`.',
         security: [{ sellerBasic: [] }, { sellerBasic: [], customerToken: [] }],
         headers: ZIdempotencyHeaders,
         body: ZCreateBasketBody,
@@ -121,7 +124,9 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Set item quantities',
         description:
           'Sets the quantity of each listed inventory (0 removes it); unlisted items stay. All or nothing: 409 `insufficient_inventory` leaves the basket unchanged. Renews the hold. ' +
-          'A basket already checked out: 409 `basket_checked_out` with `details.order_id`; one whose hold lapsed: 410 `basket_expired`.',
+          'A basket already checked out: 409 `basket_checked_out` with `details.order_id`; one whose hold lapsed: 410 `basket_expired`. ' +
+          'A seated item with `seats` holds exactly those (seats in both lists stay held throughout); with `quantity` alone it picks the best available again, ' +
+          'its own seats counting as free. Seat refusals as for opening a basket; the basket is unchanged.',
         security,
         params: ZBasketParams,
         body: ZChangeBasketItemsBody,

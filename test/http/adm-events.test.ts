@@ -249,6 +249,7 @@ describe('inventories', () => {
       ],
       waiting_list: false,
       checkin_attention: false,
+      seating: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })

@@ -57,6 +57,7 @@ describe('POST /adm/v1/sellers', () => {
         waiting_list_offer_minutes: 1440,
         waiting_list_max_quantity: 4,
         locale: 'pt-BR',
+        seating_no_orphans: false,
       },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -90,6 +91,7 @@ describe('POST /adm/v1/sellers', () => {
       waiting_list_offer_minutes: 1440,
       waiting_list_max_quantity: 20,
       locale: 'en',
+      seating_no_orphans: false,
     })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])

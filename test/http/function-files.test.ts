@@ -42,6 +42,7 @@ describe('database function files', () => {
       'domain/inventory/sql/sale_standing.sql',
       'domain/inventory/sql/seat_standings.sql',
       'domain/inventory/sql/seats_best_available.sql',
+      'domain/inventory/sql/seats_held.sql',
       'domain/inventory/sql/seats_stranded.sql',
       'domain/inventory/sql/take_tickets.sql',
       'domain/inventory/sql/tickets_available.sql',

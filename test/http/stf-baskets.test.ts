@@ -59,6 +59,7 @@ describe('POST /stf/v1/baskets', () => {
           unit_price: 4500,
           discount: 0,
           total: 13500,
+          seats: null,
           coupon: null,
           available: true,
         },

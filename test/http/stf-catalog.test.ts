@@ -247,11 +247,18 @@ describe('GET /stf/v1/events/{id}/availability', () => {
         {
           date: dayFromToday(5),
           inventories: [
-            { id: soon.id, name: 'Pista', available: 5, price: 8000, variants: [{ name: 'Meia', description: 'Half price', type: 'half', price: 8000 }] },
-            { id: sameDay.id, name: 'Camarote', available: 4, price: 20000, variants: [] },
+            {
+              id: soon.id,
+              name: 'Pista',
+              available: 5,
+              price: 8000,
+              variants: [{ name: 'Meia', description: 'Half price', type: 'half', price: 8000 }],
+              seating: null,
+            },
+            { id: sameDay.id, name: 'Camarote', available: 4, price: 20000, variants: [], seating: null },
           ],
         },
-        { date: dayFromToday(90), inventories: [{ id: later.id, name: 'Pista', available: 1, price: 5000, variants: [] }] },
+        { date: dayFromToday(90), inventories: [{ id: later.id, name: 'Pista', available: 1, price: 5000, variants: [], seating: null }] },
       ],
     })
   })

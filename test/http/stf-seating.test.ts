@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
@@ -16,7 +17,7 @@ const [a, b] = useTwoSellers(ctx)
 let adm: AdmClient
 
 beforeAll(async () => {
-  adm = admClient(ctx.app, (await createStaff(ctx.app, { permissions: ['adm.catalog.read', 'adm.catalog.write'] })).auth)
+  adm = admClient(ctx.app, (await createStaff(ctx.app, { permissions: ['adm.catalog.read', 'adm.catalog.write', 'adm.orders.read', 'adm.orders.write'] })).auth)
 })
 
 type Headers = Record<string, string>
@@ -203,5 +204,91 @@ describe('one seat, one holder', () => {
     const voided = await ctx.app.db.update(tickets).set({ voidedAt: sql`now()` }).where(eq(tickets.id, ticket!.id)).returning()
     expect(voided).toHaveLength(1)
     expect((await create(a.auth, [{ inventory_id: inventory.id, seats: [ticket!.seatId!] }])).statusCode).toBe(201)
+  })
+})
+
+describe('seats come back', () => {
+  it('when an item is removed, an order cancelled, and a basket re-picks counting its own seats as free', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 4 }])
+    const customer = await insertSignedInCustomer(ctx.app, a)
+    const basket = (await create(customer.headers, [{ inventory_id: inventory.id, quantity: 4 }])).json()
+    expect(seatIds(basket.items[0])).toEqual(['A1', 'A2', 'A3', 'A4'])
+    // Two best available again, its own seats counting as free: the middle two (2-3) would strand 1 and 4; 1-2 and 3-4 tie, the lower wins.
+    const fewer = await patch(customer.headers, basket.id, [{ inventory_id: inventory.id, quantity: 2 }])
+    expect(fewer.statusCode, fewer.body).toBe(200)
+    expect(seatIds(fewer.json().items[0])).toEqual(['A1', 'A2'])
+    expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A3', 'A4'] }])).statusCode).toBe(201)
+    const removed = await patch(customer.headers, basket.id, [{ inventory_id: inventory.id, quantity: 0 }])
+    expect(removed.statusCode).toBe(200)
+    const again = await patch(customer.headers, basket.id, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])
+    expect(again.statusCode, again.body).toBe(200)
+    const order = await checkout(basket.id, customer.headers)
+    expect(order.statusCode, order.body).toBe(201)
+    expect(order.json().items[0].seats.map((seat: { id: string }) => seat.id)).toEqual(['A1', 'A2'])
+    expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A1'] }])).json().code).toBe('seat_unavailable')
+    expect((await adm.post(`/orders/${order.json().id}/cancel`)).statusCode).toBe(200)
+    expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])).statusCode).toBe(201)
+  })
+
+  it('refuses to sell seats a lapsed hold lost to another basket: the sale checks them under the locks', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 4 }])
+    const lapsed = (await create(a.auth, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])).json()
+    await expire(lapsed.id)
+    expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }])).statusCode).toBe(201)
+    // The sale of the lapsed basket, as a checkout that passed its expiry check a moment before sends it.
+    const error = await ctx.app.db
+      .execute(
+        sql`select * from take_tickets(${a.seller.id}::uuid, array[${inventory.id}]::uuid[], array[2], ${lapsed.id}::uuid, null, null, null, true, false, null)`,
+      )
+      .catch((thrown: unknown) => thrown as { cause?: { code?: string; detail?: string } })
+    const cause =
+      (error as { cause?: { code?: string; detail?: string }; code?: string; detail?: string }).cause ?? (error as { code?: string; detail?: string })
+    expect(cause.code).toBe('BX409')
+    expect(JSON.parse(cause.detail!)[0].seats).toMatchObject({ unavailable: ['A2'] })
+  })
+})
+
+describe('a rush on best available', () => {
+  it('gives 20 of 30 concurrent buyers of 2 adjacent seats each, each seat once, and strands no seat', async () => {
+    const { inventory } = await seated(a, [
+      { category: 'Plateia', seats: 10 },
+      { category: 'Plateia', seats: 10 },
+      { category: 'Plateia', seats: 10 },
+      { category: 'Plateia', seats: 10 },
+    ])
+    const answers = await Promise.all(Array.from({ length: 30 }, () => create(a.auth, [{ inventory_id: inventory.id, quantity: 2 }])))
+    const won = answers.filter((res) => res.statusCode === 201)
+    expect(won).toHaveLength(20)
+    expect(answers.filter((res) => res.statusCode === 409).every((res) => res.json().code === 'insufficient_inventory')).toBe(true)
+    const seats = won.flatMap((res) => seatIds(res.json().items[0])!)
+    expect(new Set(seats).size).toBe(40)
+    for (const res of won) {
+      const [first, second] = res.json().items[0].seats as { row: string; number: string }[]
+      expect(first!.row).toBe(second!.row)
+      expect(Math.abs(Number(first!.number) - Number(second!.number))).toBe(1)
+    }
+  })
+})
+
+describe('a plan exported from pretix', () => {
+  it('loads as it is, sells each category by one inventory on a date, and breaks rows at its aisle', async () => {
+    const plan = JSON.parse(readFileSync(new URL('../fixtures/seating/pretix-theatre.json', import.meta.url), 'utf8'))
+    const uploaded = await adm.post(`/sellers/${a.seller.id}/seating-plans`, { name: 'Teatro', plan })
+    expect(uploaded.statusCode, uploaded.body).toBe(201)
+    const event = await createTestEvent(ctx.app, a.seller.id)
+    const inventory = (category: string) =>
+      adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: category, price: 5000, seating: { plan_id: uploaded.json().id, category } })
+    const stalls = await inventory('Plateia')
+    const balcony = await inventory('Balcão')
+    expect([stalls.statusCode, balcony.statusCode]).toEqual([201, 201])
+    expect([stalls.json().capacity, balcony.json().capacity]).toEqual([40, 16])
+    // Rows of 10 with an aisle after seat 5: no 6 together, and 5 take one side whole (the lower of two equally central).
+    const six = await create(a.auth, [{ inventory_id: stalls.json().id, quantity: 6 }])
+    expect(six.json()).toMatchObject({ code: 'seats_not_together', details: { max_together: 5 } })
+    const five = await create(a.auth, [{ inventory_id: stalls.json().id, quantity: 5 }])
+    expect(seatIds(five.json().items[0])).toEqual(['stalls-A-1', 'stalls-A-2', 'stalls-A-3', 'stalls-A-4', 'stalls-A-5'])
+    // A balcony seat is not a stalls seat.
+    const wrong = await create(a.auth, [{ inventory_id: stalls.json().id, seats: [seatIds(five.json().items[0])![0]!.replace('stalls', 'balcony')] }])
+    expect(wrong.statusCode).toBe(400)
   })
 })

@@ -953,7 +953,7 @@ describe('races the precheck cannot see', () => {
         const [basket] = await tx.insert(baskets).values({ sellerId: a.seller.id, status: 'open', expiresAt: sql`now() + interval '15 minutes'` }).returning()
         await tx.insert(basketItems).values({ basketId: basket!.id, inventoryId: inventory.id, quantity: 1 })
         await tx.execute(
-          sql`select * from take_tickets(${a.seller.id}::uuid, array[${inventory.id}]::uuid[], array[1], ${basket!.id}::uuid, null, null, null, false, ${asOpening})`,
+          sql`select * from take_tickets(${a.seller.id}::uuid, array[${inventory.id}]::uuid[], array[1], ${basket!.id}::uuid, null, null, null, false, ${asOpening}, null)`,
         )
         throw new Error('rolled back')
       })

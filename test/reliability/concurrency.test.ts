@@ -4,6 +4,7 @@ import { createTestCoupon, createTestEvent, createTestInventory } from '../facto
 import { createTestCustomer } from '../factories/customers.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
+import { createTestPlan } from '../factories/seating.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
 import { all, callServer, countStatuses, freshDatabase, openFixtures, retrying, startServer, type Answer, type Fixtures } from '../support/live-server.js'
 import type { ServerProcess } from '../support/server-process.js'
@@ -107,6 +108,52 @@ describe('one scarce inventory', () => {
     expect(statuses[201]).toBeGreaterThan(0)
     await expectConsistent()
   })
+})
+
+describe('one seated inventory', () => {
+  it('named and best-available holds, re-picks, checkouts and cancellations all at once: one holder per seat, one valid ticket per seat', async () => {
+    const plan = await createTestPlan(
+      fx.app,
+      seller.seller.id,
+      Array.from({ length: 6 }, () => ({ category: 'Plateia', seats: 10, aisleAfter: [5] })),
+    )
+    const event = await createTestEvent(fx.app, seller.seller.id)
+    const inventory = await createTestInventory(fx.app, event, { capacity: 60, seatingPlanId: plan.id, seatingCategory: 'Plateia' })
+    const buyers = await crowd(60)
+    const seat = (n: number) => `${String.fromCharCode(65 + (n % 6))}${1 + (n % 10)}`
+    const ask = (n: number) =>
+      n % 3 === 0
+        ? { items: [{ inventory_id: inventory.id, seats: [seat(n), seat(n + 7)] }] }
+        : { items: [{ inventory_id: inventory.id, quantity: 1 + (n % 3), together: n % 2 === 0 }] }
+    const created = await all(60, (n) => call('POST', '/stf/v1/baskets', buyers[n]!.headers, ask(n)))
+    const open = created.map((a, n) => [a, n] as const).filter(([a]) => a.status === 201)
+    expect(open.length).toBeGreaterThan(10)
+    const storm = await all(open.length * 2, (k) => {
+      const [basket, n] = open[k % open.length]!
+      if (k < open.length) return call('PATCH', `/stf/v1/baskets/${basket.body.id}/items`, buyers[n]!.headers, ask(n + 1))
+      return call('POST', `/stf/v1/baskets/${basket.body.id}/checkout`, buyers[n]!.headers, { payment_method: 'pix' })
+    })
+    const placed = storm.filter((a) => a.status === 201).map((a) => a.body.id as string)
+    const late = await all(placed.length + 20, (k) =>
+      k < placed.length
+        ? call('POST', `/adm/v1/orders/${placed[k]}/cancel`, admin.auth)
+        : call('POST', '/stf/v1/baskets', buyers[k - placed.length]!.headers, ask(k)),
+    )
+    const everything = [...created, ...storm, ...late]
+    const counts = countStatuses(everything)
+    expect(
+      Object.keys(counts)
+        .map(Number)
+        .every((status) => status < 500),
+      JSON.stringify(counts),
+    ).toBe(true)
+    const refusals = everything.filter((a) => a.status === 409).map((a) => a.body.code as string)
+    expect(
+      new Set(refusals).size === 0 ||
+        [...new Set(refusals)].every((code) => ['seat_unavailable', 'insufficient_inventory', 'seats_not_together'].includes(code)),
+    ).toBe(true)
+    await expectConsistent()
+  }, 120_000)
 })
 
 describe('one coupon with a usage limit', () => {

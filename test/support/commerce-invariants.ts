@@ -67,6 +67,39 @@ export async function commerceViolations(databaseUrl: string): Promise<string[]>
       `select r.coupon_id, r.customer_id, count(*)::int as n from coupon_redemptions r join coupons c on c.id = r.coupon_id
         where c.max_uses_per_customer is not null group by r.coupon_id, r.customer_id, c.max_uses_per_customer having count(*) > c.max_uses_per_customer`,
     )
+    // Reserved seating: one holder per seat, the seats as many as the counts, none of another inventory.
+    await check(
+      'seat held by two open baskets at once',
+      `select bi.inventory_id, u.seat, count(*)::int as holders from basket_items bi join baskets b on b.id = bi.basket_id
+         cross join unnest(bi.seats) as u(seat)
+        where b.status = 'open' and b.expires_at > now() group by bi.inventory_id, u.seat having count(*) > 1`,
+    )
+    await check(
+      'seat on two valid tickets, or held by an open basket while sold',
+      `select t.inventory_id, t.seat_id from tickets t where t.seat_id is not null and t.voided_at is null
+        group by t.inventory_id, t.seat_id having count(*) > 1
+       union all
+       select t.inventory_id, t.seat_id from tickets t join basket_items bi on bi.inventory_id = t.inventory_id and t.seat_id = any (bi.seats)
+         join baskets b on b.id = bi.basket_id
+        where t.voided_at is null and b.status = 'open' and b.expires_at > now()`,
+    )
+    await check(
+      'seated item or ticket without its seats, or with seats not of its inventory',
+      `select bi.id from basket_items bi join inventories i on i.id = bi.inventory_id
+        where (i.seating_plan_id is not null and bi.seats is not null and cardinality(bi.seats) <> bi.quantity)
+           or exists (select 1 from unnest(bi.seats) as u(seat) where not exists (
+                select 1 from seating_plan_seats ps where ps.plan_id = i.seating_plan_id and ps.category = i.seating_category and ps.seat_id = u.seat))
+       union all
+       select t.id from tickets t join inventories i on i.id = t.inventory_id
+        where (i.seating_plan_id is null) <> (t.seat_id is null)`,
+    )
+    await check(
+      'blocked seat held or sold, or blocked seats miscounted',
+      `select i.id, i.seats_blocked, (select count(*)::int from seat_blocks sb where sb.inventory_id = i.id) as blocked from inventories i
+        where i.seats_blocked <> (select count(*) from seat_blocks sb where sb.inventory_id = i.id)
+           or exists (select 1 from seat_blocks sb join tickets t on t.inventory_id = sb.inventory_id and t.seat_id = sb.seat_id and t.voided_at is null
+                       where sb.inventory_id = i.id)`,
+    )
     return problems
   } finally {
     await client.end()

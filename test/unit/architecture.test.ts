@@ -38,13 +38,17 @@ describe('the house: who may import whom', () => {
     expect(soldWriters).toEqual([])
   })
 
-  it('"held" has one definition, the database function tickets_held: nothing else in src counts held tickets', () => {
+  it('"held" has one definition, the database function tickets_held (and seats_held, seat by seat, with the same predicate): nothing else in src counts held tickets', () => {
     const definition = 'domain/inventory/sql/tickets_held.sql'
+    const seatBySeat = 'domain/inventory/sql/seats_held.sql'
+    const predicate = 'bi.inventory_id = p_inventory AND bi.held_until > now()'
+    expect(readFileSync(path.join(SRC, definition), 'utf8')).toContain(predicate)
+    expect(readFileSync(path.join(SRC, seatBySeat), 'utf8')).toContain(predicate)
     // Reading whether an item holds now (its held_until against the clock), or adding up what basket items hold.
     const countsHeld = /held_until\s*[<>]|heldUntil\W{0,2}\s*[<>]|\b(gt|gte|lt|lte)\(\s*\w+\.heldUntil|sum\([^)]*\b(bi|basket_items|basketItems)\.quantity/i
     const counters = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
       .map((file) => file.split(path.sep).join('/'))
-      .filter((file) => /\.(ts|sql)$/.test(file) && file !== definition)
+      .filter((file) => /\.(ts|sql)$/.test(file) && file !== definition && file !== seatBySeat)
       .filter((file) => countsHeld.test(readFileSync(path.join(SRC, file), 'utf8')))
     expect(counters).toEqual([])
     expect(readFileSync(path.join(SRC, definition), 'utf8')).toMatch(countsHeld)

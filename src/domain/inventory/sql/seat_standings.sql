@@ -1,9 +1,8 @@
 -- The one sale rule for a seat: how each seat of a seated inventory stands, in one word:
 --   'sold'     a valid (not voided) ticket of the inventory sits in it;
 --   'blocked'  the back office blocked it for this inventory (seat_blocks);
---   'held'     an open, unexpired basket other than p_except holds it (basket_items.seats, read
---              with the same held_until as tickets_held.sql, so a seat is held exactly while the
---              count that includes it is);
+--   'held'     an open, unexpired basket other than p_except holds it (seats_held, in
+--              tickets_held.sql: a seat is held exactly while the count that includes it is);
 --   'free'     otherwise: the only seats a hold or a sale may take.
 -- With the holder where there is one (basket_id, ticket_id), and where the seat stands for
 -- adjacency (seating_plan_seats: zone and row in the plan's order, ord in its row, run between
@@ -22,10 +21,7 @@ LANGUAGE sql STABLE AS $$
     FROM inventories i
     JOIN seating_plan_seats s ON s.plan_id = i.seating_plan_id AND s.category = i.seating_category
     LEFT JOIN seat_blocks b ON b.inventory_id = i.id AND b.seat_id = s.seat_id
-    LEFT JOIN (SELECT DISTINCT ON (u.seat) u.seat, bi.basket_id
-                 FROM basket_items bi CROSS JOIN LATERAL unnest(bi.seats) AS u(seat)
-                WHERE bi.inventory_id = p_inventory AND bi.held_until > now() AND bi.basket_id IS DISTINCT FROM p_except
-                ORDER BY u.seat, bi.held_until) AS h ON h.seat = s.seat_id
+    LEFT JOIN seats_held(p_inventory, p_except) AS h ON h.seat = s.seat_id
     LEFT JOIN tickets t ON t.inventory_id = i.id AND t.seat_id = s.seat_id AND t.voided_at IS NULL
    WHERE i.id = p_inventory
 $$;

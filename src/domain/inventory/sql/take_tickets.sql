@@ -59,6 +59,7 @@ DECLARE
   seat_verdict jsonb;
   writes jsonb := '[]'::jsonb;
   plan uuid;
+  seat_count integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(7301, q.k) FROM (SELECT DISTINCT hashtext(x::text) AS k FROM unnest(p_ids) AS x ORDER BY 1) AS q;
   PERFORM 1 FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller ORDER BY i.id FOR NO KEY UPDATE OF i;
@@ -80,6 +81,7 @@ BEGIN
     IF r.id = ANY (seated) AND r.standing NOT IN ('hidden', 'past', 'not_on_sale') THEN
       seats := '[]'::jsonb;
       excluded := '{}';
+      seat_count := 0;
       bad_unknown := '{}'; bad_unavailable := '{}'; bad_stranded := '{}'; most_together := NULL;
       IF no_orphans IS NULL THEN
         SELECT sl.seating_no_orphans INTO no_orphans FROM sellers sl WHERE sl.id = p_seller;
@@ -128,6 +130,7 @@ BEGIN
           END IF;
         END IF;
         excluded := excluded || chosen;
+        seat_count := seat_count + coalesce(e.q, 0);
         seats := seats || jsonb_build_array(jsonb_build_object('v', e.v, 's', (
           SELECT coalesce(jsonb_agg(jsonb_build_object('id', ps.seat_id, 'zone', ps.zone, 'row', ps.row, 'number', ps.number, 'category', ps.category)
                                     ORDER BY w.n), '[]'::jsonb)
@@ -137,6 +140,10 @@ BEGIN
           writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', e.v, 'q', cardinality(chosen), 's', to_jsonb(chosen)));
         END IF;
       END LOOP;
+      -- Every ticket of a seated inventory has its seat: entries that do not cover the quantity are a caller's bug.
+      IF seat_count <> r.quantity THEN
+        RAISE EXCEPTION 'the seats of inventory % cover % of its % tickets', r.id, seat_count, r.quantity;
+      END IF;
       IF cardinality(bad_unknown) > 0 OR cardinality(bad_unavailable) > 0 OR cardinality(bad_stranded) > 0 THEN
         taken := false;
         seat_verdict := coalesce(seat_verdict, '{}'::jsonb)
