@@ -83,6 +83,7 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
         inventory_id: inventoryId,
         variant: null,
         status: 'valid',
+        seat: null,
         first_access_at: null,
         code: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       })
