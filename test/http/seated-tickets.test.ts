@@ -136,9 +136,16 @@ describe('a seated ticket', () => {
     const again = await gate.post('/redeem', { code: first.code, list_ids: [listId] })
     expect(again.json()).toMatchObject({ status: 'refused', reason: 'already_redeemed', ticket: { seat: seat('A', 2) } })
 
-    const feed = await gate.get(`/lists/${listId}/tickets`)
-    expect(feed.statusCode, feed.body).toBe(200)
-    const seats = Object.fromEntries((feed.json().data as Ticket[]).map((t) => [t.identifier, t.seat]))
+    // On PostgreSQL the feed holds back changes while older transactions still run: read again until all three show (bounded).
+    const expected = [first.identifier, second.identifier, unseated.tickets[0]!.identifier]
+    let fed: Ticket[] = []
+    for (let attempt = 0; attempt < 200 && !expected.every((id) => fed.some((t) => t.identifier === id)); attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25))
+      const feed = await gate.get(`/lists/${listId}/tickets`)
+      expect(feed.statusCode, feed.body).toBe(200)
+      fed = feed.json().data
+    }
+    const seats = Object.fromEntries(fed.map((t) => [t.identifier, t.seat]))
     expect(seats).toEqual({ [first.identifier]: seat('A', 2), [second.identifier]: seat('A', 3), [unseated.tickets[0]!.identifier]: null })
 
     const found = await gate.get(`/search?list_id=${listId}&q=${first.identifier.slice(0, 8)}`)
