@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { ZCreateDeviceRequest, ZCreatedDevice, ZDevice, ZDeviceList } from '../checkin/checkin.schemas.js'
 import { createDevice } from '../domain/checkin/create-device.js'
 import { findDevice, listDeviceRows } from '../domain/checkin/devices.repo.js'

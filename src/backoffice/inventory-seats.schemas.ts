@@ -16,11 +16,7 @@ export const ZInventorySeat = ZSeat.extend({
 }).meta({ id: 'InventorySeat' })
 
 export const ZBlockSeats = z.strictObject({
-  seats: z
-    .array(z.string().min(1).max(200))
-    .min(1)
-    .max(1000)
-    .describe('Seat ids (the plan’s seat_guid) of seats the inventory sells'),
+  seats: z.array(z.string().min(1).max(200)).min(1).max(1000).describe('Seat ids (the plan’s seat_guid) of seats the inventory sells'),
   blocked: z.boolean().describe('true blocks the seats, false unblocks them'),
 })
 

@@ -164,7 +164,10 @@ export function registerCatalogueCache(app: FastifyInstance) {
       return
     }
     if (hit.encoding) reply.header('content-encoding', hit.encoding)
-    reply.type(hit.type).serializer((payload: unknown) => payload as string).send(hit.body)
+    reply
+      .type(hit.type)
+      .serializer((payload: unknown) => payload as string)
+      .send(hit.body)
   })
 
   app.addHook('onSend', (request, reply, payload, done) => {

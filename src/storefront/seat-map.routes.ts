@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { drawEventSeatMap } from '../domain/seating/draw-event-seat-map.js'
 import { getSeatMap } from '../domain/seating/get-seat-map.js'
+import { createPlanPlacesMemo } from '../domain/seating/plan-places-memo.js'
 import { errorResponses } from '../platform/http/schemas.js'
 import { sendSvg, ZSvgDocument } from '../platform/http/svg-reply.js'
 import { ZEventIdParams } from './catalog.schemas.js'
@@ -16,6 +17,9 @@ const DATE_RULE =
 
 /** `/stf/v1/events/{id}/seats`: which seats of a date are free, for a seat picker (API.md 7.7). */
 export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
+  // This app's plans, read once each (plans never change).
+  const places = createPlanPlacesMemo()
+
   app.get(
     '/events/:id/seats',
     {
@@ -31,8 +35,16 @@ export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZSeatMap, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      getSeatMap(app.db, { sellerId: request.seller.id, scope: request.affiliate?.eventIds ?? null, eventId: request.params.id, date: request.query.date }),
+    async (request, reply) => {
+      const map = await getSeatMap(app.db, places, {
+        sellerId: request.seller.id,
+        scope: request.affiliate?.eventIds ?? null,
+        eventId: request.params.id,
+        date: request.query.date,
+      })
+      // Tens of thousands of seats, each built field by field to the schema: checking them again would cost more than reading them.
+      return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(map)
+    },
   )
 
   app.get(
@@ -53,7 +65,7 @@ export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const svg = await drawEventSeatMap(app.db, {
+      const svg = await drawEventSeatMap(app.db, places, {
         sellerId: request.seller.id,
         scope: request.affiliate?.eventIds ?? null,
         eventId: request.params.id,

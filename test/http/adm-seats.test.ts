@@ -27,14 +27,20 @@ type AdmSeat = { id: string; status: string; basket_id: string | null; order_id:
 
 const create = (headers: Headers, items: Item[]) => ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers, payload: { items } })
 const block = (inventoryId: string, seats: string[], blocked = true) => adm.post(`/inventories/${inventoryId}/seats/block`, { seats, blocked })
-const seatsOf = async (inventoryId: string, query = '') => (await adm.get(`/inventories/${inventoryId}/seats${query}`)).json() as { data: AdmSeat[]; meta: unknown }
+const seatsOf = async (inventoryId: string, query = '') =>
+  (await adm.get(`/inventories/${inventoryId}/seats${query}`)).json() as { data: AdmSeat[]; meta: unknown }
 const counts = async (eventId: string, inventoryId: string) =>
   ((await adm.get(`/events/${eventId}/inventories`)).json().data as { id: string; available: number }[]).find((row) => row.id === inventoryId)!
 
 async function seated(seller: TestSeller, rows: TestRow[]) {
   const plan = await createTestPlan(ctx.app, seller.seller.id, rows)
   const event = await createTestEvent(ctx.app, seller.seller.id)
-  const res = await adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: 'Plateia', price: 5000, seating: { plan_id: plan.id, category: 'Plateia' } })
+  const res = await adm.post(`/events/${event.id}/inventories`, {
+    date: dayFromToday(7),
+    name: 'Plateia',
+    price: 5000,
+    seating: { plan_id: plan.id, category: 'Plateia' },
+  })
   expect(res.statusCode, res.body).toBe(201)
   return { event, inventory: res.json() as { id: string } }
 }
@@ -145,7 +151,10 @@ describe('POST /adm/v1/inventories/{id}/seats/block', () => {
     const held = await create(a.auth, [{ inventory_id: inventory.id, quantity: 1 }])
     expect(held.statusCode, held.body).toBe(201)
     expect(held.json().items[0].seats[0].id).toBe('A1')
-    const entries = await ctx.app.db.select().from(auditLog).where(and(eq(auditLog.action, 'adm.inventory.seats_unblocked'), eq(auditLog.targetId, inventory.id)))
+    const entries = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'adm.inventory.seats_unblocked'), eq(auditLog.targetId, inventory.id)))
     expect(entries).toHaveLength(1)
   })
 
@@ -179,7 +188,14 @@ describe('POST /adm/v1/inventories/{id}/seats/block', () => {
     expect((await seatsOf(inventory.id, '?status=blocked')).data).toEqual([])
     expect((await block('00000000-0000-4000-8000-000000000000', ['A1'])).statusCode).toBe(404)
     expect((await block(inventory.id, [])).statusCode).toBe(400)
-    expect((await block(inventory.id, Array.from({ length: 1001 }, (_, i) => `S${i}`))).statusCode).toBe(400)
+    expect(
+      (
+        await block(
+          inventory.id,
+          Array.from({ length: 1001 }, (_, i) => `S${i}`),
+        )
+      ).statusCode,
+    ).toBe(400)
     expect((await adm.post(`/inventories/${inventory.id}/seats/block`, { seats: ['A1'] })).statusCode).toBe(400)
     expect((await reader.post(`/inventories/${inventory.id}/seats/block`, { seats: ['A1'], blocked: true })).statusCode).toBe(403)
     const unseated = await createTestInventory(ctx.app, await createTestEvent(ctx.app, a.seller.id))

@@ -31,7 +31,8 @@ type MapSeat = { id: string; zone: string; row: string; number: string; category
 const get = (app: FastifyInstance, url: string, headers: Headers) => app.inject({ method: 'GET', url, headers })
 const statusesOf = (seats: MapSeat[]) => Object.fromEntries(seats.map((seat) => [seat.id, seat.status]))
 /** Each seat's `data-status` in an SVG map. */
-const svgStatuses = (svg: string) => Object.fromEntries([...svg.matchAll(/<circle id="seat-([^"]+)" data-seat="[^"]+" data-status="(\w+)"/g)].map((m) => [m[1]!, m[2]!]))
+const svgStatuses = (svg: string) =>
+  Object.fromEntries([...svg.matchAll(/<circle id="seat-([^"]+)" data-seat="[^"]+" data-status="(\w+)"/g)].map((m) => [m[1]!, m[2]!]))
 const hold = async (app: FastifyInstance, headers: Headers, inventoryId: string, seats: string[]) => {
   const res = await app.inject({ method: 'POST', url: '/stf/v1/baskets', headers, payload: { items: [{ inventory_id: inventoryId, seats }] } })
   expect(res.statusCode, res.body).toBe(201)
@@ -51,7 +52,7 @@ async function seatedEvent(seller: TestSeller, date = dayFromToday(7)) {
     expect(res.statusCode, res.body).toBe(201)
     inventories[category] = res.json().id
   }
-  return { plan, event, date, plateia: inventories.Plateia!, balcao: inventories['Balcão']! }
+  return { plan, event, date, plateia: inventories.Plateia!, balcao: inventories.Balcão! }
 }
 
 describe('GET /stf/v1/events/{id}/seats', () => {
@@ -88,7 +89,12 @@ describe('GET /stf/v1/events/{id}/seats', () => {
     expect(res.statusCode, res.body).toBe(200)
     expect(res.json().date).toBe(date)
     const plan = await createTestPlan(ctx.app, a.seller.id, [{ category: 'Plateia', seats: 2 }])
-    const later = await adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(8), name: 'Later', price: 100, seating: { plan_id: plan.id, category: 'Plateia' } })
+    const later = await adm.post(`/events/${event.id}/inventories`, {
+      date: dayFromToday(8),
+      name: 'Later',
+      price: 100,
+      seating: { plan_id: plan.id, category: 'Plateia' },
+    })
     expect(later.statusCode, later.body).toBe(201)
     const ambiguous = await get(ctx.app, `/stf/v1/events/${event.id}/seats.svg`, a.auth)
     expect(ambiguous.statusCode).toBe(400)

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/database.js'
 import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
 import { inventories } from '../catalog/inventories.table.js'
 import type { Seat } from '../inventory/inventory.repo.js'
-import { seatBlocks, seatingPlans } from './seating.table.js'
+import { seatBlocks, seatingPlanSeats, seatingPlans } from './seating.table.js'
 
 /**
  * The seats' readings of the map and the back office. How a seat stands is read from
@@ -13,16 +13,20 @@ import { seatBlocks, seatingPlans } from './seating.table.js'
 
 /** A seat's state as seat_standings says it. */
 export type SeatStatus = 'free' | 'held' | 'sold' | 'blocked'
-/** A seat's state as a storefront may know it: held and sold are both taken. */
-export type MapSeatStatus = 'free' | 'taken' | 'blocked'
 
-/** A seated inventory of an event: its date and the plan it sells seats of. */
-export type SeatedInventory = { id: string; sellerId: string; date: string; planId: string }
+/** A seated inventory of an event: its date, the plan it sells seats of and which category. */
+export type SeatedInventory = { id: string; sellerId: string; date: string; planId: string; category: string }
 
 /** The seated inventories of an event (on `date` only, when given), by date. */
 export const findSeatedInventories = (db: Db, eventId: string, date?: string): Promise<SeatedInventory[]> =>
   db
-    .select({ id: inventories.id, sellerId: inventories.sellerId, date: inventories.date, planId: sql<string>`${inventories.seatingPlanId}` })
+    .select({
+      id: inventories.id,
+      sellerId: inventories.sellerId,
+      date: inventories.date,
+      planId: sql<string>`${inventories.seatingPlanId}`,
+      category: sql<string>`${inventories.seatingCategory}`,
+    })
     .from(inventories)
     .where(and(eq(inventories.eventId, eventId), isNotNull(inventories.seatingPlanId), date === undefined ? undefined : eq(inventories.date, date)))
     .orderBy(asc(inventories.date), asc(inventories.id))
@@ -36,19 +40,38 @@ export async function findPlanDrawing(db: Db, planId: string) {
   return row
 }
 
-/** A seat of the map: the API's Seat, where it is drawn, the inventory selling it and its state. */
-export type MapSeatRow = Seat & { x: number; y: number; inventory_id: string; status: MapSeatStatus }
+/** A seat of a plan as the map names and draws it. */
+export type PlanPlace = Seat & { x: number; y: number }
 
-/** Every seat the inventories sell, in the plan's order (zone, row, place in the row), each as a storefront may see it. */
-export async function readMapSeats(db: Db, inventoryIds: readonly string[]): Promise<MapSeatRow[]> {
-  const { rows } = await db.execute<MapSeatRow>(sql`
-    select s.seat_id as id, s.zone, s.row, s.number, s.category, s.x, s.y, i.id as inventory_id,
-           case st.status when 'free' then 'free' when 'blocked' then 'blocked' else 'taken' end as status
-      from inventories i
-      cross join lateral seat_standings(i.id, null) st
-      join seating_plan_seats s on s.plan_id = i.seating_plan_id and s.seat_id = st.seat_id
-     where i.id = any(${sql.param([...inventoryIds])}::uuid[])
-     order by st.zone_index, st.row_index, st.ord`)
+/** Every seat of a plan, in the plan's order (zone, row, place in the row). */
+export const readPlanPlaces = async (db: Db, planId: string): Promise<PlanPlace[]> =>
+  await db
+    .select({
+      id: seatingPlanSeats.seatId,
+      zone: seatingPlanSeats.zone,
+      row: seatingPlanSeats.row,
+      number: seatingPlanSeats.number,
+      category: seatingPlanSeats.category,
+      x: seatingPlanSeats.x,
+      y: seatingPlanSeats.y,
+    })
+    .from(seatingPlanSeats)
+    .where(eq(seatingPlanSeats.planId, planId))
+    .orderBy(asc(seatingPlanSeats.zoneIndex), asc(seatingPlanSeats.rowIndex), asc(seatingPlanSeats.ord))
+
+/**
+ * The seats of these inventories that are not free, with their state; every other seat they sell
+ * is free. seat_standings is asked once per inventory with its id as a constant: the planner then
+ * reads each inventory's holds, blocks and tickets once and hashes them (asked with a column of
+ * another table, it may rescan them for every seat).
+ */
+export async function readTakenSeats(db: Db, inventoryIds: readonly string[]): Promise<{ seat_id: string; status: Exclude<SeatStatus, 'free'> }[]> {
+  if (inventoryIds.length === 0) return []
+  const standings = sql.join(
+    inventoryIds.map((id) => sql`select seat_id, status from seat_standings(${id}::uuid, null) where status <> 'free'`),
+    sql` union all `,
+  )
+  const { rows } = await db.execute<{ seat_id: string; status: Exclude<SeatStatus, 'free'> }>(standings)
   return rows
 }
 
