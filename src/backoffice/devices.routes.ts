@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { z } from 'zod'
 import { ZCreateDeviceRequest, ZCreatedDevice, ZDevice, ZDeviceList } from '../checkin/checkin.schemas.js'
 import { createDevice } from '../domain/checkin/create-device.js'
 import { findDevice, listDeviceRows } from '../domain/checkin/devices.repo.js'
@@ -12,6 +11,7 @@ import { requirePermission } from '../iam/staff-auth.js'
 import { AppError } from '../platform/errors.js'
 import { errorResponses, pageMeta, ZIdParams, ZPageQuery } from '../platform/http/schemas.js'
 import { actorOf } from './staff-actor.js'
+import { sendSvg, ZSvgDocument } from '../platform/http/svg-reply.js'
 
 const tags = ['backoffice']
 const security = [{ staffBearer: [] }]
@@ -64,16 +64,12 @@ export const deviceRoutes: FastifyPluginAsyncZod = async (app) => {
           'scans it opens the scanner page already pairing. Only while the pairing code is unused and valid; after: 410.',
         security,
         params: ZIdParams,
-        response: { 200: z.string().describe('An SVG document'), ...errorResponses(400, 401, 403, 404, 410) },
+        response: { 200: ZSvgDocument, ...errorResponses(400, 401, 403, 404, 410) },
       },
     },
     async (request, reply) => {
       const svg = await pairingQrSvg(app.db, { deviceId: request.params.id, tokenHmac: app.secrets.tokenHmac, publicBaseUrl: app.config.publicBaseUrl })
-      return reply
-        .type('image/svg+xml')
-        .header('cache-control', 'no-store')
-        .serializer((payload: unknown) => payload as string)
-        .send(svg)
+      return sendSvg(reply, svg, 'no-store')
     },
   )
 

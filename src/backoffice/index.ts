@@ -7,6 +7,7 @@ import { couponRoutes } from './coupons.routes.js'
 import { deviceRoutes } from './devices.routes.js'
 import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
+import { inventorySeatRoutes } from './inventory-seats.routes.js'
 import { orderRoutes } from './orders.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
@@ -25,6 +26,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(affiliateRoutes)
   await app.register(eventRoutes)
   await app.register(inventoryRoutes)
+  await app.register(inventorySeatRoutes)
   await app.register(seatingPlanRoutes)
   await app.register(couponRoutes)
   await app.register(orderRoutes)

@@ -4,11 +4,15 @@ import fp from 'fastify-plugin'
 import { SELLER_CHANGES_CHANNEL } from '../domain/sellers/seller-changes.js'
 import { EpochCache } from '../platform/cache/epoch-cache.js'
 import type { Database } from '../platform/db/database.js'
+import { addVary, negotiateEncoding } from '../platform/http/compression.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Answer this storefront GET from the catalogue cache (per seller and affiliate scope). */
-    catalogueCache?: boolean
+    /**
+     * Answer this storefront GET from the catalogue cache (per seller and affiliate scope);
+     * `maxBodyBytes`: keep answers up to this size (larger than the cache's default, e.g. a seat map).
+     */
+    catalogueCache?: boolean | { maxBodyBytes: number }
   }
   interface FastifyInstance {
     /** Catalogue answers kept per seller, forgotten by every process when the catalogue changes. */
@@ -19,7 +23,9 @@ declare module 'fastify' {
 /** The database channel of announce_catalogue_changed (src/domain/catalog/sql/): a seller id, when what its catalogue shows changed. */
 export const CATALOGUE_CHANGED_CHANNEL = 'catalogue_changed'
 
-type Entry = { sellerId: string; body: string; etag: string; until: number }
+/** An answer as it went out: its body (compressed when `encoding` says so) and content type. */
+type Entry = { sellerId: string; body: string | Buffer; type: string; encoding: string | undefined; etag: string; until: number }
+export type StoredAnswer = { body: string | Buffer; type: string; encoding?: string | undefined }
 /** Where a miss started: it is stored only if nothing changed meanwhile. */
 type Miss = { key: string; sellerId: string; since: number }
 
@@ -86,10 +92,14 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
       return { key, sellerId, since: entries.since() }
     },
 
-    /** Keeps an answer computed since `miss`, unless a notice came meanwhile; answers its ETag either way. */
-    store(miss: Miss, body: string): string {
+    /**
+     * Keeps an answer computed since `miss`, unless a notice came meanwhile (or it is larger than
+     * `maxBytes`, the cache's own limit by default); answers its ETag either way.
+     */
+    store(miss: Miss, answer: StoredAnswer | string, maxBytes = maxBodyBytes): string {
+      const { body, type, encoding } = typeof answer === 'string' ? { body: answer, type: JSON_TYPE, encoding: undefined } : answer
       const etag = etagOf(body)
-      if (body.length <= maxBodyBytes) entries.set(miss.key, { sellerId: miss.sellerId, body, etag, until: Date.now() + maxAgeMs }, miss.since)
+      if (body.length <= maxBytes) entries.set(miss.key, { sellerId: miss.sellerId, body, type, encoding, etag, until: Date.now() + maxAgeMs }, miss.since)
       return etag
     },
 
@@ -102,7 +112,9 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
   }
 }
 
-const etagOf = (body: string) => `"${createHash('sha1').update(body).digest('base64url')}"`
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+const etagOf = (body: string | Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`
 
 /** Whether `If-None-Match` names this ETag (or is `*`). */
 const matches = (header: string | undefined, etag: string) =>
@@ -135,9 +147,12 @@ export function registerCatalogueCache(app: FastifyInstance) {
   const misses = new WeakMap<FastifyRequest, Miss>()
 
   app.addHook('onRequest', (request, reply, done) => {
-    if (!request.routeOptions.config.catalogueCache || request.method !== 'GET') return done()
+    const config = request.routeOptions.config
+    if (!config.catalogueCache || request.method !== 'GET') return done()
     const scope = request.affiliate?.eventIds ? [...request.affiliate.eventIds].sort().join(',') : '*'
-    const key = `${request.seller.id}|${scope}|${request.url}`
+    // A compressed route's answers are kept as they went out, one per encoding.
+    const encoding = config.compress ? negotiateEncoding(request.headers['accept-encoding']) : ''
+    const key = `${request.seller.id}|${scope}|${encoding}|${request.url}`
     const hit = cache.lookup(key)
     if (!hit) {
       misses.set(request, cache.miss(key, request.seller.id))
@@ -148,14 +163,24 @@ export function registerCatalogueCache(app: FastifyInstance) {
       reply.code(304).send()
       return
     }
-    reply.type('application/json; charset=utf-8').send(hit.body)
+    if (hit.encoding) reply.header('content-encoding', hit.encoding)
+    reply
+      .type(hit.type)
+      .serializer((payload: unknown) => payload as string)
+      .send(hit.body)
   })
 
   app.addHook('onSend', (request, reply, payload, done) => {
     const miss = misses.get(request)
-    if (!miss || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload)
+    if (!miss || reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
     misses.delete(request)
-    const etag = cache.store(miss, payload)
+    const config = request.routeOptions.config.catalogueCache
+    const encoding = reply.getHeader('content-encoding')
+    const etag = cache.store(
+      miss,
+      { body: payload, type: String(reply.getHeader('content-type') ?? JSON_TYPE), encoding: typeof encoding === 'string' ? encoding : undefined },
+      typeof config === 'object' ? config.maxBodyBytes : undefined,
+    )
     privately(reply).header('etag', etag)
     if (!matches(request.headers['if-none-match'], etag)) return done(null, payload)
     reply.code(304)
@@ -164,4 +189,7 @@ export function registerCatalogueCache(app: FastifyInstance) {
 }
 
 /** Answers of one seller's credentials: no shared cache may keep them, and clients revalidate. */
-const privately = (reply: FastifyReply) => reply.header('cache-control', 'private, no-cache').header('vary', 'authorization, x-affiliate-code')
+function privately(reply: FastifyReply) {
+  addVary(reply.header('cache-control', 'private, no-cache'), 'authorization', 'x-affiliate-code')
+  return reply
+}

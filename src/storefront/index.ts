@@ -2,11 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { authRoutes } from './auth.routes.js'
 import { basketRoutes } from './baskets.routes.js'
 import { catalogRoutes } from './catalog.routes.js'
+import { registerCompression } from '../platform/http/compression.js'
 import { registerCatalogueCache } from './catalogue-cache.js'
 import { declareCustomerTokenHeader } from './customer-auth.js'
 import { registerEndUserAddress } from './end-user-address.js'
 import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
+import { seatMapRoutes } from './seat-map.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
@@ -16,6 +18,8 @@ import { waitingListRoutes } from './waiting-list.routes.js'
 export const storefront: FastifyPluginAsyncZod = async (app) => {
   await registerSellerAuth(app)
   registerEndUserAddress(app)
+  // Before the cache: it keeps answers as they go out, compressed.
+  registerCompression(app)
   registerCatalogueCache(app)
   declareCustomerTokenHeader(app)
   await app.register(sellerRoutes)
@@ -26,4 +30,5 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(orderRoutes)
   await app.register(waitingListRoutes)
   await app.register(seatingPlanRoutes)
+  await app.register(seatMapRoutes)
 }

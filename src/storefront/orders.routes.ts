@@ -12,6 +12,7 @@ import { errorResponses, pageMeta } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
 import { ZBasketParams, ZIdempotencyHeaders } from './baskets.schemas.js'
 import { optionalCustomer, requireCustomer } from './customer-auth.js'
+import { sendSvg, ZSvgDocument } from '../platform/http/svg-reply.js'
 import {
   ZCheckoutBody,
   ZOrder,
@@ -151,16 +152,12 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it.',
         security: sellerOnly,
         params: ZTicketQrParams,
-        response: { 200: z.string().describe('An SVG document').meta({ contentMediaType: 'image/svg+xml' }), ...errorResponses(400, 401, 404) },
+        response: { 200: ZSvgDocument, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
       const svg = await qrSvg((await ticketOf(request)).code)
-      return reply
-        .type('image/svg+xml')
-        .header('cache-control', 'private, max-age=3600')
-        .serializer((payload: unknown) => payload as string)
-        .send(svg)
+      return sendSvg(reply, svg, 'private, max-age=3600')
     },
   )
 

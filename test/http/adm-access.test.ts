@@ -43,6 +43,8 @@ beforeAll(async () => {
     },
     { method: 'GET', url: `/events/${event.id}/inventories`, permission: 'adm.catalog.read' },
     { method: 'PUT', url: `/inventories/${inventory.id}`, permission: 'adm.catalog.write', body: { price: 200 } },
+    { method: 'GET', url: `/inventories/${inventory.id}/seats`, permission: 'adm.catalog.read' },
+    { method: 'POST', url: `/inventories/${randomUUID()}/seats/block`, permission: 'adm.catalog.write', body: { seats: ['A1'], blocked: true } },
     { method: 'POST', url: `${s}/seating-plans`, permission: 'adm.catalog.write', body: { name: 'Hall', plan: gridPlan({ rows: 2, seatsPerRow: 3 }) } },
     { method: 'GET', url: `${s}/seating-plans`, permission: 'adm.catalog.read' },
     { method: 'GET', url: `/seating-plans/${randomUUID()}`, permission: 'adm.catalog.read' },
