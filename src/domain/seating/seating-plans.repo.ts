@@ -98,3 +98,8 @@ export async function findPublishedPlan(db: Db, sellerId: string, planId: string
     .where(and(eq(seatingPlans.id, planId), eq(seatingPlans.sellerId, sellerId), exists(usedByPublishedEvent)))
   return row
 }
+
+/** Refreshes the planner's statistics of the plans' seats (ANALYZE samples a bounded number of rows). */
+export async function analyzePlanSeats(db: Db): Promise<void> {
+  await db.execute(sql`analyze seating_plan_seats`)
+}
