@@ -7,15 +7,15 @@
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
- * While iterating: `--only=auth,catalogue,health,baskets,flash,webhooks,login,checkin,waitlist` runs some groups,
+ * While iterating: `--only=auth,catalogue,health,baskets,flash,seated,webhooks,login,checkin,waitlist` runs some groups,
  * `--duration=<s>`, `--buyers=<n>`, `--capacity=<n>` (tickets of each flash inventory, and of the
- * split ones together), `--starts=<n>` and `--waitlist=<n>` (tickets and entries of the waitlist row) override the sizes, `--pool=<n>` sets the measured
+ * split ones together, and seats of the seated sale's plan, rounded to rows of 50), `--starts=<n>` and `--waitlist=<n>` (tickets and entries of the waitlist row) override the sizes, `--pool=<n>` sets the measured
  * server's pool, and `--cpu-prof` has the measured server write a CPU profile
  * (bench/results/*.cpuprofile) when it stops.
  *
  * `--servers=<n>` (PostgreSQL only, default 1) starts n measured server processes over the one
  * database: the first as always (its timed restarts, its CPU profile), the others after it, each
- * on a port of its own. The flash sales (flash and webhooks groups) spread their connections over
+ * on a port of its own. The flash sales (flash, seated and webhooks groups) spread their connections over
  * all of them; the other groups load the first one only. CPU shares count every server process
  * as `server`; peak RSS figures are those of the highest single process.
  *
@@ -28,7 +28,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import argon2 from 'argon2'
-import type { BenchSeed } from './server/seed-bench.js'
+import type { SeatedSaleState } from './server/flash-sale.js'
+import { SEATED_ROW_SEATS, type BenchSeed } from './server/seed-bench.js'
 import type { CheckinSeed } from './server/seed-checkin.js'
 import type { WaitlistSeed } from './server/seed-waitlist.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
@@ -47,7 +48,8 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
-const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'webhooks' | 'login' | 'checkin' | 'waitlist') => !only || only.includes(group)
+const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'seated' | 'webhooks' | 'login' | 'checkin' | 'waitlist') =>
+  !only || only.includes(group)
 /** `--name=<n>` as a whole number of at least `min`, or undefined when not given; anything else stops the run. */
 const countOption = (name: string, min: number): number | undefined => {
   const value = option(name)
@@ -104,6 +106,8 @@ const S = {
   servers,
 }
 if (S.servers > S.writeConnections) throw new Error(`--servers=${S.servers}: more servers than the ${S.writeConnections} write connections to spread over them`)
+/** The seated sale's plan: rows of 50 seats, as many as make the flash stock (20 rows, 1,000 seats; 2 in a smoke run). */
+const seatedRows = Math.max(1, Math.round(S.flashCapacity / SEATED_ROW_SEATS))
 const read: LoadSettings = { duration: S.duration, connections: S.readConnections, warmUp: S.warmUp }
 const write: LoadSettings = { duration: S.duration, connections: S.writeConnections, warmUp: S.warmUp }
 const TARGETS = {
@@ -114,6 +118,8 @@ const TARGETS = {
   rssMb: 200,
   startMs: 3000,
   winnersP99Ms: 1000,
+  seatedRatio: 0.7,
+  seatedWinnersP99: 1.5,
   checkinUploadMs: 1000,
   checkinP99Ms: 100,
   waitlistAllOffersMs: 10_000,
@@ -391,6 +397,158 @@ async function flash(r: Run) {
       kind: 'correctness',
     },
   )
+}
+
+/**
+ * The seated flash sale (API.md 7.7): a plan of 20 rows of 50 seats, one category, no aisle
+ * (1,000 seats), sold by one inventory; the same buyers, connections and client flow as the
+ * flash sale (POST basket, then checkout, each with a customer's token), each asking for best
+ * available 2 (`{inventory_id, quantity: 2}`: the server picks two adjacent seats). Its baseline
+ * is the same sale without seats: an unseated inventory of as many tickets, 2 a buyer. The two
+ * alternate in one run, unseated, seated, seated, unseated (each after a warm-up sale of its own
+ * of a fifth of the buyers), so that a drift of the machine's speed weighs on both alike.
+ * Targets: seated sales/s while selling ≥ 70 % of unseated, seated winners' p99 ≤ 1.5 × unseated
+ * (each the mean of its two runs). Checks: every seat sold exactly once (one valid ticket per
+ * seat, as seat_standings reads them; the orders hold 2 each), no free seat left stranded, none
+ * held, every refusal a 409.
+ */
+async function seated(r: Run) {
+  const plan = r.seed.seated
+  if (!plan) throw new Error('seated: the seed has no seated plan')
+  const common = {
+    baseUrls: r.bases,
+    connections: S.writeConnections,
+    maxSeconds: smoke ? 60 : 300,
+    buyers: S.buyers,
+    authorization: r.authorization,
+    customers: r.seed.customers,
+    quantity: () => 2,
+  }
+  const seatedSale = (inventoryId: string, buyers = S.buyers) =>
+    sampleCpu(r.pids, () => flashSale({ ...common, buyers, inventoryId, refusals: ['insufficient_inventory', 'seats_not_together'] }))
+  const pairsSale = (inventoryId: string, buyers = S.buyers) => sampleCpu(r.pids, () => flashSale({ ...common, buyers, inventoryId }))
+  if (2 * S.buyers <= plan.seats)
+    r.notes.push(`seated: the ${S.buyers} buyers want ${2 * S.buyers} seats, no more than the ${plan.seats} on sale: the sales do not sell out`)
+  if (S.warmUp) {
+    await pairsSale(plan.pairsWarmUp, Math.round(S.buyers / 5))
+    await seatedSale(plan.warmUp, Math.round(S.buyers / 5))
+  }
+  const pairs1 = await pairsSale(plan.pairs[0]!)
+  const seated1 = await seatedSale(plan.sales[0]!)
+  const seated2 = await seatedSale(plan.sales[1]!)
+  const pairs2 = await pairsSale(plan.pairs[1]!)
+  const pairs = [pairs1.result, pairs2.result]
+  const sales = [seated1.result, seated2.result]
+
+  const sellingRate = (outcomes: FlashOutcome[]) =>
+    outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
+  const meanP99 = (outcomes: FlashOutcome[]) => Math.round((outcomes.reduce((n, o) => n + o.winners.p99, 0) / outcomes.length) * 10) / 10
+  const seatedRate = sellingRate(sales)
+  const pairsRate = sellingRate(pairs)
+  r.rows.push(
+    flashRow('flash sale, 2 tickets each, no seats (baseline of the seated sale)', ...pairs),
+    flashRow(`seated flash sale: POST basket (best available 2 of ${plan.seats} seats) + checkout`, ...sales),
+  )
+  const each = (outcomes: FlashOutcome[], f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
+  Object.assign(r.figures, {
+    seated_seats: `${plan.seats} (${seatedRows} rows of ${SEATED_ROW_SEATS}, one category, no aisle)`,
+    seated_checkouts_per_s_until_sold_out: Math.round(seatedRate),
+    seated_runs_checkouts_per_s_until_sold_out: each(sales, (o) => Math.round(sellingRate([o]))),
+    seated_sold_out_ms: each(sales, (o) => Math.round(o.lastSaleMs)),
+    seated_winners_p50_ms: each(sales, (o) => o.winners.p50),
+    seated_winners_p99_ms: each(sales, (o) => o.winners.p99),
+    seated_winners_checkout_p99_ms: each(sales, (o) => o.winners.checkoutP99),
+    seated_cpu_while_selling: cpuShares(seated1.until(seated1.result.lastSaleMs)),
+    pairs_checkouts_per_s_until_sold_out: Math.round(pairsRate),
+    pairs_runs_checkouts_per_s_until_sold_out: each(pairs, (o) => Math.round(sellingRate([o]))),
+    pairs_sold_out_ms: each(pairs, (o) => Math.round(o.lastSaleMs)),
+    pairs_winners_p50_ms: each(pairs, (o) => o.winners.p50),
+    pairs_winners_p99_ms: each(pairs, (o) => o.winners.p99),
+    pairs_winners_checkout_p99_ms: each(pairs, (o) => o.winners.checkoutP99),
+    pairs_cpu_while_selling: cpuShares(pairs1.until(pairs1.result.lastSaleMs)),
+  })
+  const ratio = seatedRate / pairsRate
+  const seatedP99 = meanP99(sales)
+  const pairsP99 = meanP99(pairs)
+  r.checks.push(
+    {
+      target: `seated flash sale: sales/s while selling ≥ ${TARGETS.seatedRatio * 100} % of the same sale without seats`,
+      measured: `${Math.round(seatedRate)} vs ${Math.round(pairsRate)} /s = ${pct(ratio)}`,
+      pass: ratio >= TARGETS.seatedRatio,
+      kind: 'target',
+    },
+    {
+      target: `seated flash sale: winners' p99 (basket + checkout) ≤ ${TARGETS.seatedWinnersP99} × the same sale's without seats`,
+      measured: `${seatedP99} vs ${pairsP99} ms (${(seatedP99 / pairsP99).toFixed(2)} ×), means of 2 runs`,
+      pass: seatedP99 <= TARGETS.seatedWinnersP99 * pairsP99,
+      kind: 'target',
+    },
+  )
+
+  const list = (m: Record<string, number>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${v} × ${k}`)
+      .join(', ') || 'none'
+  const get = async <T>(url: string) => (await (await fetch(`${r.base}${url}`)).json()) as T
+  for (const [n, id] of plan.sales.entries()) {
+    const sale = sales[n]!
+    const st = await get<SeatedSaleState>(`/bench/inventories/${id}/seats`)
+    const name = `seated flash sale ${n + 1}`
+    r.figures[`seated_state_${n + 1}`] =
+      `seats ${st.seats}: sold ${st.seats_sold}, held ${st.seats_held}, blocked ${st.seats_blocked}, free ${st.seats_free} (stranded ${st.stranded}); ` +
+      `valid tickets ${st.tickets} (${st.tickets_confirmed} confirmed) in ${st.distinct_seats} seats; ${st.orders} orders of ${st.ordered} tickets`
+    r.checks.push(
+      {
+        target: `${name}: every buyer done within the time limit; every refusal a 409 (insufficient_inventory or seats_not_together), nothing else`,
+        measured: `${sale.finished ? sale.buyers : 'not all'} buyers in ${(sale.elapsedMs / 1000).toFixed(1)} s; refusals: ${list(sale.refusals)}; anything else: ${list(sale.unexpected)}`,
+        pass: sale.finished && Object.keys(sale.unexpected).length === 0,
+        kind: 'correctness',
+      },
+      {
+        target: `${name}: every seat sold exactly once: ${plan.seats / 2} orders × 2 = ${plan.seats} valid tickets in ${plan.seats} distinct seats of the plan, each seat on one`,
+        measured: `${st.orders} orders of ${st.ordered} tickets (${sale.sales} answered, ${sale.ticketsSold} tickets; ${st.items_seats_mismatch} items whose seats ≠ quantity); ${st.tickets} valid tickets (${st.tickets_confirmed} confirmed, ${st.off_plan} off the plan) in ${st.distinct_seats} distinct seats; ${st.seats_on_one_ticket} of ${st.seats} seats on exactly one; sold ${st.sold} of ${st.capacity}`,
+        pass:
+          st.seats === plan.seats &&
+          st.orders === plan.seats / 2 &&
+          sale.sales === st.orders &&
+          st.ordered === plan.seats &&
+          sale.ticketsSold === plan.seats &&
+          st.items_seats_mismatch === 0 &&
+          st.tickets === plan.seats &&
+          st.tickets_confirmed === plan.seats &&
+          st.distinct_seats === plan.seats &&
+          st.off_plan === 0 &&
+          st.seats_on_one_ticket === plan.seats &&
+          st.seats_sold === plan.seats &&
+          st.sold === plan.seats &&
+          st.capacity === plan.seats,
+        kind: 'correctness',
+      },
+      {
+        target: `${name}: no orphan (no free seat left, none stranded), none held at the end`,
+        measured: `free ${st.seats_free} (stranded ${st.stranded}), seats held ${st.seats_held}, held by count ${st.held}, blocked ${st.seats_blocked}`,
+        pass: st.seats_free === 0 && st.stranded === 0 && st.seats_held === 0 && st.held === 0 && st.seats_blocked === 0,
+        kind: 'correctness',
+      },
+    )
+  }
+  for (const [n, id] of plan.pairs.entries()) {
+    const sale = pairs[n]!
+    const st = await get<{ capacity: number; sold: number; held: number; ordered: number; tickets: number }>(`/bench/inventories/${id}/sale`)
+    r.checks.push({
+      target: `flash sale without seats ${n + 1}: sold out; sold = tickets in confirmed orders = answered; held 0; every refusal 409 insufficient_inventory`,
+      measured: `sold ${st.sold} of ${st.capacity} = ${st.ordered} (order items) = ${st.tickets} (tickets) = ${sale.ticketsSold} (answers); held ${st.held}; anything else: ${list(sale.unexpected)}`,
+      pass:
+        sale.finished &&
+        st.sold === st.capacity &&
+        st.sold === st.ordered &&
+        st.sold === st.tickets &&
+        st.sold === sale.ticketsSold &&
+        st.held === 0 &&
+        Object.keys(sale.unexpected).length === 0,
+      kind: 'correctness',
+    })
+  }
 }
 
 /**
@@ -876,7 +1034,7 @@ async function main() {
     const seeded = await fetch(`${server.baseUrl}/bench/seed`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ flash_capacity: S.flashCapacity, customers: S.writeConnections }),
+      body: JSON.stringify({ flash_capacity: S.flashCapacity, customers: S.writeConnections, seated_rows: runs('seated') ? seatedRows : 0 }),
     })
     if (!seeded.ok) throw new Error(`seed: ${seeded.status} ${await seeded.text()}`)
     const seed = (await seeded.json()) as BenchSeed
@@ -902,6 +1060,7 @@ async function main() {
     if (runs('health')) await health(r)
     if (runs('baskets')) await basketWrites(r)
     if (runs('flash')) await flash(r)
+    if (runs('seated')) await seated(r)
     if (runs('webhooks')) await webhooks(r)
     if (runs('login')) await login(r)
     if (runs('checkin')) await checkin(r)
@@ -914,7 +1073,7 @@ async function main() {
   figures.load_average_after = loadAverage()
 
   for (const row of rows) {
-    const refusals = row.scenario.startsWith('flash') || row.scenario.startsWith('raw')
+    const refusals = row.scenario.startsWith('flash') || row.scenario.startsWith('raw') || row.scenario.startsWith('seated')
     checks.push({
       target: `${row.scenario}: no connection errors, timeouts or 5xx${refusals ? '' : ', every answer 2xx'}`,
       measured: `${row.errors} errors, ${row['5xx']} × 5xx, ${row.non2xx} non-2xx`,

@@ -182,7 +182,8 @@ function driveBuyers(options: DriveOptions, steps: Step[]): Promise<FlashOutcome
 /**
  * The flash sale through the API: each buyer opens a basket of 1–4 tickets of one inventory (or of one of `inventoryIds`, by turns)
  * (with the access token of one of the pre-created customers, by turns) and, when that
- * succeeds, checks it out. A buyer refused at either step is done.
+ * succeeds, checks it out. A buyer refused at either step is done. On a seated inventory the
+ * same request asks for best-available seats (no `seats` named: the server picks them).
  */
 export function flashSale(
   options: DriveOptions & {
@@ -193,9 +194,12 @@ export function flashSale(
     customers: Buyer[]
     /** Tickets wanted by buyer n (default `quantityOf`: 1–4). */
     quantity?: (n: number) => number
+    /** The error codes of a 409 that count as a refusal, not as an unexpected answer (default `insufficient_inventory`). */
+    refusals?: readonly string[]
   },
 ): Promise<FlashOutcome> {
   const quantity = options.quantity ?? quantityOf
+  const refused = new Set((options.refusals ?? ['insufficient_inventory']).flatMap((code) => [`basket 409 ${code}`, `checkout 409 ${code}`]))
   const inventoryIds = options.inventoryIds ?? [options.inventoryId]
   const headersOf = (ctx: Ctx) => ({
     authorization: options.authorization,
@@ -216,7 +220,7 @@ export function flashSale(
           return false
         }
         const key = `basket ${status} ${codeOf(body)}`
-        bump(key === 'basket 409 insufficient_inventory' ? t.refusals : t.unexpected, key)
+        bump(refused.has(key) ? t.refusals : t.unexpected, key)
         return true
       },
     },
@@ -234,7 +238,7 @@ export function flashSale(
           t.lastSaleMs = sinceStart
         } else {
           const key = `checkout ${status} ${codeOf(body)}`
-          bump(key === 'checkout 409 insufficient_inventory' ? t.refusals : t.unexpected, key)
+          bump(refused.has(key) ? t.refusals : t.unexpected, key)
         }
         return true
       },

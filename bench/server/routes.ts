@@ -5,7 +5,7 @@ import { registerSellerAuth } from '../../src/storefront/seller-auth.js'
 import { catalogueBaseline } from './catalogue-baseline.js'
 import { createWebhook } from '../../src/domain/webhooks/create-webhook.js'
 import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
-import { rawSell, saleState, webhookBacklog } from './flash-sale.js'
+import { rawSell, saleState, seatedSaleState, webhookBacklog } from './flash-sale.js'
 import { checkinTally, seedCheckin } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
 import { seedWaitlist, waitlistState } from './seed-waitlist.js'
@@ -38,16 +38,18 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   })
 
   app.post('/seed', { schema: { hide: true } }, async (request, reply) => {
-    const body = (request.body ?? {}) as { flash_capacity?: unknown; customers?: unknown }
+    const body = (request.body ?? {}) as { flash_capacity?: unknown; customers?: unknown; seated_rows?: unknown }
     // A size out of range is refused, not replaced by the default: the run would measure another sale than it says.
     const flashCapacity = int(body.flash_capacity, 1000, 1_000_000)
     const customers = int(body.customers, 200, 10_000)
+    const seatedRows = int(body.seated_rows, 0, 2000)
     if (
       (body.flash_capacity !== undefined && flashCapacity !== Number(body.flash_capacity)) ||
-      (body.customers !== undefined && customers !== Number(body.customers))
+      (body.customers !== undefined && customers !== Number(body.customers)) ||
+      (body.seated_rows !== undefined && seatedRows !== Number(body.seated_rows))
     )
-      return reply.code(400).send({ code: 'invalid_seed_size', flash_capacity: '0 to 1000000', customers: '0 to 10000' })
-    return seedBench(app, { flashCapacity, customers })
+      return reply.code(400).send({ code: 'invalid_seed_size', flash_capacity: '0 to 1000000', customers: '0 to 10000', seated_rows: '0 to 2000' })
+    return seedBench(app, { flashCapacity, customers, seatedRows })
   })
 
   /** The catalogue baseline: `?seller_id=&page=&limit=`, see catalogue-baseline.ts. */
@@ -113,6 +115,12 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
 
   app.get('/inventories/:id/sale', { schema: { hide: true } }, async (request, reply) => {
     const state = await saleState(app.db, (request.params as { id: string }).id)
+    return state ?? reply.code(404).send({ code: 'not_found' })
+  })
+
+  /** A seated inventory's seats after its sale, as seat_standings has them, against its valid tickets. */
+  app.get('/inventories/:id/seats', { schema: { hide: true } }, async (request, reply) => {
+    const state = await seatedSaleState(app.db, (request.params as { id: string }).id)
     return state ?? reply.code(404).send({ code: 'not_found' })
   })
 }

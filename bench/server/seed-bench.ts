@@ -4,6 +4,8 @@ import { events } from '../../src/domain/catalog/events.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { customerRefreshTokens } from '../../src/domain/customers/customer-tokens.table.js'
 import { customers } from '../../src/domain/customers/customers.table.js'
+import { createSeatingPlan } from '../../src/domain/seating/create-seating-plan.js'
+import { gridPlan } from '../../src/domain/seating/grid-plan.js'
 import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
 import { createSeller } from '../../src/domain/sellers/create-seller.js'
 import { hashPassword } from '../../src/platform/auth/passwords.js'
@@ -16,7 +18,12 @@ export type SeedBenchOptions = {
   flashCapacity: number
   /** Customers to create, each with an access token. */
   customers: number
+  /** Rows of the seated flash sale's plan, 50 seats each, one category, no aisle (0: no seated sale). */
+  seatedRows: number
 }
+
+/** Seats in each row of the seated flash sale's plan. */
+export const SEATED_ROW_SEATS = 50
 
 /** The password of every bench customer. */
 export const BENCH_PASSWORD = 'bench-password-1'
@@ -27,7 +34,10 @@ export const BENCH_PASSWORD = 'bench-password-1'
  * tickets each (a warm-up and a measured one for the checkout flow; a warm-up and two measured
  * ones, before and after it, for the raw-UPDATE limit; four for the webhook group's rounds) and
  * five that hold `flashCapacity` tickets between them (the same stock split), an affiliate, and
- * customers with access tokens.
+ * customers with access tokens. The seated group's: a plan of `seatedRows` rows of 50 seats (one
+ * category, no aisle; stored by the product's own `createSeatingPlan`), three seated inventories
+ * selling all of it (a warm-up and two measured sales, each on a date of its own: a category is
+ * sold by one inventory per date), and three unseated ones of as many tickets, its baseline.
  *
  * The customers are inserted directly with ONE argon2id hash shared by all, and their access
  * tokens are signed here: registering each one through the API would spend the seeding time on
@@ -89,6 +99,8 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
     .values(flashRows.map(({ name, capacity }) => ({ sellerId: seller.id, eventId: flashEvent!.id, date: day(90), name, price: 10000, capacity })))
     .returning({ id: inventories.id })
 
+  const seated = options.seatedRows > 0 ? await seedSeated(app, seller.id, options.seatedRows) : null
+
   const [affiliate] = await app.db.insert(affiliates).values({ sellerId: seller.id, code: 'BENCH', name: 'Bench affiliate' }).returning()
 
   const passwordHash = await hashPassword(BENCH_PASSWORD)
@@ -137,12 +149,50 @@ export async function seedBench(app: FastifyInstance, options: SeedBenchOptions)
       split: flash.slice(flashNames.length).map((row) => row.id),
       capacity: options.flashCapacity,
     },
+    seated,
     password: BENCH_PASSWORD,
     customers: customerRows.map((c) => ({
       id: c.id,
       email: c.email,
       token: signCustomerAccessToken(app, { customerId: c.id, sellerId: seller.id, sessionId: sessionOf.get(c.id)!, email: c.email }).token,
     })),
+  }
+}
+
+/**
+ * The seated group's plan and inventories (see `seedBench`): `warmUp` and `sales` sell the plan's
+ * one category, `pairs` are unseated inventories of as many tickets (`pairs[0]` the warm-up).
+ */
+async function seedSeated(app: FastifyInstance, sellerId: string, rows: number) {
+  const category = 'Plateia'
+  const plan = await createSeatingPlan(app.db, {
+    sellerId,
+    name: 'Bench seated flash sale',
+    plan: gridPlan({ name: 'Bench seated flash sale', rows, seatsPerRow: SEATED_ROW_SEATS, categories: [{ name: category }] }),
+    actor: { type: 'system' },
+  })
+  const [event] = await app.db
+    .insert(events)
+    .values({ sellerId, title: 'Bench seated flash sale', slug: 'bench-seated-flash-sale', status: 'published', source: 'bench' })
+    .returning({ id: events.id })
+  const common = { sellerId, eventId: event!.id, price: 10000, capacity: plan.seats }
+  const seatedRows = await app.db
+    .insert(inventories)
+    .values(
+      ['seated warm-up', 'seated 1', 'seated 2'].map((name, n) => ({ ...common, name, date: day(91 + n), seatingPlanId: plan.id, seatingCategory: category })),
+    )
+    .returning({ id: inventories.id })
+  const pairRows = await app.db
+    .insert(inventories)
+    .values(['pairs warm-up', 'pairs 1', 'pairs 2'].map((name) => ({ ...common, name, date: day(90) })))
+    .returning({ id: inventories.id })
+  return {
+    planId: plan.id,
+    seats: plan.seats,
+    warmUp: seatedRows[0]!.id,
+    sales: seatedRows.slice(1).map((row) => row.id),
+    pairsWarmUp: pairRows[0]!.id,
+    pairs: pairRows.slice(1).map((row) => row.id),
   }
 }
 
