@@ -71,7 +71,7 @@ export async function seatedSaleState(db: Db, inventoryId: string) {
       with st as (
         select s.*, lag(s.status) over w as left_status, lag(s.ord) over w as left_ord,
                lead(s.status) over w as right_status, lead(s.ord) over w as right_ord
-          from seat_standings(${inventoryId}, null) as s
+          from seat_standings(${inventoryId}, null, null) as s
         window w as (partition by s.zone_index, s.row_index, s.run order by s.ord)
       ), valid as (
         select t.id, t.seat_id, o.status as order_status

@@ -183,7 +183,7 @@ describe('the waiting list of a seated inventory', () => {
 
   /** How each seat of the inventory stands (seat_standings.sql, the one rule), held seats with their basket. */
   async function standings(inventoryId: string) {
-    const { rows } = await app.db.execute(sql`select seat_id, status, basket_id from seat_standings(${inventoryId}::uuid, null) order by seat_id`)
+    const { rows } = await app.db.execute(sql`select seat_id, status, basket_id from seat_standings(${inventoryId}::uuid, null, null) order by seat_id`)
     return rows as { seat_id: string; status: string; basket_id: string | null }[]
   }
 

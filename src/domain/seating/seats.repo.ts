@@ -68,7 +68,7 @@ export const readPlanPlaces = async (db: Db, planId: string): Promise<PlanPlace[
 export async function readTakenSeats(db: Db, inventoryIds: readonly string[]): Promise<{ seat_id: string; status: Exclude<SeatStatus, 'free'> }[]> {
   if (inventoryIds.length === 0) return []
   const standings = sql.join(
-    inventoryIds.map((id) => sql`select seat_id, status from seat_standings(${id}::uuid, null) where status <> 'free'`),
+    inventoryIds.map((id) => sql`select seat_id, status from seat_standings(${id}::uuid, null, null) where status <> 'free'`),
     sql` union all `,
   )
   const { rows } = await db.execute<{ seat_id: string; status: Exclude<SeatStatus, 'free'> }>(standings)
@@ -84,13 +84,15 @@ export async function listInventorySeatRows(db: Db, inventoryId: string, status:
   const { rows } = await db.execute<InventorySeatRow>(sql`
       select s.seat_id as id, s.zone, s.row, s.number, s.category, st.status, st.basket_id, t.order_id, t.identifier
         from inventories i
-        cross join lateral seat_standings(i.id, null) st
+        cross join lateral seat_standings(i.id, null, null) st
         join seating_plan_seats s on s.plan_id = i.seating_plan_id and s.seat_id = st.seat_id
         left join tickets t on t.id = st.ticket_id
        where i.id = ${inventoryId} and ${only}
        order by st.zone_index, st.row_index, st.ord
        limit ${paging.limit} offset ${offsetOf(paging)}`)
-  const { rows: counted } = await db.execute<{ n: number }>(sql`select count(*)::int as n from seat_standings(${inventoryId}::uuid, null) st where ${only}`)
+  const { rows: counted } = await db.execute<{ n: number }>(
+    sql`select count(*)::int as n from seat_standings(${inventoryId}::uuid, null, null) st where ${only}`,
+  )
   return { rows, total: Number(counted[0]?.n ?? 0) }
 }
 
@@ -99,7 +101,7 @@ export async function readSeatStandings(db: Db, inventoryId: string, seatIds: re
   const { rows } = await db.execute<Seat & { status: SeatStatus }>(sql`
     select s.seat_id as id, s.zone, s.row, s.number, s.category, st.status
       from inventories i
-      cross join lateral seat_standings(i.id, null) st
+      cross join lateral seat_standings(i.id, null, null) st
       join seating_plan_seats s on s.plan_id = i.seating_plan_id and s.seat_id = st.seat_id
      where i.id = ${inventoryId} and st.seat_id = any(${sql.param([...seatIds])}::text[])
      order by st.zone_index, st.row_index, st.ord`)

@@ -15,7 +15,7 @@ LANGUAGE sql STABLE AS $$
   WITH free AS (
     SELECT s.seat_id, s.zone_index, s.row_index, s.run, s.ord, s.row_seats,
            s.ord - row_number() OVER (PARTITION BY s.zone_index, s.row_index, s.run ORDER BY s.ord) AS island
-      FROM seat_standings(p_inventory, p_except) AS s
+      FROM seat_standings(p_inventory, p_except, null) AS s
      WHERE s.status = 'free' AND NOT (s.seat_id = ANY (coalesce(p_excluded, '{}')))
   ), islands AS (
     SELECT f.zone_index, f.row_index, f.run, f.island, min(f.ord) AS lo, max(f.ord) AS hi, max(f.row_seats) AS row_seats

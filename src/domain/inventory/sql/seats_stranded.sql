@@ -9,7 +9,7 @@ RETURNS text[]
 LANGUAGE sql STABLE AS $$
   WITH free AS (
     SELECT s.seat_id, s.zone_index, s.row_index, s.run, s.ord, s.seat_id = ANY (p_taking) AS taking
-      FROM seat_standings(p_inventory, p_except) AS s
+      FROM seat_standings(p_inventory, p_except, null) AS s
      WHERE s.status = 'free' AND NOT (s.seat_id = ANY (coalesce(p_excluded, '{}')))
   ), now_free AS (
     SELECT f.seat_id, f.ord, lag(f.ord) OVER w AS prev, lead(f.ord) OVER w AS next

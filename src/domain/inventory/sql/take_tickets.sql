@@ -104,17 +104,17 @@ BEGIN
           -- Seats the basket holds: still its own to keep, or (a checkout) to sell.
           bad_unavailable := bad_unavailable || ARRAY(
             SELECT w.seat FROM unnest(e.s) AS w(seat)
-              LEFT JOIN seat_standings(r.id, p_basket) AS st ON st.seat_id = w.seat
+              LEFT JOIN seat_standings(r.id, p_basket, e.s) AS st ON st.seat_id = w.seat
               LEFT JOIN tickets t ON t.id = st.ticket_id
               LEFT JOIN orders o ON o.id = t.order_id
              WHERE st.seat_id IS NULL OR st.status IN ('held', 'blocked') OR w.seat = ANY (excluded)
                 OR (st.status = 'sold' AND o.basket_id IS DISTINCT FROM p_basket));
           chosen := e.s;
         ELSIF e.s IS NOT NULL THEN
-          SELECT ARRAY(SELECT w.seat FROM unnest(e.s) AS w(seat) LEFT JOIN seat_standings(r.id, p_basket) AS st ON st.seat_id = w.seat WHERE st.seat_id IS NULL),
-                 ARRAY(SELECT w.seat FROM unnest(e.s) AS w(seat) JOIN seat_standings(r.id, p_basket) AS st ON st.seat_id = w.seat
-                        WHERE st.status <> 'free' OR w.seat = ANY (excluded))
-            INTO named_unknown, named_taken;
+          SELECT coalesce(array_agg(w.seat) FILTER (WHERE st.seat_id IS NULL), '{}'),
+                 coalesce(array_agg(w.seat) FILTER (WHERE st.status <> 'free' OR w.seat = ANY (excluded)), '{}')
+            INTO named_unknown, named_taken
+            FROM unnest(e.s) AS w(seat) LEFT JOIN seat_standings(r.id, p_basket, e.s) AS st ON st.seat_id = w.seat;
           bad_unknown := bad_unknown || named_unknown;
           bad_unavailable := bad_unavailable || named_taken;
           IF no_orphans AND cardinality(bad_unknown) = 0 AND cardinality(bad_unavailable) = 0 THEN
