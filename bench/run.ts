@@ -450,22 +450,20 @@ async function seated(r: Run) {
     flashRow(`seated flash sale: POST basket (best available 2 of ${plan.seats} seats) + checkout`, ...sales),
   )
   const each = (outcomes: FlashOutcome[], f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
+  /** One sale's figures, each run's side by side, under `prefix`. */
+  const saleFigures = (prefix: string, outcomes: FlashOutcome[], rate: number, cpu: string) => ({
+    [`${prefix}_checkouts_per_s_until_sold_out`]: Math.round(rate),
+    [`${prefix}_runs_checkouts_per_s_until_sold_out`]: each(outcomes, (o) => Math.round(sellingRate([o]))),
+    [`${prefix}_sold_out_ms`]: each(outcomes, (o) => Math.round(o.lastSaleMs)),
+    [`${prefix}_winners_p50_ms`]: each(outcomes, (o) => o.winners.p50),
+    [`${prefix}_winners_p99_ms`]: each(outcomes, (o) => o.winners.p99),
+    [`${prefix}_winners_checkout_p99_ms`]: each(outcomes, (o) => o.winners.checkoutP99),
+    [`${prefix}_cpu_while_selling`]: cpu,
+  })
   Object.assign(r.figures, {
     seated_seats: `${plan.seats} (${seatedRows} rows of ${SEATED_ROW_SEATS}, one category, no aisle)`,
-    seated_checkouts_per_s_until_sold_out: Math.round(seatedRate),
-    seated_runs_checkouts_per_s_until_sold_out: each(sales, (o) => Math.round(sellingRate([o]))),
-    seated_sold_out_ms: each(sales, (o) => Math.round(o.lastSaleMs)),
-    seated_winners_p50_ms: each(sales, (o) => o.winners.p50),
-    seated_winners_p99_ms: each(sales, (o) => o.winners.p99),
-    seated_winners_checkout_p99_ms: each(sales, (o) => o.winners.checkoutP99),
-    seated_cpu_while_selling: cpuShares(seated1.until(seated1.result.lastSaleMs)),
-    pairs_checkouts_per_s_until_sold_out: Math.round(pairsRate),
-    pairs_runs_checkouts_per_s_until_sold_out: each(pairs, (o) => Math.round(sellingRate([o]))),
-    pairs_sold_out_ms: each(pairs, (o) => Math.round(o.lastSaleMs)),
-    pairs_winners_p50_ms: each(pairs, (o) => o.winners.p50),
-    pairs_winners_p99_ms: each(pairs, (o) => o.winners.p99),
-    pairs_winners_checkout_p99_ms: each(pairs, (o) => o.winners.checkoutP99),
-    pairs_cpu_while_selling: cpuShares(pairs1.until(pairs1.result.lastSaleMs)),
+    ...saleFigures('seated', sales, seatedRate, cpuShares(seated1.until(seated1.result.lastSaleMs))),
+    ...saleFigures('pairs', pairs, pairsRate, cpuShares(pairs1.until(pairs1.result.lastSaleMs))),
   })
   const ratio = seatedRate / pairsRate
   const seatedP99 = meanP99(sales)

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { inflateSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { CompactSign, decodeProtectedHeader, type JSONWebKeySet } from 'jose'
-import { PDFDict, PDFDocument, PDFName, type PDFNumber, PDFRawStream } from 'pdf-lib'
+import { PDFDict, PDFDocument, PDFName, type PDFNumber, type PDFRawStream } from 'pdf-lib'
 import { PNG } from 'pngjs'
 import QRCode from 'qrcode'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -15,6 +15,7 @@ import type { AdmClient } from '../support/adm-client.js'
 import { buyTickets, checkinAdmin, pairedDevice, scanner, type TestOrder } from '../support/checkin.js'
 import { verifyTicketCode } from '../support/verify-ticket-code.js'
 import { findActiveKeyRow } from '../../src/domain/checkin/ticket-keys.repo.js'
+import { pdfText } from '../support/pdf-text.js'
 
 /** API.md 7.5: tickets' signed codes, verified offline with the seller's published keys, and their QR images. */
 const ctx = useTestApp()
@@ -174,16 +175,6 @@ function pdfImages(pdf: PDFDocument) {
 }
 
 /** The text the PDF's pages draw (pdf-lib writes it as hex strings in Flate-compressed content streams). */
-function pdfText(pdf: PDFDocument): string {
-  return pdf.context
-    .enumerateIndirectObjects()
-    .flatMap(([, object]) => {
-      if (!(object instanceof PDFRawStream) || object.dict.lookup(PDFName.of('Subtype'))) return []
-      const content = String(object.dict.lookup(PDFName.of('Filter'))) === '/FlateDecode' ? inflateSync(object.contents) : Buffer.from(object.contents)
-      return [...content.toString('latin1').matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g)].map((m) => Buffer.from(m[1]!, 'hex').toString('latin1'))
-    })
-    .join('\n')
-}
 
 describe('GET /stf/v1/orders/{id}/tickets/{identifier}/qr.png', () => {
   const png = (orderId: string, identifier: string, headers: Record<string, string>, query = '') =>

@@ -1,9 +1,8 @@
-import { inflateSync } from 'node:zlib'
 import { randomBytes } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import type { JSONWebKeySet } from 'jose'
-import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib'
+import { PDFDocument } from 'pdf-lib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
@@ -18,6 +17,7 @@ import { SmtpSink } from '../support/smtp-sink.js'
 import { asAdmin } from '../support/staff.js'
 import { verifyTicketCode } from '../support/verify-ticket-code.js'
 import { drainWebhooks, WebhookReceiver } from '../support/webhook-receiver.js'
+import { pdfText } from '../support/pdf-text.js'
 
 /**
  * API.md 7.7: a seated ticket carries its seat everywhere a ticket is read (the Order and its
@@ -81,16 +81,6 @@ async function buy(items: object[]): Promise<Order> {
 }
 
 /** The text the PDF's pages draw (pdf-lib writes it as hex strings in Flate-compressed content streams). */
-function pdfText(pdf: PDFDocument): string {
-  return pdf.context
-    .enumerateIndirectObjects()
-    .flatMap(([, object]) => {
-      if (!(object instanceof PDFRawStream) || object.dict.lookup(PDFName.of('Subtype'))) return []
-      const content = String(object.dict.lookup(PDFName.of('Filter'))) === '/FlateDecode' ? inflateSync(object.contents) : Buffer.from(object.contents)
-      return [...content.toString('latin1').matchAll(/<([0-9A-Fa-f]*)>\s*Tj/g)].map((m) => Buffer.from(m[1]!, 'hex').toString('latin1'))
-    })
-    .join('\n')
-}
 
 describe('a seated ticket', () => {
   let order: Order

@@ -196,16 +196,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   let tonight: string | undefined
   let soldOut: string | undefined
   for (const [n, item] of CATALOGUE.entries()) {
-    const event = await createEvent(db, {
-      sellerId,
-      title: item.title,
-      description: item.description,
-      status: 'published',
-      source: DEMO_EVENT_SOURCE,
-      attributes: [{ name: 'Classificação', scope: 'event', text: 'Livre para todos os públicos', type: 'rating', value: 'L' }],
-      images: [{ name: 'Cover', credits: 'Demo', mime_type: 'image/jpeg', url: item.image }],
-      actor,
-    })
+    const event = await createDemoEvent(db, sellerId, item)
     eventIds.push(event.id)
     for (const offset of item.days) {
       for (const { days, ...inventory } of item.inventories) {
@@ -248,19 +239,23 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   }
 }
 
-/** The theatre's plan and the play selling it: a published event on `date`, a seated inventory per category. */
-async function demoSeating(db: Db, sellerId: string, date: string): Promise<DemoSeating> {
-  const plan = await createSeatingPlan(db, { sellerId, name: THEATRE.name, plan: THEATRE, actor })
-  const event = await createEvent(db, {
+/** A published demo event, rated for all ages, with its cover. */
+const createDemoEvent = (db: Db, sellerId: string, item: { title: string; description: string; image: string }) =>
+  createEvent(db, {
     sellerId,
-    title: PLAY.title,
-    description: PLAY.description,
+    title: item.title,
+    description: item.description,
     status: 'published',
     source: DEMO_EVENT_SOURCE,
     attributes: [{ name: 'Classificação', scope: 'event', text: 'Livre para todos os públicos', type: 'rating', value: 'L' }],
-    images: [{ name: 'Cover', credits: 'Demo', mime_type: 'image/jpeg', url: PLAY.image }],
+    images: [{ name: 'Cover', credits: 'Demo', mime_type: 'image/jpeg', url: item.image }],
     actor,
   })
+
+/** The theatre's plan and the play selling it: a published event on `date`, a seated inventory per category. */
+async function demoSeating(db: Db, sellerId: string, date: string): Promise<DemoSeating> {
+  const plan = await createSeatingPlan(db, { sellerId, name: THEATRE.name, plan: THEATRE, actor })
+  const event = await createDemoEvent(db, sellerId, PLAY)
   const ids: string[] = []
   for (const { category, price, variants } of PLAY.inventories) {
     const created = await createInventory(db, { eventId: event.id, date, name: category, price, variants, seating: { plan_id: plan.id, category }, actor })
