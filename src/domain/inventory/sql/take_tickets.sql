@@ -62,8 +62,9 @@ DECLARE
   seat_count integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(7301, q.k) FROM (SELECT DISTINCT hashtext(x::text) AS k FROM unnest(p_ids) AS x ORDER BY 1) AS q;
-  PERFORM 1 FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller ORDER BY i.id FOR NO KEY UPDATE OF i;
-  seated := ARRAY(SELECT i.id FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller AND i.seating_plan_id IS NOT NULL);
+  -- Locked, and which of them sell seats, in one statement.
+  SELECT coalesce(array_agg(l.id) FILTER (WHERE l.seating_plan_id IS NOT NULL), '{}') INTO seated
+    FROM (SELECT i.id, i.seating_plan_id FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller ORDER BY i.id FOR NO KEY UPDATE OF i) AS l;
   FOR r IN
     SELECT s.*, p_quantities[n.n] AS quantity,
            (p_prices IS NOT NULL AND s.price IS DISTINCT FROM p_prices[n.n])
