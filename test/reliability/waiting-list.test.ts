@@ -374,7 +374,7 @@ describe('joining while holds are decided', () => {
         )
         const basketId = basket.rows[0]!.id
         await holder.query('insert into basket_items (basket_id, inventory_id, quantity) values ($1, $2, 1)', [basketId, inventoryId])
-        await holder.query('select * from take_tickets($1, array[$2]::uuid[], array[1], $3, null, null, null, false, true)', [
+        await holder.query('select * from take_tickets($1, array[$2]::uuid[], array[1], $3, null, null, null, false, true, null)', [
           seller.seller.id,
           inventoryId,
           basketId,
