@@ -412,16 +412,21 @@ async function flash(r: Run) {
  * seat, as seat_standings reads them; the orders hold 2 each), no free seat left stranded, none
  * held, every refusal a 409.
  */
+/** What every flash sale loads its buyers with: every write connection, over every server, signed in as the seed's customers. */
+const saleLoad = (r: Run, customers: BenchSeed['customers']) => ({
+  baseUrls: r.bases,
+  connections: S.writeConnections,
+  maxSeconds: smoke ? 60 : 300,
+  buyers: S.buyers,
+  authorization: r.authorization,
+  customers,
+})
+
 async function seated(r: Run) {
   const plan = r.seed.seated
   if (!plan) throw new Error('seated: the seed has no seated plan')
   const common = {
-    baseUrls: r.bases,
-    connections: S.writeConnections,
-    maxSeconds: smoke ? 60 : 300,
-    buyers: S.buyers,
-    authorization: r.authorization,
-    customers: r.seed.customers,
+    ...saleLoad(r, r.seed.customers),
     quantity: () => 2,
   }
   const seatedSale = (inventoryId: string, buyers = S.buyers) =>
@@ -565,14 +570,7 @@ async function webhooks(r: Run) {
     const endpoint = (await post('/bench/webhooks', { seller_id: seed.sellerId, url: receiver.url })) as { id: string; secret: string }
     receiver.setSecret(endpoint.secret)
     const backlog = async () => (await (await fetch(`${r.base}/bench/webhooks/${endpoint.id}/backlog`)).json()) as Record<string, number>
-    const common = {
-      baseUrls: r.bases,
-      connections: S.writeConnections,
-      maxSeconds: smoke ? 60 : 300,
-      buyers: S.buyers,
-      authorization: r.authorization,
-      customers: seed.customers,
-    }
+    const common = saleLoad(r, seed.customers)
     const rounds: { on: boolean; sale: FlashOutcome; drainMs: number }[] = []
     let drained = true
     for (const [n, inventoryId] of seed.flash.webhookRounds.entries()) {
