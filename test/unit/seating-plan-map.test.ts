@@ -22,13 +22,17 @@ const circleOf = (svg: string, id: string) => svg.match(new RegExp(`<circle id="
 describe('drawSeatMap', () => {
   it('draws a standalone SVG with a viewBox from the plan size, the legend below it', () => {
     const svg = drawSeatMap({ seats: [seat('1', 40)], categories, size: { width: 300, height: 200 } })
-    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 300 236"/)
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 300 260"/)
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true)
+    // The legend: the categories, then taken seats; blocked only where a seat is blocked.
+    expect(svg).toContain('>Taken</text>')
+    expect(svg).not.toContain('>Blocked</text>')
+    expect(drawSeatMap({ seats: [seat('1', 40, 'blocked')], categories })).toContain('>Blocked</text>')
   })
 
   it('draws a viewBox around the seats when the plan has no size', () => {
     const svg = drawSeatMap({ seats: [seat('1', 100), seat('2', 200, 'free', { y: 150 })], categories: [] })
-    expect(svg).toContain('viewBox="60 10 180 180"')
+    expect(svg).toContain('viewBox="60 10 180 216"')
   })
 
   it('colours free seats by category, taken ones grey, blocked ones dark and crossed', () => {

@@ -36,7 +36,7 @@ const n = (value: number) => String(Math.round(value * 100) / 100)
  * The plan drawn as a standalone SVG document: each seat a circle (`id="seat-<id>"`,
  * `data-seat`, `data-status`), free seats in their category's colour, taken ones grey, blocked
  * ones dark and crossed, highlighted ones ringed; each row labelled left of its first seat; a
- * legend of the categories below the plan. Every text and attribute is XML-escaped. Pure.
+ * legend of the categories (and of taken and blocked seats) below the plan. Every text and attribute is XML-escaped. Pure.
  */
 export function drawSeatMap({ seats, categories, size, highlight }: SeatMapInput): string {
   let minX = 0
@@ -66,7 +66,13 @@ export function drawSeatMap({ seats, categories, size, highlight }: SeatMapInput
     height = maxY - minY + PAD
   }
   const legendTop = minY + height
-  const fullHeight = height + LEGEND_ROW * categories.length + (categories.length > 0 ? LEGEND_ROW / 2 : 0)
+  // The categories' colours, then the states a seat can be in besides free (blocked only when a seat is).
+  const legend = [
+    ...categories.map((c) => ({ name: c.name, color: c.color })),
+    { name: 'Taken', color: TAKEN },
+    ...(seats.some((seat) => seat.status === 'blocked') ? [{ name: 'Blocked', color: BLOCKED }] : []),
+  ]
+  const fullHeight = height + LEGEND_ROW * legend.length + LEGEND_ROW / 2
   const colors = new Map(categories.map((c) => [c.name, c.color]))
 
   const out: string[] = [
@@ -98,7 +104,7 @@ export function drawSeatMap({ seats, categories, size, highlight }: SeatMapInput
   out.push('</g>', '<g class="rows" text-anchor="end" dominant-baseline="middle" fill="#555555">')
   for (const s of rowStarts.values()) out.push(`<text x="${n(s.x - RADIUS - 6)}" y="${n(s.y)}">${escapeXml(s.row)}</text>`)
   out.push('</g>', '<g class="legend" dominant-baseline="middle">')
-  categories.forEach((c, i) => {
+  legend.forEach((c, i) => {
     const y = legendTop + LEGEND_ROW * (i + 0.5)
     out.push(
       `<circle cx="${n(minX + PAD / 2)}" cy="${n(y)}" r="${RADIUS * 0.8}" fill="${escapeXml(c.color)}"/>`,
