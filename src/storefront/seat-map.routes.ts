@@ -71,6 +71,7 @@ export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
         eventId: request.params.id,
         date: request.query.date,
         highlight: request.query.highlight,
+        locale: request.seller.settings.locale,
       })
       return sendSvg(reply, svg, 'private, no-cache')
     },

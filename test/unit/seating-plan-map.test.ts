@@ -28,6 +28,11 @@ describe('drawSeatMap', () => {
     expect(svg).toContain('>Taken</text>')
     expect(svg).not.toContain('>Blocked</text>')
     expect(drawSeatMap({ seats: [seat('1', 40, 'blocked')], categories })).toContain('>Blocked</text>')
+    // In the seller's language.
+    const brazilian = drawSeatMap({ seats: [seat('1', 40, 'blocked')], categories, locale: 'pt-BR' })
+    expect(brazilian).toContain('>Ocupado</text>')
+    expect(brazilian).toContain('>Bloqueado</text>')
+    expect(brazilian).toContain('<title>Z, fila 1, assento 1</title>')
   })
 
   it('draws a viewBox around the seats when the plan has no size', () => {

@@ -1,3 +1,4 @@
+import type { Locale } from '../sellers/seller-settings.js'
 /** A seat as the map draws it: where it stands, what it is, and whether it can be bought. */
 export type MapSeat = {
   id: string
@@ -17,6 +18,8 @@ export type SeatMapInput = {
   size?: { width: number; height: number } | undefined
   /** Seat ids drawn with a ring (e.g. the seats a basket holds). */
   highlight?: ReadonlySet<string>
+  /** The language of the legend and the seats' titles (the seller's; default English). */
+  locale?: Locale | undefined
 }
 
 const RADIUS = 10
@@ -38,7 +41,14 @@ const n = (value: number) => String(Math.round(value * 100) / 100)
  * ones dark and crossed, highlighted ones ringed; each row labelled left of its first seat; a
  * legend of the categories (and of taken and blocked seats) below the plan. Every text and attribute is XML-escaped. Pure.
  */
-export function drawSeatMap({ seats, categories, size, highlight }: SeatMapInput): string {
+/** The map's own words, in each language buyers are written to. */
+const WORDS: Record<Locale, { taken: string; blocked: string; row: string; seat: string }> = {
+  'pt-BR': { taken: 'Ocupado', blocked: 'Bloqueado', row: 'fila', seat: 'assento' },
+  en: { taken: 'Taken', blocked: 'Blocked', row: 'row', seat: 'seat' },
+}
+
+export function drawSeatMap({ seats, categories, size, highlight, locale = 'en' }: SeatMapInput): string {
+  const words = WORDS[locale]
   let minX = 0
   let minY = 0
   let width: number
@@ -69,8 +79,8 @@ export function drawSeatMap({ seats, categories, size, highlight }: SeatMapInput
   // The categories' colours, then the states a seat can be in besides free (blocked only when a seat is).
   const legend = [
     ...categories.map((c) => ({ name: c.name, color: c.color })),
-    { name: 'Taken', color: TAKEN },
-    ...(seats.some((seat) => seat.status === 'blocked') ? [{ name: 'Blocked', color: BLOCKED }] : []),
+    { name: words.taken, color: TAKEN },
+    ...(seats.some((seat) => seat.status === 'blocked') ? [{ name: words.blocked, color: BLOCKED }] : []),
   ]
   const fullHeight = height + LEGEND_ROW * legend.length + LEGEND_ROW / 2
   const colors = new Map(categories.map((c) => [c.name, c.color]))
@@ -87,7 +97,7 @@ export function drawSeatMap({ seats, categories, size, highlight }: SeatMapInput
     if (!first || s.x < first.x) rowStarts.set(key, s)
     const id = escapeXml(s.id)
     const fill = s.status === 'free' ? escapeXml(colors.get(s.category) ?? UNKNOWN_CATEGORY) : s.status === 'taken' ? TAKEN : BLOCKED
-    const label = escapeXml(`${s.zone ? `${s.zone}, ` : ''}row ${s.row}, seat ${s.number}`)
+    const label = escapeXml(`${s.zone ? `${s.zone}, ` : ''}${words.row} ${s.row}, ${words.seat} ${s.number}`)
     out.push(
       `<circle id="seat-${id}" data-seat="${id}" data-status="${s.status}" cx="${n(s.x)}" cy="${n(s.y)}" r="${RADIUS}" fill="${fill}"><title>${label}</title></circle>`,
     )
