@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { eq, sql } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { tickets } from '../../src/domain/orders/orders.table.js'
 import { sellers } from '../../src/domain/sellers/sellers.table.js'
@@ -131,6 +132,8 @@ describe('named seats', () => {
     const mine = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }])
     expect(mine.statusCode, mine.body).toBe(201)
     expect(seatIds(mine.json().items[0])).toEqual(['A2', 'A3'])
+    const [audit] = await ctx.app.db.select().from(auditLog).where(eq(auditLog.targetId, mine.json().id))
+    expect(audit?.data).toMatchObject({ items: [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }] })
     const taken = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A3', 'A4'] }])
     expect(taken.statusCode).toBe(409)
     expect(taken.json()).toMatchObject({ code: 'seat_unavailable', details: { seats: ['A3'] } })

@@ -75,7 +75,14 @@ export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
       action: 'stf.basket.changed',
       target: { type: 'basket', id: basketId },
       sellerId,
-      data: { items: options.items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity })) },
+      data: {
+        items: options.items.map((i) => ({
+          inventory_id: i.inventoryId,
+          variant: i.variant ?? null,
+          quantity: i.quantity,
+          ...(i.seats ? { seats: i.seats } : {}),
+        })),
+      },
     })
 
     const taken = await runStatement(tx, takeTickets({ ...hold, sell: false }))

@@ -138,7 +138,7 @@ async function openBasket(tx: Db, basketId: string, options: CreateBasketOptions
       target: { type: 'basket', id: basketId },
       sellerId,
       data: {
-        items: items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity })),
+        items: items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity, ...(i.seats ? { seats: i.seats } : {}) })),
         affiliate_id: affiliate?.id ?? null,
       },
     }),
