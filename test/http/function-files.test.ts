@@ -47,6 +47,7 @@ describe('database function files', () => {
       'domain/inventory/sql/take_tickets.sql',
       'domain/inventory/sql/tickets_available.sql',
       'domain/inventory/sql/tickets_held.sql',
+      'domain/seating/sql/seats_json.sql',
       'domain/sellers/sql/seller_today.sql',
       'domain/waiting-list/sql/end_offer_hold.sql',
       'domain/waiting-list/sql/offer_lapsed.sql',

@@ -93,10 +93,7 @@ const prepareBasketLines = (db: Db) =>
       variantOffered: sql<boolean>`${basketItems.variant} is null or ${inventories.variants} @> jsonb_build_array(jsonb_build_object('name', ${basketItems.variant}::text))`,
       variantsDigest: sql<string | null>`case when ${basketItems.variant} is null then null else md5(${inventories.variants}::text) end`,
       // Reserved seating: the item's seats in its order, as the API writes a Seat (null: unseated).
-      seats: sql<Seat[] | null>`case when ${basketItems.seats} is null then null else (
-        select coalesce(jsonb_agg(jsonb_build_object('id', ps.seat_id, 'zone', ps.zone, 'row', ps.row, 'number', ps.number, 'category', ps.category) order by u.n), '[]'::jsonb)
-          from unnest(${basketItems.seats}) with ordinality as u(seat, n)
-          join seating_plan_seats ps on ps.plan_id = ${inventories.seatingPlanId} and ps.seat_id = u.seat) end`,
+      seats: sql<Seat[] | null>`seats_json(${inventories.seatingPlanId}, ${basketItems.seats})`,
     })
     .from(basketItems)
     .innerJoin(inventories, eq(inventories.id, basketItems.inventoryId))

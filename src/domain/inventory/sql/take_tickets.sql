@@ -132,11 +132,7 @@ BEGIN
         END IF;
         excluded := excluded || chosen;
         seat_count := seat_count + coalesce(e.q, 0);
-        seats := seats || jsonb_build_array(jsonb_build_object('v', e.v, 's', (
-          SELECT coalesce(jsonb_agg(jsonb_build_object('id', ps.seat_id, 'zone', ps.zone, 'row', ps.row, 'number', ps.number, 'category', ps.category)
-                                    ORDER BY w.n), '[]'::jsonb)
-            FROM unnest(chosen) WITH ORDINALITY AS w(seat, n)
-            JOIN seating_plan_seats ps ON ps.plan_id = plan AND ps.seat_id = w.seat)));
+        seats := seats || jsonb_build_array(jsonb_build_object('v', e.v, 's', seats_json(plan, chosen)));
         IF NOT e.k THEN
           writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', e.v, 'q', cardinality(chosen), 's', to_jsonb(chosen)));
         END IF;
