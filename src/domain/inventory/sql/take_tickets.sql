@@ -47,6 +47,7 @@ DECLARE
   seen jsonb := '[]'::jsonb;
   k integer;
   seated uuid[];
+  seated_plans uuid[];
   no_orphans boolean;
   excluded text[];
   chosen text[];
@@ -62,8 +63,10 @@ DECLARE
   seat_count integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(7301, q.k) FROM (SELECT DISTINCT hashtext(x::text) AS k FROM unnest(p_ids) AS x ORDER BY 1) AS q;
-  -- Locked, and which of them sell seats, in one statement.
-  SELECT coalesce(array_agg(l.id) FILTER (WHERE l.seating_plan_id IS NOT NULL), '{}') INTO seated
+  -- Locked, and which of them sell seats (and of which plan), in one statement.
+  SELECT coalesce(array_agg(l.id) FILTER (WHERE l.seating_plan_id IS NOT NULL), '{}'),
+         coalesce(array_agg(l.seating_plan_id) FILTER (WHERE l.seating_plan_id IS NOT NULL), '{}')
+    INTO seated, seated_plans
     FROM (SELECT i.id, i.seating_plan_id FROM inventories i WHERE i.id = ANY (p_ids) AND i.seller_id = p_seller ORDER BY i.id FOR NO KEY UPDATE OF i) AS l;
   FOR r IN
     SELECT s.*, p_quantities[n.n] AS quantity,
@@ -84,10 +87,7 @@ BEGIN
       excluded := '{}';
       seat_count := 0;
       bad_unknown := '{}'; bad_unavailable := '{}'; bad_stranded := '{}'; most_together := NULL;
-      IF no_orphans IS NULL THEN
-        SELECT sl.seating_no_orphans INTO no_orphans FROM sellers sl WHERE sl.id = p_seller;
-      END IF;
-      SELECT i.seating_plan_id INTO plan FROM inventories i WHERE i.id = r.id;
+      plan := seated_plans[array_position(seated, r.id)];
       FOR e IN
         SELECT x.v, x.q, x.s, x.t, x.k
           FROM (SELECT d->>'v' AS v, (d->>'q')::integer AS q,
@@ -118,6 +118,10 @@ BEGIN
             FROM unnest(e.s) AS w(seat) LEFT JOIN seat_standings(r.id, p_basket, e.s) AS st ON st.seat_id = w.seat;
           bad_unknown := bad_unknown || named_unknown;
           bad_unavailable := bad_unavailable || named_taken;
+          -- The seller's setting, read once, and only when seats are named.
+          IF no_orphans IS NULL THEN
+            SELECT sl.seating_no_orphans INTO no_orphans FROM sellers sl WHERE sl.id = p_seller;
+          END IF;
           IF no_orphans AND cardinality(bad_unknown) = 0 AND cardinality(bad_unavailable) = 0 THEN
             bad_stranded := bad_stranded || seats_stranded(r.id, p_basket, e.s, excluded);
           END IF;
