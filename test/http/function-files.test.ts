@@ -45,6 +45,8 @@ describe('database function files', () => {
       'domain/inventory/sql/seats_held.sql',
       'domain/inventory/sql/seats_stranded.sql',
       'domain/inventory/sql/take_tickets.sql',
+      'domain/inventory/sql/take_tickets_group.sql',
+      'domain/inventory/sql/take_tickets_json.sql',
       'domain/inventory/sql/tickets_available.sql',
       'domain/inventory/sql/tickets_held.sql',
       'domain/seating/sql/seats_json.sql',

@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import { executeStatement } from '../../platform/db/fixed-statement.js'
 import { preparedOn } from '../../platform/db/prepared.js'
 import { auditLog } from './audit-log.table.js'
 
@@ -50,3 +51,33 @@ const prepareAuditInsert = (db: Db) =>
       traceId: sql.placeholder('traceId'),
     })
     .prepare('audit_insert')
+
+/**
+ * The entries of changes that the transaction may yet have undone (a grouped hold's refused
+ * baskets, deleted before the end): ONE statement, that writes each entry only where `exists`
+ * (SQL over `e`, the entry: e.g. its target row still there) holds.
+ */
+export const auditInsertsWhere = (db: Db, entries: readonly { actor: AuditActor; entry: AuditEntry }[], exists: SQL) => {
+  const rows = entries.map(({ actor, entry }) => ({
+    action: entry.action,
+    actor_type: actor.type,
+    actor_id: actor.id ?? null,
+    target_type: entry.target.type,
+    target_id: entry.target.id ?? null,
+    seller_id: entry.sellerId ?? null,
+    data: entry.data ?? {},
+    trace_id: actor.traceId ?? null,
+  }))
+  return {
+    execute: () =>
+      executeStatement(
+        db,
+        sql`
+        insert into audit_log (action, actor_type, actor_id, target_type, target_id, seller_id, data, trace_id)
+        select e.action, e.actor_type, e.actor_id, e.target_type, e.target_id, e.seller_id, e.data, e.trace_id
+          from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+            as e(action text, actor_type text, actor_id uuid, target_type text, target_id uuid, seller_id uuid, data jsonb, trace_id text)
+         where ${exists}`,
+      ),
+  }
+}

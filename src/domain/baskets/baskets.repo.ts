@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { InventoryState, Seat, TakenInventory } from '../inventory/inventory.repo.js'
 import { inventories, type InventoryVariant } from '../catalog/inventories.table.js'
@@ -148,6 +148,31 @@ const prepareInsertBasket = (db: Db) =>
     })
     .returning()
     .prepare('insert_basket')
+
+/**
+ * The baskets written (and kept) by a grouped hold, each with its items in their order, read after
+ * the group's take in the same transaction (`after`): a refused basket is gone by then.
+ */
+export const groupBasketsQuery = (db: Db, basketIds: readonly string[]) => ({
+  execute: async () => {
+    // Both issued now (`execute`, not awaited builders): they must leave before the COMMIT.
+    const reading = [
+      db
+        .select()
+        .from(baskets)
+        .where(inArray(baskets.id, [...basketIds]))
+        .execute(),
+      db
+        .select()
+        .from(basketItems)
+        .where(inArray(basketItems.basketId, [...basketIds]))
+        .orderBy(asc(basketItems.position))
+        .execute(),
+    ] as const
+    const [rows, items] = await Promise.all(reading)
+    return new Map(rows.map((basket) => [basket.id, { basket, items: items.filter((item) => item.basketId === basket.id) }]))
+  },
+})
 
 /** The statement marking a basket checked out by its customer, to send with others (`inOrder`). */
 export const checkOutBasketQuery = (db: Db, basketId: string, customerId: string) => {

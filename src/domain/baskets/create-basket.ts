@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto'
+import { sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { inOrder, runStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
-import { auditInsert, type AuditActor } from '../audit/record-audit.js'
+import { auditInsert, auditInsertsWhere, type AuditActor, type AuditEntry } from '../audit/record-audit.js'
 import { runIdempotent, storedAnswer } from '../idempotency/run-idempotent.js'
 import type { AvailabilityMemo } from '../inventory/availability-memo.js'
 import type { SeatEntry, TakenInventory } from '../inventory/inventory.repo.js'
-import type { HoldQueue } from '../inventory/hold-queue.js'
-import { precheckTickets, refuseFromMemory, takeTickets } from '../inventory/take-tickets.js'
+import type { HoldQueue, Settled } from '../inventory/hold-queue.js'
+import { precheckTickets, refuseFromMemory, takeTickets, takeTicketsGroup, type HoldTicketsOptions } from '../inventory/take-tickets.js'
 import type { InventoryVariant } from '../catalog/inventories.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
-import { insertBasketQuery, toLines, upsertBasketItemsQuery } from './baskets.repo.js'
+import { groupBasketsQuery, insertBasketQuery, toLines, upsertBasketItemsQuery } from './baskets.repo.js'
 import { checkVariants, firstPositions, quantitiesByInventory } from './variants.js'
 
 /**
@@ -119,7 +120,100 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     )
     return body
   }
-  return options.holds ? options.holds.inTurn(hold.wanted.keys(), open) : open()
+  if (!options.holds) return open()
+  // A keyed request runs alone: its answer is stored in its own transaction.
+  if (guard) return options.holds.inTurn(hold.wanted.keys(), open)
+  const variants = await checkVariants(db, sellerId, hold.scope, items)
+  const key = `hold ${sellerId} ${[...hold.wanted.keys()].sort().join(' ')}`
+  return options.holds.inGroup(key, hold.wanted.keys(), { options, hold, naming, variants, alone: open }, (members) => holdTogether(db, members))
+}
+
+/** A new basket waiting for its turn in a group (`holdTogether`). */
+type GroupedHold = {
+  options: CreateBasketOptions
+  hold: HoldTicketsOptions
+  naming: boolean
+  variants: ReadonlyMap<string, InventoryVariant[]>
+  /** The same request, opened alone. */
+  alone: () => Promise<{ body: BasketView; replayed: boolean }>
+}
+
+/**
+ * New baskets of the same inventories, opened together in ONE transaction (API.md 3.4 holds,
+ * issue: group commit): their baskets are written, then one statement decides every hold in
+ * arrival order, each by take_tickets exactly as alone (`takeTicketsGroup`), and writes the items
+ * of those that fit; a refused one leaves nothing and gets its own refusal. The audit entries of
+ * those kept and what a basket's answer needs are read in the same round trip, before the COMMIT.
+ * Those that the memory of readings refuses now (a group before them sold out) are refused
+ * without being sent. Should the group fail as a whole (a failure no single hold explains), each
+ * basket is opened alone, in order, so that every buyer gets exactly its own answer.
+ */
+async function holdTogether(db: Db, members: GroupedHold[]): Promise<Settled<{ body: BasketView; replayed: boolean }>[]> {
+  const outcomes: Settled<{ body: BasketView; replayed: boolean }>[] = new Array(members.length)
+  const going: number[] = []
+  members.forEach((member, n) => {
+    try {
+      if (!member.naming) refuseFromMemory(member.hold, member.options.availability)
+      going.push(n)
+    } catch (error) {
+      outcomes[n] = { error }
+    }
+  })
+  if (going.length === 0) return outcomes
+  const basketIds = going.map(() => randomUUID())
+  const sent = going.map((n, k) => ({ ...members[n]!, basketId: basketIds[k]! }))
+  try {
+    const { last, after } = await transactionEndingWith(db, (tx) => ({
+      result: undefined,
+      alongside: sent.map(({ options, basketId }) =>
+        insertBasketQuery(tx, {
+          id: basketId,
+          sellerId: options.sellerId,
+          affiliateId: options.affiliate?.id ?? null,
+          customerId: options.customerId,
+          ttlSeconds: options.ttlSeconds,
+        }),
+      ),
+      last: takeTicketsGroup(
+        sent.map(({ hold, options, basketId }) => ({
+          ...hold,
+          basketId,
+          sell: false,
+          opening: true,
+          memo: options.availability,
+          items: options.items.map((item, position) => ({ inventoryId: item.inventoryId, variant: item.variant ?? null, quantity: item.quantity, position })),
+        })),
+      ),
+      after: [
+        auditInsertsWhere(
+          tx,
+          sent.map(({ options, basketId }) => ({ actor: options.actor, entry: createdEntry(basketId, options) })),
+          sql`exists (select 1 from baskets b where b.id = e.target_id)`,
+        ),
+        groupBasketsQuery(tx, basketIds),
+      ],
+    }))
+    const kept = after[1] as Awaited<ReturnType<ReturnType<typeof groupBasketsQuery>['execute']>>
+    last!.forEach((outcome, k) => {
+      const { options, variants, basketId } = sent[k]!
+      if ('refused' in outcome) {
+        outcomes[going[k]!] = { error: outcome.refused }
+        return
+      }
+      const { basket, items } = kept.get(basketId)!
+      const opened = { basket, rows: items, affiliateCode: options.affiliate?.code ?? null }
+      outcomes[going[k]!] = { value: { body: viewOf(opened, outcome.taken, variants), replayed: false } }
+    })
+  } catch {
+    for (const n of going) {
+      try {
+        outcomes[n] = { value: await members[n]!.alone() }
+      } catch (error) {
+        outcomes[n] = { error }
+      }
+    }
+  }
+  return outcomes
 }
 
 /**
@@ -133,15 +227,7 @@ async function openBasket(tx: Db, basketId: string, options: CreateBasketOptions
   const [basket, , rows] = await inOrder(
     tx,
     insertBasketQuery(tx, { id: basketId, sellerId, affiliateId: affiliate?.id ?? null, customerId, ttlSeconds: options.ttlSeconds }),
-    auditInsert(tx, options.actor, {
-      action: 'stf.basket.created',
-      target: { type: 'basket', id: basketId },
-      sellerId,
-      data: {
-        items: items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity, ...(i.seats ? { seats: i.seats } : {}) })),
-        affiliate_id: affiliate?.id ?? null,
-      },
-    }),
+    auditInsert(tx, options.actor, createdEntry(basketId, options)),
     upsertBasketItemsQuery(
       tx,
       items.map((i, position) => ({ basketId, inventoryId: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity, position })),
@@ -149,6 +235,22 @@ async function openBasket(tx: Db, basketId: string, options: CreateBasketOptions
   )
   return { basket, rows, affiliateCode: affiliate?.code ?? null }
 }
+
+/** The audit entry of a basket opened. */
+const createdEntry = (basketId: string, options: CreateBasketOptions): AuditEntry => ({
+  action: 'stf.basket.created',
+  target: { type: 'basket', id: basketId },
+  sellerId: options.sellerId,
+  data: {
+    items: options.items.map((i) => ({
+      inventory_id: i.inventoryId,
+      variant: i.variant ?? null,
+      quantity: i.quantity,
+      ...(i.seats ? { seats: i.seats } : {}),
+    })),
+    affiliate_id: options.affiliate?.id ?? null,
+  },
+})
 
 /** The seats each item asks for (ignored for an unseated inventory unless it names some: then refused). */
 export const seatEntries = (items: readonly BasketItemInput[]): SeatEntry[] =>

@@ -17,14 +17,29 @@
 export type HoldQueue = {
   /** Runs `work` once each of these inventories has a turn free for it, and a hold in flight is free. */
   inTurn<T>(inventoryIds: Iterable<string>, work: () => Promise<T>): Promise<T>
+  /**
+   * Joins `member` to the group of `key` that waits for its turn (of these inventories), or opens
+   * one: when the turn comes, `run` takes every member that joined meanwhile (at most `perGroup`,
+   * in arrival order) and answers each one's outcome, in the same order. Answers this member's.
+   * Members of one key must want the same inventories (the key names them).
+   */
+  inGroup<M, R>(key: string, inventoryIds: Iterable<string>, member: M, run: (members: M[]) => Promise<Settled<R>[]>): Promise<R>
   /** Holds on their way to the database and waiting their turn, in all, and the inventories that have any (the `hold_queue` metric). */
   state(): { running: number; waiting: number; inventories: number }
 }
 
+/** A member's outcome in a group: its answer, or its own error. */
+export type Settled<R> = { value: R } | { error: unknown }
+
 type Lane = { running: number; waiting: (() => void)[] }
 
-export function createHoldQueue(options: { perInventory: number; inFlight?: number | undefined }): HoldQueue {
+type Group = { members: { member: unknown; settle: (outcome: Settled<unknown>) => void }[] }
+
+export function createHoldQueue(options: { perInventory: number; inFlight?: number | undefined; perGroup?: number | undefined }): HoldQueue {
   const lanes = new Map<string, Lane>()
+  // The group of each key still waiting for its turn: new members join it.
+  const forming = new Map<string, Group>()
+  const perGroup = options.perGroup ?? 32
   const all: Lane = { running: 0, waiting: [] }
   const inFlight = options.inFlight ?? Number.POSITIVE_INFINITY
 
@@ -59,7 +74,7 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
     if (lane.running === 0) lanes.delete(id)
   }
 
-  return {
+  const queue: HoldQueue = {
     async inTurn(inventoryIds, work) {
       const ids = [...new Set(inventoryIds)].sort()
       const entered: string[] = []
@@ -77,10 +92,35 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
         for (const id of entered) leave(id)
       }
     },
+    inGroup<M, R>(key: string, inventoryIds: Iterable<string>, member: M, run: (members: M[]) => Promise<Settled<R>[]>) {
+      return new Promise<R>((resolve, reject) => {
+        const settle = (outcome: Settled<unknown>) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.value as R))
+        const joined = forming.get(key)
+        if (joined) {
+          joined.members.push({ member, settle })
+          if (joined.members.length >= perGroup) forming.delete(key)
+          return
+        }
+        const group: Group = { members: [{ member, settle }] }
+        if (perGroup > 1) forming.set(key, group)
+        queue
+          .inTurn(inventoryIds, async () => {
+            // Its turn: no one joins any more.
+            if (forming.get(key) === group) forming.delete(key)
+            const outcomes = await run(group.members.map((one) => one.member as M))
+            group.members.forEach((one, n) => one.settle(outcomes[n] ?? { error: new Error('a group answered fewer outcomes than members') }))
+          })
+          .catch((error: unknown) => {
+            for (const one of group.members) one.settle({ error })
+          })
+      })
+    },
     state: () => {
       let waiting = all.waiting.length
       for (const lane of lanes.values()) waiting += lane.waiting.length
+      for (const group of forming.values()) waiting += group.members.length - 1
       return { running: all.running, waiting, inventories: lanes.size }
     },
   }
+  return queue
 }

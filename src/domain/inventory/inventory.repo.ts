@@ -145,14 +145,56 @@ export const takeTicketsQuery = (take: TakeTickets): FixedStatement => {
       take.variants ? ids.map((id) => take.variants!.get(id) ?? null) : null,
       take.sell,
       take.opening ?? false,
-      take.seats === undefined
-        ? null
-        : JSON.stringify(
-            take.seats.map((entry) => ({ i: entry.inventoryId, v: entry.variant, q: entry.quantity, s: entry.seats, t: entry.together, k: entry.keep })),
-          ),
+      take.seats === undefined ? null : JSON.stringify(seatsJson(take.seats)),
     ],
   }
 }
+
+/** The seat entries as take_tickets reads them (p_seats). */
+const seatsJson = (seats: readonly SeatEntry[]) =>
+  seats.map((entry) => ({ i: entry.inventoryId, v: entry.variant, q: entry.quantity, s: entry.seats, t: entry.together, k: entry.keep }))
+
+/** A new basket's item, written by a grouped hold just before its take (take_tickets_group.sql). */
+export type GroupItem = { inventoryId: string; variant: string | null; quantity: number; position: number }
+
+/** One take of a group: take_tickets' arguments and, for a new basket's hold, its items to write first. */
+export type GroupTake = TakeTickets & { items?: readonly GroupItem[] | undefined }
+
+/**
+ * A group of takes of one seller's inventories, in arrival order, decided by the database function
+ * `take_tickets_group` (sql/take_tickets_group.sql) in ONE statement, each take by take_tickets
+ * itself. Holds answer a verdict per take; sales (`sell`) are all or nothing. Every take must
+ * have the group's `sell`.
+ */
+export const takeTicketsGroupQuery = (sellerId: string, takes: readonly GroupTake[], sell: boolean): FixedStatement => ({
+  sql: 'select n, taken, refusal from take_tickets_group($1::uuid, $2::jsonb, $3)',
+  params: [
+    sellerId,
+    JSON.stringify(
+      takes.map((take) => {
+        const ids = [...take.quantities.keys()]
+        return {
+          b: take.basketId,
+          ids,
+          q: ids.map((id) => take.quantities.get(id)!),
+          scope: take.scope === null ? null : [...take.scope],
+          prices: take.prices === null ? null : ids.map((id) => take.prices!.get(id) ?? null),
+          variants: take.variants ? ids.map((id) => take.variants!.get(id) ?? null) : null,
+          opening: take.opening ?? false,
+          seats: take.seats === undefined ? null : seatsJson(take.seats),
+          items: take.items?.map((item) => ({ i: item.inventoryId, v: item.variant, q: item.quantity, p: item.position })) ?? [],
+        }
+      }),
+    ),
+    sell,
+  ],
+})
+
+/** One row of `take_tickets_group`: a take's rows, or its refusal (take_tickets' BX409 DETAIL). */
+export type GroupRow = { n: number; taken: Record<string, unknown>[] | null; refusal: string | null }
+
+/** A refusal of a grouped take, as the error take_tickets raised (what `refusedStandings` reads). */
+export const groupRefusalError = (detail: string) => Object.assign(new Error('the tickets asked for do not fit'), { code: TICKETS_DO_NOT_FIT, detail })
 
 export const readTakenRows = (rows: Record<string, unknown>[]): TakenInventory[] =>
   (rows as TakenRecord[]).map((row) => ({

@@ -4,13 +4,18 @@ import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import type { AvailabilityMemo } from './availability-memo.js'
 import type { EventScope } from './availability.js'
 import {
+  groupRefusalError,
   readStandings,
   readTakenRows,
   refusedStandings,
   takeTicketsQuery,
   type InventoryStanding,
   type RefusedStanding,
+  takeTicketsGroupQuery,
+  type GroupItem,
+  type GroupRow,
   type SeatEntry,
+  type TakeTickets,
   type TakenInventory,
 } from './inventory.repo.js'
 
@@ -53,32 +58,11 @@ export class PricesMoved extends Error {}
  *
  * The database judged; `refusalOf` below only words its verdicts as the API's errors.
  */
-export function takeTickets(
-  options: HoldTicketsOptions & {
-    basketId: string
-    prices?: ReadonlyMap<string, number> | undefined
-    /** The variants priced with, by inventory id (`variantsDigest` of the basket lines). */
-    variants?: ReadonlyMap<string, string> | undefined
-    sell: boolean
-    /** The basket is being opened by this transaction (`TakeTickets.opening`). */
-    opening?: boolean | undefined
-    memo?: AvailabilityMemo | undefined
-  },
-): LastStatement<Map<string, TakenInventory>> {
+export function takeTickets(options: TakeTicketsOptions): LastStatement<Map<string, TakenInventory>> {
   const { memo, sellerId } = options
   const startEpoch = memo?.epoch() ?? 0
   return {
-    query: takeTicketsQuery({
-      sellerId,
-      basketId: options.basketId,
-      quantities: options.wanted,
-      scope: options.scope,
-      prices: options.prices ?? null,
-      variants: options.variants ?? null,
-      sell: options.sell,
-      opening: options.opening,
-      seats: options.seats,
-    }),
+    query: takeTicketsQuery(takeOf(options)),
     // The database judged already, and the transaction may have committed: nothing to refuse here.
     read: (rows) => {
       const taken = readTakenRows(rows)
@@ -92,6 +76,59 @@ export function takeTickets(
       if (options.scope === null) memo?.remember(sellerId, standings, startEpoch)
       return refusalOf(options, standings) ?? new PricesMoved()
     },
+  }
+}
+
+export type TakeTicketsOptions = HoldTicketsOptions & {
+  basketId: string
+  prices?: ReadonlyMap<string, number> | undefined
+  /** The variants priced with, by inventory id (`variantsDigest` of the basket lines). */
+  variants?: ReadonlyMap<string, string> | undefined
+  sell: boolean
+  /** The basket is being opened by this transaction (`TakeTickets.opening`). */
+  opening?: boolean | undefined
+  memo?: AvailabilityMemo | undefined
+}
+
+const takeOf = (options: TakeTicketsOptions): TakeTickets => ({
+  sellerId: options.sellerId,
+  basketId: options.basketId,
+  quantities: options.wanted,
+  scope: options.scope,
+  prices: options.prices ?? null,
+  variants: options.variants ?? null,
+  sell: options.sell,
+  opening: options.opening,
+  seats: options.seats,
+})
+
+/** A take's answer in a group: what it took, or why it was refused (an API error, or `PricesMoved`). */
+export type GroupOutcome = { taken: Map<string, TakenInventory> } | { refused: unknown }
+
+/**
+ * A group of takes of one seller's inventories, in arrival order, as ONE statement that decides
+ * each by take_tickets itself (sql/take_tickets_group.sql), to end a transaction with like
+ * `takeTickets`: each take is answered exactly as `takeTickets` would answer it alone, after the
+ * ones before it, through the same reading and the same words for a refusal. Holds (a new basket
+ * each, `items` its items to write) are answered one by one: a refused one leaves nothing, not
+ * even its basket. Sales are all or nothing: one refused raises its refusal, as alone.
+ */
+export function takeTicketsGroup(takes: readonly (TakeTicketsOptions & { items?: readonly GroupItem[] | undefined })[]): LastStatement<GroupOutcome[]> {
+  const first = takes[0]!
+  const alone = takes.map((take) => takeTickets(take))
+  return {
+    query: takeTicketsGroupQuery(
+      first.sellerId,
+      takes.map((take) => ({ ...takeOf(take), items: take.items })),
+      first.sell,
+    ),
+    read: (rows) =>
+      (rows as GroupRow[]).map((row): GroupOutcome => {
+        const take = alone[row.n - 1]!
+        return row.refusal === null ? { taken: take.read(row.taken!) } : { refused: take.explain!(groupRefusalError(row.refusal)) }
+      }),
+    // A sale's refusal is take_tickets' own; each basket is then sold alone by its caller.
+    explain: (error) => error,
   }
 }
 

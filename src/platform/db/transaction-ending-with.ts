@@ -55,6 +55,8 @@ export type Ending<T, L> = {
   last?: LastStatement<L> | undefined
   /** Statements whose answers nothing reads, sent before the last one. */
   alongside?: readonly Executable<unknown>[] | undefined
+  /** Statements sent after the last one, before the COMMIT: they see what it wrote; their answers are returned (`after`). */
+  after?: readonly Executable<unknown>[] | undefined
 }
 
 /**
@@ -79,14 +81,20 @@ export type Ending<T, L> = {
  * an ordinary transaction runs the statements one by one and then commits. Inside `work`, `tx`
  * is a handle on the transaction's connection; it must not open a nested transaction.
  */
-export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Ending<T, L> | Promise<Ending<T, L>>): Promise<{ result: T; last: L | undefined }> {
+export async function transactionEndingWith<T, L>(
+  db: Db,
+  work: (tx: Db) => Ending<T, L> | Promise<Ending<T, L>>,
+): Promise<{ result: T; last: L | undefined; after: unknown[] }> {
   const pool = poolOf(db)
   if (!pool) {
     return db.transaction(async (tx) => {
-      const { result, last, alongside = [] } = await work(tx)
+      const { result, last, alongside = [], after = [] } = await work(tx)
       const answer = await result
       for (const statement of alongside) await statement.execute()
-      return { result: answer, last: last && (await runStatement(tx, last)) }
+      const lastAnswer = last && (await runStatement(tx, last))
+      const afterAnswers: unknown[] = []
+      for (const statement of after) afterAnswers.push(await statement.execute())
+      return { result: answer, last: lastAnswer, after: afterAnswers }
     })
   }
 
@@ -103,10 +111,10 @@ export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Endi
       // Called now, so that its first statements are written with BEGIN; a throw rejects `working`.
       return [begun, (async () => work(handleOn(client)))()] as const
     })
-    const { result, last, alongside = [] } = await working
+    const { result, last, alongside = [], after = [] } = await working
     const answer = await result
     await begun
-    const { sent, committing } = writtenTogether(client, () => sendEnd(client, alongside, last))
+    const { sent, committing } = writtenTogether(client, () => sendEnd(client, alongside, last, after))
     const [settled, committed] = await Promise.all([
       Promise.allSettled(sent),
       committing.then(
@@ -115,7 +123,8 @@ export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Endi
       ),
     ])
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
-    const failed = failure && (last && failure === settled.at(-1) ? explained(last, failure.reason) : failure.reason)
+    const lastAt = last ? alongside.length : -1
+    const failed = failure && (last && failure === settled[lastAt] ? explained(last, failure.reason) : failure.reason)
     if ('reason' in committed) {
       broken = asError(committed.reason)
       throw failure ? failed : committed.reason
@@ -123,8 +132,9 @@ export async function transactionEndingWith<T, L>(db: Db, work: (tx: Db) => Endi
     ended = true
     if (failure) throw failed
     if (committed.value.command !== 'COMMIT') throw new Error(`The transaction ended with ${committed.value.command}, not COMMIT`)
-    const lastRows = (settled.at(-1) as PromiseFulfilledResult<pg.QueryResult> | undefined)?.value.rows
-    return { result: answer, last: last?.read(lastRows!) }
+    const lastRows = last && (settled[lastAt] as PromiseFulfilledResult<pg.QueryResult>).value.rows
+    const afterAnswers = settled.slice(settled.length - after.length).map((s) => (s as PromiseFulfilledResult<unknown>).value)
+    return { result: answer, last: last?.read(lastRows!), after: afterAnswers }
   } catch (error) {
     if (!ended && !broken) {
       await client.query('rollback').catch((rollbackFailed: Error) => {
@@ -141,16 +151,22 @@ const asError = (reason: unknown) => (reason instanceof Error ? reason : new Err
 
 /**
  * Sends the end of a transaction, without waiting: the `alongside` statements, the last
- * statement and the COMMIT. `sent` holds their answers in order (the last statement's last);
- * none of them is ever an unhandled rejection.
+ * statement, the `after` statements and the COMMIT. `sent` holds their answers in order; none of
+ * them is ever an unhandled rejection.
  */
-function sendEnd<L>(client: pg.PoolClient, alongside: readonly Executable<unknown>[], last: LastStatement<L> | undefined) {
+function sendEnd<L>(
+  client: pg.PoolClient,
+  alongside: readonly Executable<unknown>[],
+  last: LastStatement<L> | undefined,
+  after: readonly Executable<unknown>[],
+) {
   const sent: Promise<unknown>[] = alongside.map((statement) => statement.execute())
   if (last) {
     const { sql: text, params } = is(last.query, SQL) ? dialect.sqlToQuery(last.query) : last.query
     // As a config object, so that a preparing connection names it like any other statement.
     sent.push(client.query({ text, values: params }))
   }
+  for (const statement of after) sent.push(statement.execute())
   for (const sending of sent) sending.catch(() => undefined)
   return { sent, committing: client.query('commit') }
 }
