@@ -108,7 +108,7 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
             // Its turn: no one joins any more.
             if (forming.get(key) === group) forming.delete(key)
             const outcomes = await run(group.members.map((one) => one.member as M))
-            group.members.forEach((one, n) => one.settle(outcomes[n] ?? { error: new Error('a group answered fewer outcomes than members') }))
+            for (const [n, one] of group.members.entries()) one.settle(outcomes[n] ?? { error: new Error('a group answered fewer outcomes than members') })
           })
           .catch((error: unknown) => {
             for (const one of group.members) one.settle({ error })
