@@ -133,7 +133,15 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZBasket, ...errorResponses(400, 401, 404, 409, 410) },
       },
     },
-    async (request) => changeBasketItems(app.db, { ...renewingHold(request), items: toItems(request.body.items) }),
+    async (request) => {
+      const basket = await changeBasketItems(app.db, { ...renewingHold(request), items: toItems(request.body.items) })
+      // Its checkout joins the group of the inventories it holds now.
+      app.holds.held(
+        basket.id,
+        basket.items.map((item) => item.inventory_id),
+      )
+      return basket
+    },
   )
 
   app.post(

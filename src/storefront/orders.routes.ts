@@ -69,6 +69,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         expectedTotal: request.body.expected_total,
         idempotencyKey: request.headers['idempotency-key'],
         actor: storefrontActor(request),
+        holds: app.holds,
       })
       if (replayed) reply.header('idempotent-replayed', 'true')
       return reply.code(201).send(body)

@@ -174,6 +174,16 @@ export const groupBasketsQuery = (db: Db, basketIds: readonly string[]) => ({
   },
 })
 
+/** The inventories a seller's basket holds items of (none: no such basket of this seller, or an empty one). */
+export async function basketInventoryIds(db: Db, sellerId: string, basketId: string): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ id: basketItems.inventoryId })
+    .from(basketItems)
+    .innerJoin(baskets, eq(baskets.id, basketItems.basketId))
+    .where(and(eq(basketItems.basketId, basketId), eq(baskets.sellerId, sellerId)))
+  return rows.map((row) => row.id)
+}
+
 /** The statement marking a basket checked out by its customer, to send with others (`inOrder`). */
 export const checkOutBasketQuery = (db: Db, basketId: string, customerId: string) => {
   const statement = preparedOn(db, CHECK_OUT_BASKET, prepareCheckOutBasket)

@@ -120,12 +120,20 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
     )
     return body
   }
-  if (!options.holds) return open()
-  // A keyed request runs alone: its answer is stored in its own transaction.
-  if (guard) return options.holds.inTurn(hold.wanted.keys(), open)
-  const variants = await checkVariants(db, sellerId, hold.scope, items)
-  const key = `hold ${sellerId} ${[...hold.wanted.keys()].sort().join(' ')}`
-  return options.holds.inGroup(key, hold.wanted.keys(), { options, hold, naming, variants, alone: open }, (members) => holdTogether(db, members))
+  const { holds } = options
+  if (!holds) return open()
+  // A keyed request runs alone (its answer is stored in its own transaction); the others in groups.
+  const opened = await (guard ? holds.inTurn(hold.wanted.keys(), open) : openInGroup(db, options, hold, naming, open))
+  // Its checkout joins the group of these inventories.
+  holds.held(opened.body.id, hold.wanted.keys())
+  return opened
+}
+
+/** Joins the group of new baskets of these inventories (`holdTogether`), once the variants named are known to exist. */
+async function openInGroup(db: Db, options: CreateBasketOptions, hold: HoldTicketsOptions, naming: boolean, open: GroupedHold['alone']) {
+  const variants = await checkVariants(db, options.sellerId, hold.scope, options.items)
+  const key = `hold ${options.sellerId} ${[...hold.wanted.keys()].sort().join(' ')}`
+  return options.holds!.inGroup(key, hold.wanted.keys(), { options, hold, naming, variants, alone: open }, (members) => holdTogether(db, members))
 }
 
 /** A new basket waiting for its turn in a group (`holdTogether`). */
@@ -160,6 +168,8 @@ async function holdTogether(db: Db, members: GroupedHold[]): Promise<Settled<{ b
     }
   })
   if (going.length === 0) return outcomes
+  // A group of one is an ordinary hold.
+  if (going.length === 1) return settleEach(members, going, outcomes)
   const basketIds = going.map(() => randomUUID())
   const sent = going.map((n, k) => ({ ...members[n]!, basketId: basketIds[k]! }))
   try {
@@ -205,12 +215,18 @@ async function holdTogether(db: Db, members: GroupedHold[]): Promise<Settled<{ b
       outcomes[going[k]!] = { value: { body: viewOf(opened, outcome.taken, variants), replayed: false } }
     })
   } catch {
-    for (const n of going) {
-      try {
-        outcomes[n] = { value: await members[n]!.alone() }
-      } catch (error) {
-        outcomes[n] = { error }
-      }
+    return settleEach(members, going, outcomes)
+  }
+  return outcomes
+}
+
+/** Opens each of these members' baskets alone, in order. */
+async function settleEach(members: GroupedHold[], going: number[], outcomes: Settled<{ body: BasketView; replayed: boolean }>[]) {
+  for (const n of going) {
+    try {
+      outcomes[n] = { value: await members[n]!.alone() }
+    } catch (error) {
+      outcomes[n] = { error }
     }
   }
   return outcomes

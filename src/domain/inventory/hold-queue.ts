@@ -24,6 +24,10 @@ export type HoldQueue = {
    * Members of one key must want the same inventories (the key names them).
    */
   inGroup<M, R>(key: string, inventoryIds: Iterable<string>, member: M, run: (members: M[]) => Promise<Settled<R>[]>): Promise<R>
+  /** Remembers the inventories a basket held here, for its checkout's group (`heldBy`); a bounded memory. */
+  held(basketId: string, inventoryIds: Iterable<string>): void
+  /** The inventories `held` remembers of a basket, if it does. A hint for grouping only: the checkout reads the basket itself. */
+  heldBy(basketId: string): string[] | undefined
   /** Holds on their way to the database and waiting their turn, in all, and the inventories that have any (the `hold_queue` metric). */
   state(): { running: number; waiting: number; inventories: number }
 }
@@ -33,6 +37,9 @@ export type Settled<R> = { value: R } | { error: unknown }
 
 type Lane = { running: number; waiting: (() => void)[] }
 
+/** Baskets whose inventories `held` remembers: about 10 MB at most. */
+const HELD_BASKETS = 50_000
+
 type Group = { members: { member: unknown; settle: (outcome: Settled<unknown>) => void }[] }
 
 export function createHoldQueue(options: { perInventory: number; inFlight?: number | undefined; perGroup?: number | undefined }): HoldQueue {
@@ -40,6 +47,7 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
   // The group of each key still waiting for its turn: new members join it.
   const forming = new Map<string, Group>()
   const perGroup = options.perGroup ?? 32
+  const holders = new Map<string, string[]>()
   const all: Lane = { running: 0, waiting: [] }
   const inFlight = options.inFlight ?? Number.POSITIVE_INFINITY
 
@@ -115,6 +123,13 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
           })
       })
     },
+    held(basketId, inventoryIds) {
+      holders.delete(basketId)
+      holders.set(basketId, [...inventoryIds])
+      // The oldest goes first (a Map keeps insertion order).
+      if (holders.size > HELD_BASKETS) holders.delete(holders.keys().next().value!)
+    },
+    heldBy: (basketId) => holders.get(basketId),
     state: () => {
       let waiting = all.waiting.length
       for (const lane of lanes.values()) waiting += lane.waiting.length

@@ -4,7 +4,7 @@ import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { findActiveKeyRow, setTicketsKey } from '../checkin/ticket-keys.repo.js'
-import { inOrder, runStatement, sqlStatement, transactionEndingWith, type LastStatement } from '../../platform/db/transaction-ending-with.js'
+import { inOrder, pipelines, runStatement, sqlStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
@@ -24,7 +24,9 @@ import { quantitiesByInventory } from '../baskets/variants.js'
 import { coupons } from '../coupons/coupons.table.js'
 import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
-import { PricesMoved, takeTickets } from '../inventory/take-tickets.js'
+import type { HoldQueue, Settled } from '../inventory/hold-queue.js'
+import { basketInventoryIds } from '../baskets/baskets.repo.js'
+import { PricesMoved, takeTickets, takeTicketsGroup, type TakeTicketsOptions } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { signOrderView, toOrderView, type OrderView } from './order-view.js'
@@ -50,6 +52,8 @@ export type PlaceOrderOptions = {
   expectedTotal?: number | undefined
   idempotencyKey?: string | undefined
   actor: AuditActor
+  /** Turns for the sales of each inventory in this process, taken by checkouts in groups (none: every checkout goes at once). */
+  holds?: HoldQueue | undefined
 }
 
 /** The checkout's money, decided from one reading of the inventories and coupons. */
@@ -121,7 +125,81 @@ const MAX_ATTEMPTS = 3
  * The `order.confirmed` webhook event is written in the same transaction (none when no endpoint
  * of the seller wants it).
  */
-export async function placeOrder(db: Db, options: PlaceOrderOptions) {
+export async function placeOrder(db: Db, options: PlaceOrderOptions): Promise<{ body: OrderView; replayed: boolean }> {
+  const { holds } = options
+  // A keyed checkout runs alone: its answer is stored in its own transaction.
+  if (!holds || options.idempotencyKey) return placeOrderAlone(db, options)
+  const inventoryIds = holds.heldBy(options.basketId) ?? (await basketInventoryIds(db, options.sellerId, options.basketId))
+  // A basket of no inventory (unknown, another seller's, empty) is answered alone.
+  if (inventoryIds.length === 0) return placeOrderAlone(db, options)
+  const key = `sale ${options.sellerId} ${[...inventoryIds].sort().join(' ')}`
+  return holds.inGroup(key, inventoryIds, options, (members) => sellTogether(db, members))
+}
+
+/**
+ * Checkouts of baskets of the same inventories, in ONE transaction: each basket's checkout up to
+ * its sale, side by side on the transaction's connection (nothing there locks an inventory), then
+ * one statement that sells every basket in arrival order, each by take_tickets exactly as alone
+ * (`takeTicketsGroup`), sent with the COMMIT. A group is all or nothing: should any basket fail
+ * (refused, its basket gone, a price moved, any error), the group rolls back and each basket is
+ * checked out alone, in order, so that every buyer gets exactly its own answer. Buyers of one
+ * flash sale hold their tickets, so their checkouts rarely fail. A basket sent twice in a group
+ * is checked out alone after it.
+ */
+async function sellTogether(db: Db, members: PlaceOrderOptions[]): Promise<Settled<{ body: OrderView; replayed: boolean }>[]> {
+  const grouped = members.filter((member, n) => members.findIndex((other) => other.basketId === member.basketId) === n)
+  const outcomes = new Map<PlaceOrderOptions, Settled<{ body: OrderView; replayed: boolean }>>()
+  if (grouped.length > 1) {
+    try {
+      const { result } = await transactionEndingWith(db, async (tx) => {
+        const settled = pipelines(tx)
+          ? await Promise.allSettled(grouped.map((member) => checkout(tx, member)))
+          : await inTurns(grouped.map((member) => () => checkout(tx, member)))
+        const failed = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected')
+        if (failed) throw failed.reason
+        const placed = settled.map((one) => (one as PromiseFulfilledResult<Placed>).value)
+        const sales = placed.flatMap((one) => (one.sale ? [one.sale] : []))
+        const events = placed.flatMap((one) => {
+          const event = webhookEventsStatement(one.view.seller_id, [orderEvent('order.confirmed', one.view)])
+          return event ? [sqlStatement(tx, event)] : []
+        })
+        return { result: placed.map((one) => one.view), last: sales.length > 0 ? takeTicketsGroup(sales) : undefined, alongside: events }
+      })
+      for (const [n, member] of grouped.entries()) outcomes.set(member, { value: { body: result[n]!, replayed: false } })
+    } catch {
+      // Each alone, below.
+    }
+  }
+  const answers: Settled<{ body: OrderView; replayed: boolean }>[] = []
+  for (const member of members) {
+    let outcome = outcomes.get(member)
+    if (!outcome) {
+      try {
+        outcome = { value: await placeOrderAlone(db, member) }
+      } catch (error) {
+        outcome = { error }
+      }
+    }
+    answers.push(outcome)
+  }
+  return answers
+}
+
+/** Runs each in turn, settling each (on a connection that does not pipeline, side by side gains nothing). */
+async function inTurns<T>(works: readonly (() => Promise<T>)[]): Promise<PromiseSettledResult<T>[]> {
+  const settled: PromiseSettledResult<T>[] = []
+  for (const work of works) {
+    try {
+      settled.push({ status: 'fulfilled', value: await work() })
+    } catch (reason) {
+      settled.push({ status: 'rejected', reason })
+    }
+  }
+  return settled
+}
+
+/** One checkout in its own transaction. */
+async function placeOrderAlone(db: Db, options: PlaceOrderOptions): Promise<{ body: OrderView; replayed: boolean }> {
   const guard = guardOf(options)
   for (let attempt = 1; ; attempt++) {
     try {
@@ -136,7 +214,7 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions) {
         // After the answer is stored for a replay: the sale may still refuse, rolling it back. The
         // order's webhook event, made from the rows written, travels with the sale and the COMMIT.
         const event = webhookEventsStatement(options.sellerId, [orderEvent('order.confirmed', placed.view)])
-        return { result, last: placed.sale, alongside: event ? [sqlStatement(tx, event)] : [] }
+        return { result, last: placed.sale && takeTickets(placed.sale), alongside: event ? [sqlStatement(tx, event)] : [] }
       })
       return result
     } catch (error) {
@@ -178,7 +256,7 @@ const guardOf = (options: PlaceOrderOptions) =>
     : undefined
 
 /** The order placed, as the database wrote it, and the sale still to run as the transaction's last statement (none: done). */
-type Placed = { view: OrderView; sale: LastStatement<unknown> | undefined }
+type Placed = { view: OrderView; sale: TakeTicketsOptions | undefined }
 
 /**
  * One checkout, top to bottom: the basket locked and read, priced from a reading without locks,
@@ -210,7 +288,7 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
   // Written before the inventories are locked, unless this reading refuses (only a reading under the locks may).
   const view = draft.refusal ? undefined : await writeOrder(tx, basket, draft, method, options)
-  const sale = takeTickets({
+  const sale: TakeTicketsOptions = {
     sellerId,
     scope: affiliate?.eventIds ?? null,
     basketId,
@@ -220,12 +298,12 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
     prices: view && new Map(lines.map((line) => [line.inventoryId, line.inventoryPrice])),
     variants: new Map(lines.flatMap((line) => (line.variantsDigest === null ? [] : [[line.inventoryId, line.variantsDigest] as const]))),
     sell: true,
-  })
+  }
   const couponed = basket.couponId !== null || lines.some((line) => line.couponId !== null)
   if (view && !couponed) return { view, sale }
 
   // Decided under the locks: the inventories (the sale), then the coupons, and the basket priced again.
-  const final = await evaluateLocked(tx, basket, lines, await runStatement(tx, sale), options)
+  const final = await evaluateLocked(tx, basket, lines, await runStatement(tx, takeTickets(sale)), options)
   if (final.refusal) throw final.refusal
   if (!view || fingerprintOf(final) !== fingerprintOf(draft)) throw new PricesMoved()
   await redeemCoupons(tx, final, view.id, customerId)

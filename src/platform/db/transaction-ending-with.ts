@@ -187,6 +187,9 @@ export async function inOrder<T extends unknown[]>(tx: Db, ...statements: { [K i
   return answers as T
 }
 
+/** Whether statements issued side by side on this transaction's handle travel together (PostgreSQL) or wait for each other (the embedded database). */
+export const pipelines = (tx: Db): boolean => pipelining(tx) !== undefined
+
 const poolOf = (db: Db): pg.Pool | undefined => {
   const client = (db as { $client?: unknown }).$client
   return client instanceof pg.Pool ? client : undefined
