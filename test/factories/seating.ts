@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { seatingPlanSeats, seatingPlans } from '../../src/domain/seating/seating.table.js'
+import type { AdmClient } from '../support/adm-client.js'
+import { createTestEvent, dayFromToday } from './catalog.js'
 
 /** A row of a test plan: its seats' category, how many seats, and after which seat numbers an aisle falls. */
 export type TestRow = { category: string; seats: number; aisleAfter?: number[] }
@@ -44,4 +46,13 @@ export async function createTestPlan(app: FastifyInstance, sellerId: string, row
     .returning()
   await app.db.insert(seatingPlanSeats).values(seats.map((seat) => ({ ...seat, planId: plan!.id })))
   return plan!
+}
+
+/** A published event of the seller whose one inventory sells `category` of a new plan of these rows, made through the back office (`adm`). */
+export async function createSeatedInventory(app: FastifyInstance, adm: AdmClient, sellerId: string, rows: TestRow[], category = 'Plateia') {
+  const plan = await createTestPlan(app, sellerId, rows)
+  const event = await createTestEvent(app, sellerId)
+  const res = await adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: category, price: 5000, seating: { plan_id: plan.id, category } })
+  if (res.statusCode !== 201) throw new Error(`the seated inventory was refused: ${res.body}`)
+  return { plan, event, inventory: res.json() as { id: string; capacity: number; available: number; seating: unknown } }
 }

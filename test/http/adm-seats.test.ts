@@ -3,9 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
+import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createTestPlan, type TestRow } from '../factories/seating.js'
+import { createSeatedInventory, type TestRow } from '../factories/seating.js'
 import { useTwoSellers, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
@@ -32,18 +32,7 @@ const seatsOf = async (inventoryId: string, query = '') =>
 const counts = async (eventId: string, inventoryId: string) =>
   ((await adm.get(`/events/${eventId}/inventories`)).json().data as { id: string; available: number }[]).find((row) => row.id === inventoryId)!
 
-async function seated(seller: TestSeller, rows: TestRow[]) {
-  const plan = await createTestPlan(ctx.app, seller.seller.id, rows)
-  const event = await createTestEvent(ctx.app, seller.seller.id)
-  const res = await adm.post(`/events/${event.id}/inventories`, {
-    date: dayFromToday(7),
-    name: 'Plateia',
-    price: 5000,
-    seating: { plan_id: plan.id, category: 'Plateia' },
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  return { event, inventory: res.json() as { id: string } }
-}
+const seated = (seller: TestSeller, rows: TestRow[]) => createSeatedInventory(ctx.app, adm, seller.seller.id, rows)
 
 describe('GET /adm/v1/inventories/{id}/seats', () => {
   it('lists every seat in the plan’s order with its holder: the basket, or the order and ticket', async () => {

@@ -8,7 +8,7 @@ import { orders } from '../../src/domain/orders/orders.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createTestPlan } from '../factories/seating.js'
+import { createSeatedInventory } from '../factories/seating.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
@@ -161,18 +161,10 @@ describe('holds decided in a group answer as one by one', () => {
 
   it('a group mixing variants and seats: named seats, best available, a seat taken by the basket before, and a sold-out one', async () => {
     const copy = async () => {
-      const plan = await createTestPlan(ctx.app, seller.seller.id, [{ category: 'Plateia', seats: 6 }])
-      const event = await createTestEvent(ctx.app, seller.seller.id)
-      const res = await adm.post(`/events/${event.id}/inventories`, {
-        date: dayFromToday(7),
-        name: 'Plateia',
-        price: 5000,
-        seating: { plan_id: plan.id, category: 'Plateia' },
-      })
-      expect(res.statusCode, res.body).toBe(201)
+      const { event, inventory } = await createSeatedInventory(ctx.app, adm, seller.seller.id, [{ category: 'Plateia', seats: 6 }])
       const variants = [{ name: 'Meia', description: 'Half price', type: 'half', price: 2500 }]
       const standing = await createTestInventory(ctx.app, event, { capacity: 10, name: 'Pista', variants })
-      return { seats: res.json().id as string, standing: standing.id }
+      return { seats: inventory.id, standing: standing.id }
     }
     const sequence = ({ seats, standing }: { seats: string; standing: string }) =>
       [

@@ -8,7 +8,7 @@ import { lockOpenBasket, MAX_BASKET_ITEMS } from './basket-access.js'
 import { loadBasketContents, toBasketView } from './basket-view.js'
 import { linesByItem, listBasketLines, renewBasket, upsertBasketItems } from './baskets.repo.js'
 import { basketItems } from './baskets.table.js'
-import { seatEntries, type BasketItemInput } from './create-basket.js'
+import { auditedItems, seatEntries, type BasketItemInput } from './create-basket.js'
 import type { SeatEntry } from '../inventory/inventory.repo.js'
 import { checkVariants, firstPositions, itemKey, quantitiesByInventory } from './variants.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
@@ -75,14 +75,7 @@ export const changeBasketItems = (db: Db, options: ChangeBasketItemsOptions) =>
       action: 'stf.basket.changed',
       target: { type: 'basket', id: basketId },
       sellerId,
-      data: {
-        items: options.items.map((i) => ({
-          inventory_id: i.inventoryId,
-          variant: i.variant ?? null,
-          quantity: i.quantity,
-          ...(i.seats ? { seats: i.seats } : {}),
-        })),
-      },
+      data: { items: auditedItems(options.items) },
     })
 
     const taken = await runStatement(tx, takeTickets({ ...hold, sell: false }))

@@ -257,16 +257,12 @@ const createdEntry = (basketId: string, options: CreateBasketOptions): AuditEntr
   action: 'stf.basket.created',
   target: { type: 'basket', id: basketId },
   sellerId: options.sellerId,
-  data: {
-    items: options.items.map((i) => ({
-      inventory_id: i.inventoryId,
-      variant: i.variant ?? null,
-      quantity: i.quantity,
-      ...(i.seats ? { seats: i.seats } : {}),
-    })),
-    affiliate_id: options.affiliate?.id ?? null,
-  },
+  data: { items: auditedItems(options.items), affiliate_id: options.affiliate?.id ?? null },
 })
+
+/** The items of a basket opened or changed, as its audit entry records them (the seats where named). */
+export const auditedItems = (items: readonly BasketItemInput[]) =>
+  items.map((i) => ({ inventory_id: i.inventoryId, variant: i.variant ?? null, quantity: i.quantity, ...(i.seats ? { seats: i.seats } : {}) }))
 
 /** The seats each item asks for (ignored for an unseated inventory unless it names some: then refused). */
 export const seatEntries = (items: readonly BasketItemInput[]): SeatEntry[] =>

@@ -8,6 +8,13 @@
  * trip. Turns are taken in inventory id order, so that two holds of several inventories never
  * wait for each other.
  *
+ * Groups (`inGroup`): new baskets (and checkouts) of the same inventories that arrive while their
+ * turn is taken wait here together, and the next turn takes them all, up to `perGroup`, in one
+ * transaction whose one statement decides each in arrival order by take_tickets itself
+ * (sql/take_tickets_group.sql): a few transactions instead of one wait on the inventory's lock per
+ * buyer, as a database turns many commits into one flush. Each process groups its own arrivals;
+ * the database's lock orders the groups of several processes.
+ *
  * And at most `inFlight` holds of all inventories at once, taken last (after the inventories'
  * turns, in arrival order) and given back first, so that it cannot close a cycle. A sale spread
  * over several inventories otherwise sends `perInventory` holds of each at once: the database,
