@@ -10,9 +10,9 @@
  *   `capacity − sold − held ≥ quantity` is checked, the hold is inserted and `held` grows.
  *   Answers 201 with the basket; 409 `insufficient_inventory` when a quantity is not left.
  * - `POST /stf/v1/baskets/{id}/checkout` `{payment_method}`: in one transaction the basket is
- *   locked, its live holds become sold, the order and one ticket per unit are inserted, and the
- *   inventory's row moves the hold into the sale (`sold += q, held −= q`, the hot row last, so
- *   that its lock is held for one round trip and the commit). Answers 201 with the order and its
+ *   locked, its live holds become sold, the order is inserted, the inventory's row moves the hold
+ *   into the sale (`sold += q, held −= q`) and one ticket per unit is inserted: the hot row is
+ *   locked for the last two statements and the commit. Answers 201 with the order and its
  *   tickets, each with an Ed25519-signed code (a compact JWS, node:crypto); an expired basket is
  *   released and answered 410 `basket_expired`.
  * - Every call: HTTP Basic (seller id and API key) checked against `api_keys.key_hash` with the
@@ -293,22 +293,24 @@ async function checkout(caller: Caller, basketId: string, paymentMethod: string)
       values: [orderId, caller.seller.id, caller.customerId, basketId, total, paymentMethod],
     })
     await client.query({
-      name: 'tickets',
-      text: `insert into baseline_tickets (id, order_id, inventory_id, identifier)
-             select unnest($1::uuid[]), $2, unnest($3::uuid[]), unnest($4::text[])`,
-      values: [tickets.map((t) => t.id), orderId, tickets.map((t) => t.line.inventory_id), tickets.map((t) => t.identifier)],
-    })
-    await client.query({
       name: 'basket-sold',
       text: `update baseline_baskets set status = 'checked_out', order_id = $2 where id = $1`,
       values: [basketId, orderId],
     })
-    // The hot row last: its lock is held from here to the commit.
+    // The hot rows as late as they can be: locked from here to the commit, in id order, each
+    // before the tickets' foreign keys share-lock it (a weaker lock taken first and then
+    // strengthened deadlocks against a hold waiting for the row).
+    for (const line of taken.rows)
+      await client.query({
+        name: 'sell',
+        text: 'update baseline_inventories set sold = sold + $2, held = held - $2 where id = $1',
+        values: [line.inventory_id, line.quantity],
+      })
     await client.query({
-      name: 'sell',
-      text: `update baseline_inventories i set sold = i.sold + c.quantity, held = i.held - c.quantity
-               from unnest($1::uuid[], $2::int[]) as c(id, quantity) where i.id = c.id`,
-      values: [taken.rows.map((line) => line.inventory_id), taken.rows.map((line) => line.quantity)],
+      name: 'tickets',
+      text: `insert into baseline_tickets (id, order_id, inventory_id, identifier)
+             select unnest($1::uuid[]), $2, unnest($3::uuid[]), unnest($4::text[])`,
+      values: [tickets.map((t) => t.id), orderId, tickets.map((t) => t.line.inventory_id), tickets.map((t) => t.identifier)],
     })
     return { lines: taken.rows, tickets, createdAt: order.rows[0]!.created_at }
   }).catch(async (error: unknown) => {
