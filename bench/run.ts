@@ -19,6 +19,11 @@
  * all of them; the other groups load the first one only. CPU shares count every server process
  * as `server`; peak RSS figures are those of the highest single process.
  *
+ * Baselines of their own processes (bench/README.md): on PostgreSQL the flash group sells the same
+ * sale through a hand-written server (bench/server/sale-baseline.ts) before and after the
+ * product's, and the catalogue group alternates the cached route with a bare Fastify route serving
+ * the same bytes (bench/server/bare-catalogue.ts).
+ *
  * Exit status: 1 when a scenario is broken (connection errors, timeouts, 5xx, an answer a
  * scenario does not expect, a failed correctness check such as an oversold inventory), in any
  * mode; 2 when a performance target is missed in a full run; 0 otherwise. A smoke run (a few
