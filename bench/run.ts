@@ -19,6 +19,11 @@
  * all of them; the other groups load the first one only. CPU shares count every server process
  * as `server`; peak RSS figures are those of the highest single process.
  *
+ * Baselines of their own processes (bench/README.md): on PostgreSQL the flash group sells the same
+ * sale through a hand-written server (bench/server/sale-baseline.ts) before and after the
+ * product's, and the catalogue group alternates the cached route with a bare Fastify route serving
+ * the same bytes (bench/server/bare-catalogue.ts).
+ *
  * Exit status: 1 when a scenario is broken (connection errors, timeouts, 5xx, an answer a
  * scenario does not expect, a failed correctness check such as an oversold inventory), in any
  * mode; 2 when a performance target is missed in a full run; 0 otherwise. A smoke run (a few
@@ -38,7 +43,20 @@ import { flashSale, quantityOf, rawSale, type FlashOutcome } from './lib/flash.j
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
 import { cancelOrders, joinList, PER_ORDER, sellOut, stateOf, waitFor } from './lib/waitlist.js'
-import { buildServer, createDatabase, peakRssMb, resetPeakRss, root, sampleCpu, sampleRss, startServer, type Server } from './lib/server.js'
+import {
+  buildServer,
+  countPostgresOf,
+  createDatabase,
+  peakRssMb,
+  resetPeakRss,
+  root,
+  sampleCpu,
+  sampleRss,
+  startBaseline,
+  startServer,
+  type Server,
+} from './lib/server.js'
+import { saleBaselineState, seedSaleBaseline } from './server/sale-baseline-seed.js'
 
 const smoke = process.argv.includes('--smoke')
 const fromSource = process.argv.includes('--source')
@@ -113,6 +131,9 @@ const write: LoadSettings = { duration: S.duration, connections: S.writeConnecti
 const TARGETS = {
   catalogueRps: 0.6,
   catalogueP99: 2,
+  catalogueBare: 0.8,
+  handWrittenSales: 1.5,
+  handWrittenP99: 2 / 3,
   authLoss: 0.1,
   flashRatio: 0.5,
   rssMb: 200,
@@ -145,6 +166,10 @@ type Run = {
   checks: Check[]
   figures: Record<string, number | string>
   notes: string[]
+  /** The measured server's environment (secrets, pool, database), which the baselines that need it share. */
+  env: Record<string, string>
+  /** The benchmark's PostgreSQL database, or undefined on the embedded one. */
+  databaseUrl: string | undefined
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -184,24 +209,55 @@ async function authOverhead(r: Run) {
   }
 }
 
-/** Catalogue read: the real route against one equivalent SELECT without auth or schemas (bench/server/catalogue-baseline.ts). */
+/**
+ * Catalogue read: the real route (cached: CATALOGUE_CACHE_MS, 1 s by default) against one
+ * equivalent SELECT without auth or schemas (bench/server/catalogue-baseline.ts), and against a
+ * bare Fastify route in a process of its own answering the very bytes of that page from memory
+ * (bench/server/bare-catalogue.ts), the three in alternating rounds.
+ */
 async function catalogue(r: Run) {
-  const [baseline, route] = await alternate(read, S.rounds, [
-    { name: 'GET /bench/events (baseline: one SELECT, no auth)', options: { url: `${r.base}/bench/events?seller_id=${r.seed.sellerId}&page=1&limit=20` } },
-    {
-      name: 'GET /stf/v1/events (Basic, page of 20 of 201)',
-      options: { url: `${r.base}/stf/v1/events?page=1&limit=20`, headers: { authorization: r.authorization } },
-    },
-  ])
-  r.rows.push(baseline!, route!)
-  const ratio = route!.rps / baseline!.rps
-  r.checks.push({ target: 'catalogue: ≥ 60 % of the baseline req/s', measured: pct(ratio), pass: ratio >= TARGETS.catalogueRps, kind: 'target' })
-  r.checks.push({
-    target: 'catalogue: p99 ≤ 2 × the baseline p99',
-    measured: `${route!.p99} ms vs ${baseline!.p99} ms (${(route!.p99 / baseline!.p99).toFixed(2)} ×)`,
-    pass: route!.p99 <= TARGETS.catalogueP99 * baseline!.p99,
-    kind: 'target',
-  })
+  const url = `${r.base}/stf/v1/events?page=1&limit=20`
+  const bare = await startBaseline('bare-catalogue', { PAGE_URL: url, PAGE_AUTHORIZATION: r.authorization }, { fromSource })
+  try {
+    const [baseline, route, bareRoute] = await alternate(read, S.rounds, [
+      { name: 'GET /bench/events (baseline: one SELECT, no auth)', options: { url: `${r.base}/bench/events?seller_id=${r.seed.sellerId}&page=1&limit=20` } },
+      { name: 'GET /stf/v1/events (Basic, page of 20 of 201)', options: { url, headers: { authorization: r.authorization } } },
+      {
+        name: 'GET /stf/v1/events (baseline: bare Fastify, the same bytes from memory)',
+        options: { url: `${bare.baseUrl}/stf/v1/events?page=1&limit=20`, headers: { authorization: r.authorization } },
+        note: 'bench/server/bare-catalogue.ts, its own process',
+      },
+    ])
+    r.rows.push(baseline!, route!, bareRoute!)
+    const ratio = route!.rps / baseline!.rps
+    const bareRatio = route!.rps / bareRoute!.rps
+    // The same bytes, uncompressed as the load asks for them (it sends no Accept-Encoding).
+    const bytesOf = async (from: string) =>
+      Buffer.from(await (await fetch(from, { headers: { authorization: r.authorization, 'accept-encoding': 'identity' } })).arrayBuffer())
+    const [routeBytes, bareBytes] = [await bytesOf(url), await bytesOf(`${bare.baseUrl}/stf/v1/events?page=1&limit=20`)]
+    r.figures.catalogue_page_bytes = routeBytes.length
+    r.checks.push({
+      target: 'catalogue: the bare Fastify route answers the very bytes of the route',
+      measured: `${bareBytes.length} bytes vs ${routeBytes.length}, ${routeBytes.equals(bareBytes) ? 'equal' : 'different'}`,
+      pass: routeBytes.equals(bareBytes),
+      kind: 'correctness',
+    })
+    r.checks.push({ target: 'catalogue: ≥ 60 % of the baseline req/s', measured: pct(ratio), pass: ratio >= TARGETS.catalogueRps, kind: 'target' })
+    r.checks.push({
+      target: 'catalogue: p99 ≤ 2 × the baseline p99',
+      measured: `${route!.p99} ms vs ${baseline!.p99} ms (${(route!.p99 / baseline!.p99).toFixed(2)} ×)`,
+      pass: route!.p99 <= TARGETS.catalogueP99 * baseline!.p99,
+      kind: 'target',
+    })
+    r.checks.push({
+      target: `catalogue (${process.env.CATALOGUE_CACHE_MS === '0' ? 'uncached: CATALOGUE_CACHE_MS=0' : 'cached'}): ≥ ${TARGETS.catalogueBare * 100} % of a bare Fastify route serving the same bytes`,
+      measured: `${route!.rps} vs ${bareRoute!.rps} req/s = ${pct(bareRatio)}`,
+      pass: bareRatio >= TARGETS.catalogueBare,
+      kind: 'target',
+    })
+  } finally {
+    await bare.stop()
+  }
 }
 
 async function health(r: Run) {
@@ -252,8 +308,51 @@ async function basketWrites(r: Run) {
   )
 }
 
-/** Flash sale: the raw conditional UPDATE before and after the checkout flow, same buyers and connections. */
+/**
+ * The hand-written sale (bench/server/sale-baseline.ts) on PostgreSQL: as many processes as the
+ * measured servers (`--servers`), each with the measured server's pool, over the benchmark's
+ * database, selling copies of the flash-sale inventory (a warm-up and two measured sales). Null on
+ * the embedded database, which belongs to the server's process.
+ */
+async function startHandWritten(r: Run) {
+  if (!r.databaseUrl) return null
+  const inventories = await seedSaleBaseline(r.databaseUrl, { like: r.seed.flash.sale, count: 3, capacity: S.flashCapacity })
+  const env = { DATABASE_URL: r.databaseUrl, JWT_SECRET: r.env.JWT_SECRET!, ...(r.env.DB_POOL_MAX ? { DB_POOL_MAX: r.env.DB_POOL_MAX } : {}) }
+  const processes: Server[] = []
+  try {
+    for (let n = 0; n < S.servers; n++) processes.push(await startBaseline('sale-baseline', env, { fromSource }))
+  } catch (error) {
+    await Promise.all(processes.map((one) => one.stop()))
+    throw error
+  }
+  return {
+    bases: processes.map((one) => one.baseUrl),
+    pids: processes.map((one) => one.pid),
+    warmUp: inventories[0]!,
+    sales: inventories.slice(1),
+    stop: () => Promise.all(processes.map((one) => one.stop())),
+  }
+}
+
+/**
+ * Flash sale: the raw conditional UPDATE before and after the checkout flow, same buyers and
+ * connections; on PostgreSQL the hand-written sale runs before and after the product's (A B A),
+ * with the same buyers, stock, connections and credentials.
+ */
 async function flash(r: Run) {
+  const hand = await startHandWritten(r)
+  if (!hand) r.notes.push('flash: the hand-written sale (bench/server/sale-baseline.ts) needs PostgreSQL; skipped on the embedded database')
+  else if (S.servers > 1) r.notes.push(`flash: the hand-written sale runs as ${S.servers} processes too, its connections spread over them`)
+  try {
+    await flashSales(r, hand)
+  } finally {
+    await hand?.stop()
+  }
+}
+
+type HandWritten = NonNullable<Awaited<ReturnType<typeof startHandWritten>>>
+
+async function flashSales(r: Run, hand: HandWritten | null) {
   const { seed, pids } = r
   const common = { baseUrls: r.bases, connections: S.writeConnections, maxSeconds: smoke ? 60 : 300, buyers: S.buyers }
   const buyers = { authorization: r.authorization, customers: seed.customers }
@@ -264,6 +363,10 @@ async function flash(r: Run) {
   const rawCpu = await sampleCpu(pids, () => rawSale({ ...common, inventoryId: seed.flash.raw }))
   const raw1 = rawCpu.result
   if (S.warmUp) await flashSale({ ...common, ...buyers, buyers: Math.round(S.buyers / 5), inventoryId: seed.flash.warmUp })
+  const handSale = (on: HandWritten, inventoryId: string, count = S.buyers) =>
+    sampleCpu(on.pids, () => flashSale({ ...common, ...buyers, baseUrls: on.bases, buyers: count, inventoryId }))
+  if (hand && S.warmUp) await handSale(hand, hand.warmUp, Math.round(S.buyers / 5))
+  const hand1 = hand && (await handSale(hand, hand.sales[0]!))
   // With several servers, the highest single process: the RSS bound holds for each one.
   const highestPeak = () => Math.max(...pids.map(peakRssMb))
   r.figures.peak_rss_mb_before_flash = highestPeak()
@@ -272,7 +375,11 @@ async function flash(r: Run) {
   const { result: sale, maxRssMb } = cpu.result
   const flashPeak = reset ? Math.max(highestPeak(), maxRssMb) : maxRssMb
   r.figures.flash_peak_rss_mb = flashPeak
+  const hand2 = hand && (await handSale(hand, hand.sales[1]!))
   const raw2 = await rawSale({ ...common, inventoryId: seed.flash.rawAgain })
+  const perSale = cpuPerSale(cpu.until(sale.lastSaleMs), sale.sales)
+  r.figures.flash_server_cpu_ms_per_sale = perSale.server
+  r.figures.flash_pg_cpu_ms_per_sale = perSale.postgres
   // The same stock split over five inventories (rows) that buyers take from by turns: what any
   // scheme of stock buckets could at best achieve on this machine, with no row shared at all.
   const splitCpu = await sampleCpu(pids, () => flashSale({ ...common, ...buyers, inventoryId: seed.flash.split[0]!, inventoryIds: seed.flash.split }))
@@ -286,6 +393,7 @@ async function flash(r: Run) {
     flashRow('flash sale: POST basket (1–4) + checkout', sale),
     flashRow('flash sale, the same stock over 5 inventories', split),
   )
+  if (hand && hand1 && hand2) await handWrittenResults(r, hand, [hand1, hand2], sale)
   Object.assign(r.figures, {
     flash_buyers_per_s: Math.round(salePerS),
     flash_checkouts: sale.sales,
@@ -629,6 +737,86 @@ async function webhooks(r: Run) {
   }
 }
 
+/** CPU ms per sale of the server (all its processes) and of PostgreSQL over a span, e.g. until the last sale: refusals meanwhile included. */
+const cpuPerSale = (span: { ms: { server: number; postgres: number } }, sales: number) => ({
+  server: sales > 0 ? Math.round((span.ms.server / sales) * 100) / 100 : 0,
+  postgres: sales > 0 ? Math.round((span.ms.postgres / sales) * 100) / 100 : 0,
+})
+
+type CpuSampled = Awaited<ReturnType<typeof sampleCpu<FlashOutcome>>>
+
+/**
+ * The hand-written sale's rows, figures and checks: its two runs (before and after the product's
+ * sale) together against the product's, sales/s while selling (all sales over all the time to
+ * the last one) and winners' p99 (the mean of its runs' p99s); and the correctness of each of its
+ * runs, read from its own tables.
+ */
+async function handWrittenResults(r: Run, hand: HandWritten, runs: CpuSampled[], sale: FlashOutcome) {
+  const outcomes = runs.map((one) => one.result)
+  const sellingRate = (list: FlashOutcome[]) =>
+    list.reduce((n, o) => n + o.sales, 0) / (list.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
+  const handRate = sellingRate(outcomes)
+  const saleRate = sellingRate([sale])
+  const handP99 = Math.round((outcomes.reduce((n, o) => n + o.winners.p99, 0) / outcomes.length) * 10) / 10
+  const spans = runs.map((one) => one.until(one.result.lastSaleMs))
+  const perSale = cpuPerSale(
+    { ms: { server: spans.reduce((n, one) => n + one.ms.server, 0), postgres: spans.reduce((n, one) => n + one.ms.postgres, 0) } },
+    outcomes.reduce((n, o) => n + o.sales, 0),
+  )
+  const each = (f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
+  r.rows.push(flashRow('flash sale, hand-written (bench/server/sale-baseline.ts): POST basket (1–4) + checkout', ...outcomes))
+  Object.assign(r.figures, {
+    hand_written_checkouts_per_s_until_sold_out: Math.round(handRate),
+    hand_written_runs_checkouts_per_s_until_sold_out: each((o) => Math.round(sellingRate([o]))),
+    hand_written_sold_out_ms: each((o) => Math.round(o.lastSaleMs)),
+    hand_written_winners: each((o) => o.winners.count),
+    hand_written_winners_p50_ms: each((o) => o.winners.p50),
+    hand_written_winners_p99_ms: each((o) => o.winners.p99),
+    hand_written_winners_checkout_p99_ms: each((o) => o.winners.checkoutP99),
+    hand_written_cpu_while_selling: spans.map(cpuShares).join('; '),
+    hand_written_server_cpu_ms_per_sale: perSale.server,
+    hand_written_pg_cpu_ms_per_sale: perSale.postgres,
+  })
+  const ratio = saleRate / handRate
+  r.checks.push(
+    {
+      target: `flash sale: sales/s while selling ≥ ${TARGETS.handWrittenSales * 100} % of the hand-written sale`,
+      measured: `${Math.round(saleRate)} vs ${Math.round(handRate)} /s = ${pct(ratio)} (the hand-written sale's 2 runs, before and after)`,
+      pass: ratio >= TARGETS.handWrittenSales,
+      kind: 'target',
+    },
+    {
+      target: "flash sale: winners' p99 ≤ 2/3 of the hand-written sale's",
+      measured: `${sale.winners.p99} vs ${handP99} ms (${(sale.winners.p99 / handP99).toFixed(2)} ×; the hand-written sale's: mean of 2 runs)`,
+      pass: sale.winners.p99 <= TARGETS.handWrittenP99 * handP99,
+      kind: 'target',
+    },
+  )
+  const list = (m: Record<string, number>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${v} × ${k}`)
+      .join(', ') || 'none'
+  for (const [n, id] of hand.sales.entries()) {
+    const run = outcomes[n]!
+    const st = await saleBaselineState(r.databaseUrl!, id)
+    r.figures[`hand_written_state_${n + 1}`] =
+      `capacity ${st.capacity}, sold ${st.sold}, held ${st.held} (live holds ${st.heldByHolds}), ${st.tickets} tickets in ${st.orders} orders`
+    r.checks.push({
+      target: `hand-written sale ${n + 1}: every buyer done; sold + held ≤ capacity; sold = tickets = answered; held 0; every refusal 409 insufficient_inventory`,
+      measured: `${run.finished ? run.buyers : 'not all'} buyers; sold ${st.sold} + held ${st.held} ≤ ${st.capacity}; ${st.sold} = ${st.tickets} (tickets) = ${run.ticketsSold} (answers); held ${st.held} (live holds ${st.heldByHolds}); refusals: ${list(run.refusals)}; anything else: ${list(run.unexpected)}`,
+      pass:
+        run.finished &&
+        st.sold + st.held <= st.capacity &&
+        st.sold === st.tickets &&
+        st.sold === run.ticketsSold &&
+        st.held === 0 &&
+        st.heldByHolds === 0 &&
+        Object.keys(run.unexpected).length === 0,
+      kind: 'correctness',
+    })
+  }
+}
+
 const cpuShares = (shares: { server: number; postgres: number; bench: number; spanMs: number }) =>
   `server ${shares.server}, postgres ${shares.postgres}, load generator ${shares.bench} (cores, over ${shares.spanMs} ms)`
 
@@ -963,6 +1151,8 @@ async function main() {
   const driver = process.env.DATABASE_URL ? 'postgres' : 'pglite'
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'boxoffice-bench-'))
   const database = process.env.DATABASE_URL ? await createDatabase(process.env.DATABASE_URL) : undefined
+  // CPU shares count the backends of this database and the server's own processes, not those of other work on the machine.
+  if (database) countPostgresOf(database.url)
   const env: Record<string, string> = {
     LOG_LEVEL: 'warn',
     JWT_SECRET,
@@ -1050,6 +1240,8 @@ async function main() {
       checks,
       figures,
       notes,
+      env,
+      databaseUrl: database?.url,
     }
     if (runs('auth')) await authOverhead(r)
     if (runs('catalogue')) await catalogue(r)

@@ -43,31 +43,59 @@ async function freePort(): Promise<number> {
 export const IMAGE_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=8']
 
 /** Starts the server as its own process and waits for its first healthy answer. */
-export async function startServer(env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {
+export function startServer(env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {
+  return startProcess({
+    script: options.fromSource ? 'bench/server.ts' : 'bench/.build/bench/server.js',
+    fromSource: options.fromSource,
+    nodeFlags: [...IMAGE_NODE_FLAGS, ...(options.nodeFlags ?? [])],
+    env,
+    healthPath: '/iam/v1/health',
+  })
+}
+
+/**
+ * Starts one of the benchmark's baselines (bench/server/*-baseline.ts and the like) as its own
+ * process, compiled like the server (or through tsx with `fromSource`), with Node's default flags
+ * unless told, and waits for its first healthy answer at `/health`.
+ */
+export function startBaseline(name: string, env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {
+  return startProcess({
+    script: options.fromSource ? `bench/server/${name}.ts` : `bench/.build/bench/server/${name}.js`,
+    fromSource: options.fromSource,
+    nodeFlags: options.nodeFlags ?? [],
+    env,
+    healthPath: '/health',
+  })
+}
+
+/** Runs `script` (relative to the root) as its own process on a free port and waits for its first healthy answer at `healthPath`. */
+async function startProcess(options: {
+  script: string
+  fromSource: boolean
+  nodeFlags: string[]
+  env: Record<string, string>
+  healthPath: string
+}): Promise<Server> {
   const port = await freePort()
-  const args = [
-    ...IMAGE_NODE_FLAGS,
-    ...(options.nodeFlags ?? []),
-    ...(options.fromSource ? ['--import', 'tsx', 'bench/server.ts'] : ['bench/.build/bench/server.js']),
-  ]
+  const args = [...options.nodeFlags, ...(options.fromSource ? ['--import', 'tsx'] : []), options.script]
   const started = performance.now()
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
   const baseUrl = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error('server exited during start')
-    const ok = await fetch(`${baseUrl}/iam/v1/health`).then(
+    if (child.exitCode !== null) throw new Error(`${options.script} exited during start`)
+    const ok = await fetch(`${baseUrl}${options.healthPath}`).then(
       (r) => r.ok,
       () => false,
     )
     if (ok) break
     if (Date.now() > deadline) {
       child.kill('SIGKILL')
-      throw new Error('server did not become healthy within 60 s')
+      throw new Error(`${options.script} did not become healthy within 60 s`)
     }
     await new Promise((r) => setTimeout(r, 5))
   }
@@ -153,18 +181,47 @@ function cpuMsOf(pid: number | string): number {
   }
 }
 
-/** CPU time of every process of this machine named `postgres` (a local server's backends), in ms. */
-function postgresCpuMs(): number {
-  let total = 0
+/** A client backend's title: `postgres: 15/main: <user> <database> <address>(<port>) <state>`. */
+const CLIENT_BACKEND = /^postgres: [^:]+: \S+ (\S+) (?:\S+\(\d+\)|\[local\])/
+/** The database of each client backend seen (a backend serves one database for its life). */
+const backendDatabase = new Map<string, string>()
+
+/** Whether this `postgres` process works for `database`: its client backends and the server's own processes (writers, checkpointer, autovacuum). */
+function worksFor(pid: string, database: string): boolean {
+  let known = backendDatabase.get(pid)
+  if (known === undefined) {
+    const match = CLIENT_BACKEND.exec(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '))
+    if (!match) return true
+    known = match[1]!
+    backendDatabase.set(pid, known)
+  }
+  return known === database
+}
+
+/**
+ * CPU time so far of each process of this machine named `postgres` (a local server's), in ms, by
+ * pid; with `database`, only those that work for it (`worksFor`): the backends of other databases
+ * (other work on a shared machine) are left out.
+ */
+function postgresCpuMs(database: string | undefined): Map<string, number> {
+  const used = new Map<string, number>()
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMsOf(pid)
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres' && (database === undefined || worksFor(pid, database))) used.set(pid, cpuMsOf(pid))
     } catch {
       // gone meanwhile
     }
   }
-  return total
+  return used
+}
+
+/** The benchmark's PostgreSQL database, whose processes `sampleCpu` counts as `postgres` (undefined: every `postgres` process). */
+let benchDatabase: string | undefined
+
+/** Has `sampleCpu` count only the PostgreSQL processes that work for the database of `url` (see `worksFor`). */
+export function countPostgresOf(url: string) {
+  benchDatabase = decodeURIComponent(new URL(url).pathname.slice(1))
 }
 
 type CpuSample = { atMs: number; server: number; postgres: number; bench: number }
@@ -172,16 +229,32 @@ type CpuSample = { atMs: number; server: number; postgres: number; bench: number
 /**
  * Samples, every 50 ms while `work` runs, the CPU time used so far by the server (all its
  * processes together when several serve the one database), by the local
- * PostgreSQL's processes (backends that end meanwhile take their time with them: a lower bound)
+ * PostgreSQL's processes (those of the benchmark's database once `countPostgresOf` names it; a
+ * backend that ends meanwhile counts what it had used at its last sample)
  * and by this benchmark process (the load generator). `until(t)` answers each one's share of one
- * core over the first t ms, so a flash sale can say where the 2 cores went while it sold.
+ * core over the first t ms (and the CPU ms each used), so a flash sale can say where the 2 cores
+ * went while it sold.
  */
 export async function sampleCpu<T>(pids: readonly number[], work: () => Promise<T>) {
   const started = performance.now()
+  // Each PostgreSQL process's time since the first sample (a process started since: all of it); one
+  // that ended keeps what it had used at its last sample.
+  const seen = new Map<string, { first: number; latest: number }>()
+  const postgresSoFar = () => {
+    const first = seen.size === 0
+    for (const [pid, ms] of postgresCpuMs(benchDatabase)) {
+      const entry = seen.get(pid)
+      if (entry) entry.latest = ms
+      else seen.set(pid, { first: first ? ms : 0, latest: ms })
+    }
+    let total = 0
+    for (const entry of seen.values()) total += entry.latest - entry.first
+    return total
+  }
   const take = (): CpuSample => {
     const usage = process.cpuUsage()
     const server = pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0)
-    return { atMs: performance.now() - started, server, postgres: postgresCpuMs(), bench: (usage.user + usage.system) / 1000 }
+    return { atMs: performance.now() - started, server, postgres: postgresSoFar(), bench: (usage.user + usage.system) / 1000 }
   }
   const samples = [take()]
   const timer = setInterval(() => samples.push(take()), 50)
@@ -197,8 +270,16 @@ export async function sampleCpu<T>(pids: readonly number[], work: () => Promise<
     const first = samples[0]!
     const last = samples.find((sample) => sample.atMs >= untilMs) ?? samples.at(-1)!
     const span = last.atMs - first.atMs || 1
-    const share = (key: 'server' | 'postgres' | 'bench') => Math.round(((last[key] - first[key]) / span) * 100) / 100
-    return { server: share('server'), postgres: share('postgres'), bench: share('bench'), spanMs: Math.round(span) }
+    const used = (key: 'server' | 'postgres' | 'bench') => last[key] - first[key]
+    const share = (key: 'server' | 'postgres' | 'bench') => Math.round((used(key) / span) * 100) / 100
+    return {
+      server: share('server'),
+      postgres: share('postgres'),
+      bench: share('bench'),
+      spanMs: Math.round(span),
+      /** CPU time used over the span, in ms (not rounded): e.g. divided by the sales made in it. */
+      ms: { server: used('server'), postgres: used('postgres'), bench: used('bench') },
+    }
   }
   return { result, until }
 }
