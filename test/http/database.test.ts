@@ -93,6 +93,27 @@ describe(`a transaction ending with a statement sent with its COMMIT (${usesPost
     expect(result).toBe('still serving')
   })
 
+  it('runs the statements sent after the last one in the same transaction, answering them; one failing rolls everything back', async () => {
+    await database.db.execute(sql`insert into lock_probe values (50, 5, 0)`)
+    const { last, after } = await transactionEndingWith(database.db, (tx) => ({
+      result: null,
+      last: sellOne(50),
+      after: [sqlStatement(tx, sql`select sold from lock_probe where id = 50`), sqlStatement(tx, sql`insert into lock_probe values (51, 0, 0)`)],
+    }))
+    expect(last).toBe(1)
+    // The first one after saw the sale it follows.
+    expect((after[0] as { rows: { sold: number }[] }).rows).toEqual([{ sold: 1 }])
+    expect(await soldOf(51)).toBe(0)
+    await expect(
+      transactionEndingWith(database.db, (tx) => ({
+        result: null,
+        last: sellOne(50),
+        after: [sqlStatement(tx, sql`insert into lock_probe values (51, 0, 0)`)],
+      })),
+    ).rejects.toSatisfy((error: unknown) => sqlState(error) === '23505')
+    expect(await soldOf(50)).toBe(1)
+  })
+
   it('rolls everything back when a statement sent alongside the last one fails, and throws its error (with or without a last statement)', async () => {
     await database.db.execute(sql`insert into lock_probe values (40, 5, 0)`)
     await expect(
@@ -380,7 +401,7 @@ describe.skipIf(!usesPostgres())('prepared statements on PostgreSQL', () => {
       const last: LastStatement<number> = { query: { sql: "select $1::int as n, 'probe-last' as tag", params: [7] }, read: (rows) => Number(rows[0]!.n) }
       for (let n = 0; n < 2; n++) {
         const ended = await transactionEndingWith(own.db, () => ({ result: n, last }))
-        expect(ended).toEqual({ result: n, last: 7 })
+        expect(ended).toEqual({ result: n, last: 7, after: [] })
       }
       const named = (await preparedOn(own)).filter((row) => row.statement.includes('probe-last'))
       expect(named.map((row) => row.name)).toEqual([expect.stringMatching(/^s_[A-Za-z0-9_-]{24}$/)])
