@@ -32,8 +32,8 @@ type Item = { inventory_id: string; quantity?: number; seats?: string[]; variant
 type Request = () => Promise<{ statusCode: number; body: string }>
 
 const create = (items: Item[]) => ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: seller.auth, payload: { items } })
-const checkout = (basketId: string, headers: Record<string, string>) =>
-  ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/checkout`, headers, payload: { payment_method: 'pix' } })
+const checkout = (basketId: string, headers: Record<string, string>, extra: Record<string, unknown> = {}) =>
+  ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/checkout`, headers, payload: { payment_method: 'pix', ...extra } })
 
 /** Waits (bounded) until `ready` holds, yielding to the app in between. */
 async function until(ready: () => boolean, what: string) {
@@ -233,6 +233,26 @@ describe('checkouts decided in a group answer as one by one', () => {
     expect(together.map((res) => answerOf(res, { [one.inventory.id]: 'I' }).status)).toEqual(alone.map((res) => answerOf(res, {}).status))
     expect(await countsOf(one.inventory.id)).toEqual({ sold: 6, held: 0 })
     expect(await countsOf(two.inventory.id)).toEqual({ sold: 6, held: 0 })
+  })
+
+  it('a group whose middle checkout is refused under the locks (a total other than charged): it rolls back, and each is sold alone', async () => {
+    const one = await anInventory(10)
+    const two = await anInventory(10)
+    // The second buyer was charged 1 centavo: refused with price_changed, decided under the locks, after its sale ran.
+    const sequence = (held: Awaited<ReturnType<typeof threeBaskets>>) =>
+      held.map(
+        ({ id, buyer }, n) =>
+          () =>
+            checkout(id, buyer.headers, n === 1 ? { expected_total: 1 } : {}),
+      )
+    const together = await grouped([one.inventory.id], sequence(await threeBaskets(one.inventory.id)))
+    const alone = await oneByOne(sequence(await threeBaskets(two.inventory.id)))
+
+    expect(together.map((res) => res.statusCode)).toEqual([201, 409, 201])
+    expect(JSON.parse(together[1]!.body).code).toBe('price_changed')
+    expect(together.map((res) => answerOf(res, {}).status)).toEqual(alone.map((res) => answerOf(res, {}).status))
+    expect(await countsOf(one.inventory.id)).toEqual({ sold: 4, held: 2 })
+    expect(await countsOf(one.inventory.id)).toEqual(await countsOf(two.inventory.id))
   })
 
   it('a group with a lapsed basket in the middle: it alone is refused, the others are sold', async () => {

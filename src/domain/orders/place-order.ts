@@ -140,9 +140,11 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions): Promise<{ 
  * Checkouts of baskets of the same inventories, in ONE transaction: each basket's checkout up to
  * its sale, side by side on the transaction's connection (nothing there locks an inventory), then
  * one statement that sells every basket in arrival order, each by take_tickets exactly as alone
- * (`takeTicketsGroup`), sent with the COMMIT. A group is all or nothing: should any basket fail
- * (refused, its basket gone, a price moved, any error), the group rolls back and each basket is
- * checked out alone, in order, so that every buyer gets exactly its own answer. Buyers of one
+ * (`takeTicketsGroup`), sent with the COMMIT. A basket whose reading refuses it (gone, expired,
+ * checked out already, …) has written nothing: it gets that refusal and the group goes on. Past
+ * that, a group is all or nothing: should any basket fail (its tickets refused, a price moved, any
+ * error), the group rolls back and each basket not yet answered is checked out alone, in order, so
+ * that every buyer gets exactly its own answer. Buyers of one
  * flash sale hold their tickets, so their checkouts rarely fail. A basket sent twice in a group
  * is checked out alone after it.
  */
@@ -152,9 +154,22 @@ async function sellTogether(db: Db, members: PlaceOrderOptions[]): Promise<Settl
   if (grouped.length > 1) {
     try {
       const { result } = await transactionEndingWith(db, async (tx) => {
-        const settled = pipelines(tx)
-          ? await Promise.allSettled(grouped.map((member) => checkout(tx, member)))
-          : await inTurns(grouped.map((member) => () => checkout(tx, member)))
+        const sideBySide = <T>(works: (() => Promise<T>)[]) => (pipelines(tx) ? Promise.allSettled(works.map((work) => work())) : inTurns(works))
+        // Baskets refused by their reading (gone, expired, checked out, …) wrote nothing: answered as they are.
+        const readings = await sideBySide(grouped.map((member) => () => readCheckout(tx, member)))
+        const going: { member: PlaceOrderOptions; reading: CheckoutReading }[] = []
+        for (const [n, read] of readings.entries()) {
+          if (read.status === 'fulfilled') going.push({ member: grouped[n]!, reading: read.value })
+          else if (read.reason instanceof AppError) outcomes.set(grouped[n]!, { error: read.reason })
+          else throw read.reason
+        }
+        const settled = await sideBySide(
+          going.map(
+            ({ member, reading }) =>
+              () =>
+                placeCheckout(tx, reading, member),
+          ),
+        )
         const failed = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected')
         if (failed) throw failed.reason
         const placed = settled.map((one) => (one as PromiseFulfilledResult<Placed>).value)
@@ -163,11 +178,15 @@ async function sellTogether(db: Db, members: PlaceOrderOptions[]): Promise<Settl
           const event = webhookEventsStatement(one.view.seller_id, [orderEvent('order.confirmed', one.view)])
           return event ? [sqlStatement(tx, event)] : []
         })
-        return { result: placed.map((one) => one.view), last: sales.length > 0 ? takeTicketsGroup(sales) : undefined, alongside: events }
+        return {
+          result: placed.map((one, n) => [going[n]!.member, one.view] as const),
+          last: sales.length > 0 ? takeTicketsGroup(sales) : undefined,
+          alongside: events,
+        }
       })
-      for (const [n, member] of grouped.entries()) outcomes.set(member, { value: { body: result[n]!, replayed: false } })
+      for (const [member, view] of result) outcomes.set(member, { value: { body: view, replayed: false } })
     } catch {
-      // Each alone, below.
+      // Each basket not yet answered alone, below.
     }
   }
   const answers: Settled<{ body: OrderView; replayed: boolean }>[] = []
@@ -266,6 +285,14 @@ type Placed = { view: OrderView; sale: TakeTicketsOptions | undefined }
  * refuse; a pricing that moved since the order was written retries (`PricesMoved`).
  */
 async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
+  return placeCheckout(tx, await readCheckout(tx, options), options)
+}
+
+/** A checkout's reading, before anything is written: the basket locked, its lines, and their pricing. */
+type CheckoutReading = { basket: BasketState; lines: BasketLine[]; draft: Pricing; method: PaymentMethod }
+
+/** The first half of a checkout: the basket locked and read, and priced without locks. Writes nothing; refuses by throwing an AppError. */
+async function readCheckout(tx: Db, options: PlaceOrderOptions): Promise<CheckoutReading> {
   const { sellerId, basketId, customerId, affiliate } = options
   // The lines are read after the basket is locked, in the same round trip.
   const [locked, lineRows] = await inOrder(tx, lockBasketQuery(tx, sellerId, basketId), basketLinesQuery(tx, basketId))
@@ -286,6 +313,13 @@ async function checkout(tx: Db, options: PlaceOrderOptions): Promise<Placed> {
   }
 
   const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
+  return { basket, lines, draft, method }
+}
+
+/** The second half: the order written, and the sale to end with (or, with coupons, run now). */
+async function placeCheckout(tx: Db, reading: CheckoutReading, options: PlaceOrderOptions): Promise<Placed> {
+  const { sellerId, basketId, customerId, affiliate } = options
+  const { basket, lines, draft, method } = reading
   // Written before the inventories are locked, unless this reading refuses (only a reading under the locks may).
   const view = draft.refusal ? undefined : await writeOrder(tx, basket, draft, method, options)
   const sale: TakeTicketsOptions = {
