@@ -144,9 +144,8 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions): Promise<{ 
  * checked out already, …) has written nothing: it gets that refusal and the group goes on. Past
  * that, a group is all or nothing: should any basket fail (its tickets refused, a price moved, any
  * error), the group rolls back and each basket not yet answered is checked out alone, in order, so
- * that every buyer gets exactly its own answer. Buyers of one
- * flash sale hold their tickets, so their checkouts rarely fail. A basket sent twice in a group
- * is checked out alone after it.
+ * that every buyer gets exactly its own answer. Buyers of one flash sale hold their tickets, so
+ * their checkouts rarely fail. A basket sent twice in a group is checked out alone after it.
  */
 async function sellTogether(db: Db, members: PlaceOrderOptions[]): Promise<Settled<{ body: OrderView; replayed: boolean }>[]> {
   const grouped = members.filter((member, n) => members.findIndex((other) => other.basketId === member.basketId) === n)
@@ -163,13 +162,12 @@ async function sellTogether(db: Db, members: PlaceOrderOptions[]): Promise<Settl
           else if (read.reason instanceof AppError) outcomes.set(grouped[n]!, { error: read.reason })
           else throw read.reason
         }
-        const settled = await sideBySide(
-          going.map(
-            ({ member, reading }) =>
-              () =>
-                placeCheckout(tx, reading, member),
-          ),
+        const placing = going.map(
+          ({ member, reading }) =>
+            () =>
+              placeCheckout(tx, reading, member),
         )
+        const settled = await sideBySide(placing)
         const failed = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected')
         if (failed) throw failed.reason
         const placed = settled.map((one) => (one as PromiseFulfilledResult<Placed>).value)
