@@ -12,23 +12,29 @@ export function registerGracefulClose(app: FastifyInstance) {
   const inFlight = new Set<FastifyRequest>()
   let closing = false
 
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks, not async ones: they run on every request, and cost no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     // A request arriving on a kept-alive connection during the drain: 503 in our envelope.
-    if (closing) throw new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } })
+    if (closing) return done(new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } }))
     inFlight.add(request)
+    done()
   })
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     inFlight.delete(request)
+    done()
   })
-  app.addHook('onRequestAbort', async (request) => {
+  app.addHook('onRequestAbort', (request, done) => {
     inFlight.delete(request)
+    done()
   })
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (done) => {
     closing = true
+    done()
   })
   // Once closing, each answer ends its connection, so no idle keep-alive socket lingers.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
 
   return async function drain(timeoutMs: number): Promise<number> {

@@ -118,12 +118,14 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
     attemptDuration.observe({ kind }, durationMs / 1000)
   })
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
-    if (route === '/metrics') return
-    const labels = { method: request.method, route, status: String(reply.statusCode) }
-    requests.inc(labels)
-    duration.observe(labels, reply.elapsedTime / 1000)
+    if (route !== '/metrics') {
+      const labels = { method: request.method, route, status: String(reply.statusCode) }
+      requests.inc(labels)
+      duration.observe(labels, reply.elapsedTime / 1000)
+    }
+    done()
   })
 
   if (sources.token) {
