@@ -23,8 +23,11 @@ declare module 'fastify' {
 /** The database channel of announce_catalogue_changed (src/domain/catalog/sql/): a seller id, when what its catalogue shows changed. */
 export const CATALOGUE_CHANGED_CHANNEL = 'catalogue_changed'
 
-/** An answer as it went out: its body (compressed when `encoding` says so) and content type. */
-type Entry = { sellerId: string; body: string | Buffer; type: string; encoding: string | undefined; etag: string; until: number }
+/**
+ * An answer as it went out: its body (compressed when `encoding` says so), kept as bytes so that
+ * a hit sends them as they are (no serializing, no UTF-8 encoding per request), and content type.
+ */
+type Entry = { sellerId: string; body: Buffer; type: string; encoding: string | undefined; etag: string; until: number }
 export type StoredAnswer = { body: string | Buffer; type: string; encoding?: string | undefined }
 /** Where a miss started: it is stored only if nothing changed meanwhile. */
 type Miss = { key: string; sellerId: string; since: number }
@@ -36,7 +39,7 @@ export type CatalogueCacheOptions = {
   maxEntries?: number
   /** Larger answers are not kept. */
   maxBodyBytes?: number
-  /** At most this many characters of answers in all: the oldest go first. */
+  /** At most this many bytes of answers in all: the oldest go first. */
   maxTotalBytes?: number
 }
 
@@ -97,7 +100,8 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
      * `maxBytes`, the cache's own limit by default); answers its ETag either way.
      */
     store(miss: Miss, answer: StoredAnswer | string, maxBytes = maxBodyBytes): string {
-      const { body, type, encoding } = typeof answer === 'string' ? { body: answer, type: JSON_TYPE, encoding: undefined } : answer
+      const { body: sent, type, encoding } = typeof answer === 'string' ? { body: answer, type: JSON_TYPE, encoding: undefined } : answer
+      const body = typeof sent === 'string' ? Buffer.from(sent) : sent
       const etag = etagOf(body)
       if (body.length <= maxBytes) entries.set(miss.key, { sellerId: miss.sellerId, body, type, encoding, etag, until: Date.now() + maxAgeMs }, miss.since)
       return etag
@@ -114,7 +118,7 @@ export function createCatalogueCache(options: CatalogueCacheOptions) {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-const etagOf = (body: string | Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`
+const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`
 
 /** Whether `If-None-Match` names this ETag (or is `*`). */
 const matches = (header: string | undefined, etag: string) =>
@@ -164,10 +168,8 @@ export function registerCatalogueCache(app: FastifyInstance) {
       return
     }
     if (hit.encoding) reply.header('content-encoding', hit.encoding)
-    reply
-      .type(hit.type)
-      .serializer((payload: unknown) => payload as string)
-      .send(hit.body)
+    // Bytes go out as they are: no serializer runs.
+    reply.type(hit.type).send(hit.body)
   })
 
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -188,8 +190,14 @@ export function registerCatalogueCache(app: FastifyInstance) {
   })
 }
 
+const PRIVATE_VARY = ['authorization', 'x-affiliate-code']
+const PRIVATE_VARY_HEADER = PRIVATE_VARY.join(', ')
+
 /** Answers of one seller's credentials: no shared cache may keep them, and clients revalidate. */
 function privately(reply: FastifyReply) {
-  addVary(reply.header('cache-control', 'private, no-cache'), 'authorization', 'x-affiliate-code')
+  reply.header('cache-control', 'private, no-cache')
+  // Most answers carry no Vary yet (a hit never does): the list is then written as it is.
+  if (reply.hasHeader('vary')) addVary(reply, ...PRIVATE_VARY)
+  else reply.header('vary', PRIVATE_VARY_HEADER)
   return reply
 }
