@@ -78,11 +78,14 @@ describe('closing the app', () => {
     await app.listen({ port: 0, host: '127.0.0.1' })
   })
 
-  it('drains a request in flight before it closes', async () => {
+  it('drains a request in flight before it closes, and its answer ends its kept-alive connection', async () => {
     const address = app.server.address() as { port: number }
-    const pending = fetch(`http://127.0.0.1:${address.port}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }))
+    const pending = rawRequest(address.port, 'GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n')
     await arrival
     await app.close()
-    expect(await pending).toEqual({ status: 200, body: { done: true } })
+    const response = await pending.closed
+    expect(response).toMatch(/^HTTP\/1\.1 200 /)
+    expect(response.toLowerCase()).toContain('connection: close')
+    expect(response.endsWith('{"done":true}')).toBe(true)
   })
 })

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '../errors.js'
 
@@ -9,14 +9,18 @@ import { AppError } from '../errors.js'
  * Answers `drain(ms)`, which resolves once no request is in flight (or the time is up).
  */
 export function registerGracefulClose(app: FastifyInstance) {
-  const inFlight = new Set<FastifyRequest>()
+  // Each request in flight and its reply.
+  const inFlight = new Map<FastifyRequest, FastifyReply>()
   let closing = false
 
   // Callback hooks, not async ones: they run on every request, and cost no promise.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // A request arriving on a kept-alive connection during the drain: 503 in our envelope.
-    if (closing) return done(new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } }))
-    inFlight.add(request)
+    if (closing) {
+      reply.header('connection', 'close')
+      return done(new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } }))
+    }
+    inFlight.set(request, reply)
     done()
   })
   app.addHook('onResponse', (request, _reply, done) => {
@@ -27,14 +31,12 @@ export function registerGracefulClose(app: FastifyInstance) {
     inFlight.delete(request)
     done()
   })
+  // Once closing, each answer ends its connection, so no idle keep-alive socket lingers: those
+  // of the requests in flight, and those of the requests refused above.
   app.addHook('preClose', (done) => {
     closing = true
+    for (const reply of inFlight.values()) if (!reply.sent) reply.header('connection', 'close')
     done()
-  })
-  // Once closing, each answer ends its connection, so no idle keep-alive socket lingers.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close')
-    done(null, payload)
   })
 
   return async function drain(timeoutMs: number): Promise<number> {
