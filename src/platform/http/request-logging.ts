@@ -1,5 +1,5 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import type { Bindings, ChildLoggerOptions, Logger } from 'pino'
+import { levels, type Bindings, type ChildLoggerOptions, type Logger } from 'pino'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -9,6 +9,15 @@ declare module 'fastify' {
 }
 
 const isProbe = (request: FastifyRequest) => request.routeOptions.config?.probe === true
+
+/**
+ * Whether the request's logger writes neither info nor debug lines (a level of warn or above):
+ * then none of the request lines is written, and nothing about them is worked out.
+ */
+const abovePerRequestLines = (request: FastifyRequest) => {
+  const level = request.log.level
+  return level === 'silent' || (levels.values[level] ?? 0) > levels.values.info!
+}
 
 /**
  * Fastify's request logging (`incoming request`, `request completed` at info, with the trace id
@@ -22,11 +31,14 @@ export class RequestLogController extends LogController {
   }
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>) {
+    if (abovePerRequestLines(request)) return
     if (!isProbe(request)) return super.incomingRequest(request, reply, metadata)
     if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request')
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply, metadata?: Record<string, unknown>) {
+    // An error is logged at error, whatever the level.
+    if (!error && abovePerRequestLines(request)) return
     if (!isProbe(request) || error || reply.statusCode >= 300) return super.requestCompleted(error, request, reply, metadata)
     if (!this.isLogDisabled(request)) reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed')
   }
