@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '../errors.js'
 
+/** The size of the map of requests in flight from which it is swept for requests whose client went away. */
+const SWEEP_FROM = 1024
+
 /**
  * What a graceful close needs beyond Fastify's own: Fastify stops listening and resolves
  * `close()` without waiting for a request whose body is still arriving, and keep-alive
@@ -12,6 +15,14 @@ export function registerGracefulClose(app: FastifyInstance) {
   // Each request in flight and its reply.
   const inFlight = new Map<FastifyRequest, FastifyReply>()
   let closing = false
+  // A request whose client went away gets no onResponse. Rather than listen for that on every
+  // request (an abort hook costs a listener on each), such requests are dropped when the map
+  // has doubled since it was last swept, and whenever the drain looks.
+  let sweepAt = SWEEP_FROM
+  const sweep = () => {
+    for (const request of inFlight.keys()) if (request.raw.socket?.destroyed) inFlight.delete(request)
+    sweepAt = Math.max(SWEEP_FROM, inFlight.size * 2)
+  }
 
   // Callback hooks, not async ones: they run on every request, and cost no promise.
   app.addHook('onRequest', (request, reply, done) => {
@@ -21,13 +32,10 @@ export function registerGracefulClose(app: FastifyInstance) {
       return done(new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } }))
     }
     inFlight.set(request, reply)
+    if (inFlight.size >= sweepAt) sweep()
     done()
   })
   app.addHook('onResponse', (request, _reply, done) => {
-    inFlight.delete(request)
-    done()
-  })
-  app.addHook('onRequestAbort', (request, done) => {
     inFlight.delete(request)
     done()
   })
@@ -41,7 +49,11 @@ export function registerGracefulClose(app: FastifyInstance) {
 
   return async function drain(timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs
-    while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    sweep()
+    while (inFlight.size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      sweep()
+    }
     return inFlight.size
   }
 }
