@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import cors from '@fastify/cors'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import { validatorCompiler } from 'fastify-type-provider-zod'
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
 import { checkin } from './checkin/index.js'
@@ -21,8 +21,9 @@ import { registerInputGuard } from './platform/http/input-guard.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
 import { limitsPlugin } from './platform/http/rate-limits.js'
-import { RequestLogController } from './platform/http/request-logging.js'
+import { RequestLogController, requestLogger } from './platform/http/request-logging.js'
 import { scanPage } from './platform/http/scan-page.js'
+import { serializerCompiler } from './platform/http/serializer.js'
 import { registerSecurityHeaders } from './platform/http/security-headers.js'
 import { registerTraceHeader, traceIdFor } from './platform/http/trace.js'
 import { withoutTrailingSlash } from './platform/http/trailing-slash.js'
@@ -74,6 +75,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: traceIdFor,
     logController: new RequestLogController(),
+    childLoggerFactory: requestLogger,
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy ? [...config.trustProxy] : false,
     // Our own 503 (in the error envelope) answers requests that arrive while closing.

@@ -39,4 +39,17 @@ describe('request logging of the readiness probe', () => {
       await app.close()
     }
   })
+
+  it('writes no request line at warn, for probes and other requests alike', async () => {
+    const logs = captureLogs('warn')
+    const app = await buildTestApp({ logger: logs.logger })
+    try {
+      const traceIds = []
+      for (const url of ['/iam/v1/health', '/iam/v1/info', '/iam/v1/no-such-route'])
+        traceIds.push(String((await app.inject({ method: 'GET', url })).headers['x-trace-id']))
+      for (const traceId of traceIds) expect(requestLines(logs.lines, traceId)).toEqual([])
+    } finally {
+      await app.close()
+    }
+  })
 })

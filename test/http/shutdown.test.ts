@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../build-app.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { startServerProcess, type ServerProcess } from '../support/server-process.js'
+import { captureLogs } from '../support/log-capture.js'
 import { eventually } from '../support/smtp-sink.js'
 
 /** Sends a request over a raw socket in two parts, so it can be left in flight. */
@@ -78,11 +79,48 @@ describe('closing the app', () => {
     await app.listen({ port: 0, host: '127.0.0.1' })
   })
 
-  it('drains a request in flight before it closes', async () => {
+  it('drains a request in flight before it closes, and its answer ends its kept-alive connection', async () => {
     const address = app.server.address() as { port: number }
-    const pending = fetch(`http://127.0.0.1:${address.port}/slow`).then(async (r) => ({ status: r.status, body: await r.json() }))
+    const pending = rawRequest(address.port, 'GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n')
     await arrival
     await app.close()
-    expect(await pending).toEqual({ status: 200, body: { done: true } })
+    const response = await pending.closed
+    expect(response).toMatch(/^HTTP\/1\.1 200 /)
+    expect(response.toLowerCase()).toContain('connection: close')
+    expect(response.endsWith('{"done":true}')).toBe(true)
+  })
+})
+
+describe('closing the app with a request whose client went away', () => {
+  const logs = captureLogs('warn')
+  let app: FastifyInstance
+  let arrived: () => void = () => undefined
+  const arrival = new Promise<void>((resolve) => (arrived = resolve))
+  let release: () => void = () => undefined
+  const released = new Promise<void>((resolve) => (release = resolve))
+  beforeAll(async () => {
+    await resetDatabase(await testDatabase())
+    app = await buildTestApp({
+      logger: logs.logger,
+      extend: (a) =>
+        a.get('/held', async () => {
+          arrived()
+          await released
+          return { done: true }
+        }),
+    })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+  })
+
+  it('does not wait for it: its answer has no one to go to', async () => {
+    const address = app.server.address() as { port: number }
+    const abandoned = rawRequest(address.port, 'GET /held HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n')
+    await arrival
+    abandoned.socket.destroy()
+    await abandoned.closed
+    // The handler is still waiting: a drain that counted it would hold the close until its deadline.
+    await app.close()
+    release()
+    expect(logs.lines.filter((line) => line.msg === 'closing with requests still in flight')).toEqual([])
   })
 })

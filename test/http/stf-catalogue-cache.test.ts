@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { events } from '../../src/domain/catalog/events.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { buildTestApp } from '../build-app.js'
@@ -80,6 +80,37 @@ describe('the catalogue cache', () => {
     await eventually(async () => (await get(`/stf/v1/events/${eventId}/availability`, a.auth)).json().data[0].inventories[0].price === priceBefore + 100)
   })
 
+  it('computes a missed answer once for the requests that ask for it meanwhile, and gives each the same answer', async () => {
+    const store = vi.spyOn(app.catalogueCache, 'store')
+    try {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => get('/stf/v1/events?limit=7', a.auth)))
+      expect(store).toHaveBeenCalledTimes(1)
+      expect(answers.map((res) => res.statusCode)).toEqual(Array(8).fill(200))
+      expect(new Set(answers.map((res) => res.body)).size).toBe(1)
+      expect(new Set(answers.map((res) => res.headers.etag)).size).toBe(1)
+      expect(answers.every((res) => res.headers['cache-control'] === 'private, no-cache')).toBe(true)
+      // Forgotten, then asked again: one that names the ETag while it waits gets 304, as after a hit.
+      const etag = answers[0]!.headers.etag as string
+      app.catalogueCache.forgetSeller(a.seller.id)
+      store.mockClear()
+      const [again, revalidated] = await Promise.all([
+        get('/stf/v1/events?limit=7', a.auth),
+        get('/stf/v1/events?limit=7', { ...a.auth, 'if-none-match': etag }),
+      ])
+      expect(store).toHaveBeenCalledTimes(1)
+      expect([again.statusCode, again.headers.etag]).toEqual([200, etag])
+      expect([revalidated.statusCode, revalidated.body, revalidated.headers.etag]).toEqual([304, '', etag])
+    } finally {
+      store.mockRestore()
+    }
+  })
+
+  it('lets the requests that waited for a failed answer compute their own', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => get('/stf/v1/events/no-such-slug', a.auth)))
+    expect(answers.map((res) => res.statusCode)).toEqual(Array(5).fill(404))
+    expect(answers.every((res) => res.json().code === 'not_found')).toBe(true)
+  })
+
   it('does not cache errors, and never answers another seller’s cached event', async () => {
     expect((await get(`/stf/v1/events/${eventId}`, a.auth)).statusCode).toBe(200)
     expect((await get(`/stf/v1/events/${eventId}`, b.auth)).statusCode).toBe(404)
@@ -109,6 +140,14 @@ describe('the catalogue cache’s bounds', () => {
       keep('huge', 300) // larger than the whole budget: never kept, and it evicts nothing
       expect(cache.lookup('huge')).toBeUndefined()
       expect(cache.size().entries).toBe(3)
+      // Too large to keep, it is still the fresh answer its waiters may be given; one computed
+      // while a notice came is neither kept nor given.
+      expect(keep('huge', 300).fresh?.body).toHaveLength(300)
+      const miss = cache.miss('changed', a.seller.id)
+      cache.forgetSeller(a.seller.id)
+      const stale = cache.store(miss, 'x'.repeat(10))
+      expect([stale.fresh, cache.lookup('changed')]).toEqual([undefined, undefined])
+      expect(stale.etag).toMatch(/^"[A-Za-z0-9_-]+"$/)
     } finally {
       await cache.stop()
     }

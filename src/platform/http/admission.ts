@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { addRouteHook } from './route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -72,24 +73,30 @@ export const admissionPlugin = fp<AdmissionOptions>(
       else waiting.shift()?.release()
     }
 
-    app.addHook('onRequest', (request: Tracked, _reply, next) => {
-      const admission = request.routeOptions.config?.admission
+    // Hooks of the classed routes' own: the other routes do not pass through them. A `later`
+    // request waits after its route's scopes have authenticated it, before its body is parsed.
+    app.addHook('onRoute', (route) => {
+      const admission = route.config?.admission
       if (admission === 'first') {
-        request[kFirst] = true
-        first++
-      } else if (admission === 'later' && saturated && first > 0) {
-        waiting.push({ release: () => next(), since: performance.now() })
-        return
+        addRouteHook(route, 'onRequest', (request: Tracked, _reply, next) => {
+          request[kFirst] = true
+          first++
+          next()
+        })
+        addRouteHook(route, 'onResponse', (request: Tracked, _reply, next) => {
+          done(request)
+          next()
+        })
+        addRouteHook(route, 'onRequestAbort', (request: Tracked, next) => {
+          done(request)
+          next()
+        })
+      } else if (admission === 'later') {
+        addRouteHook(route, 'onRequest', (_request, _reply, next) => {
+          if (saturated && first > 0) waiting.push({ release: () => next(), since: performance.now() })
+          else next()
+        })
       }
-      next()
-    })
-    app.addHook('onResponse', (request: Tracked, _reply, next) => {
-      done(request)
-      next()
-    })
-    app.addHook('onRequestAbort', (request: Tracked, next) => {
-      done(request)
-      next()
     })
     app.addHook('onClose', (_app, next) => {
       clearInterval(sampler)

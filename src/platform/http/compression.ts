@@ -1,6 +1,7 @@
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, onSendHookHandler } from 'fastify'
+import { addRouteHook } from './route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,28 +44,30 @@ export const compressBody = (body: string | Buffer, encoding: Exclude<ContentEnc
 
 /**
  * Compresses the successful answers of the routes with `config: { compress: true }` registered in
- * this scope (the product has no compression in front of it). Register it before any hook that
- * keeps answers (the catalogue cache), so that what is kept is what goes out: an answer already
- * carrying a `Content-Encoding` (one kept compressed) is left alone.
+ * this scope (the product has no compression in front of it), in a hook of those routes' own: the
+ * scope's other routes do not pass through it. Register it before any hook that keeps answers
+ * (the catalogue cache), so that what is kept is what goes out: an answer already carrying a
+ * `Content-Encoding` (one kept compressed) is left alone.
  */
 export function registerCompression(app: FastifyInstance) {
-  // A callback hook, not an async one: every other route of the scope passes through it at the
-  // cost of one test, without a promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.routeOptions.config.compress || reply.statusCode !== 200) return done(null, payload)
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload)
-    addVary(reply, 'accept-encoding')
-    if (reply.hasHeader('content-encoding') || Buffer.byteLength(payload) < MIN_BYTES) return done(null, payload)
-    const encoding = negotiateEncoding(request.headers['accept-encoding'])
-    if (encoding === 'identity') return done(null, payload)
-    compressBody(payload, encoding).then(
-      (compressed) => {
-        reply.header('content-encoding', encoding).removeHeader('content-length')
-        done(null, compressed)
-      },
-      (error: Error) => done(error),
-    )
+  app.addHook('onRoute', (route) => {
+    if (route.config?.compress) addRouteHook(route, 'onSend', compressAnswer)
   })
+}
+
+const compressAnswer: onSendHookHandler = (request, reply, payload, done) => {
+  if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload)
+  addVary(reply, 'accept-encoding')
+  if (reply.hasHeader('content-encoding') || Buffer.byteLength(payload) < MIN_BYTES) return done(null, payload)
+  const encoding = negotiateEncoding(request.headers['accept-encoding'])
+  if (encoding === 'identity') return done(null, payload)
+  compressBody(payload, encoding).then(
+    (compressed) => {
+      reply.header('content-encoding', encoding).removeHeader('content-length')
+      done(null, compressed)
+    },
+    (error: Error) => done(error),
+  )
 }
 
 /** Adds header names to the answer's `Vary`, keeping those other hooks put there. */

@@ -1,6 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { AppError } from '../errors.js'
+
+/** The size of the map of requests in flight from which it is swept for requests whose client went away. */
+const SWEEP_FROM = 1024
 
 /**
  * What a graceful close needs beyond Fastify's own: Fastify stops listening and resolves
@@ -9,31 +12,48 @@ import { AppError } from '../errors.js'
  * Answers `drain(ms)`, which resolves once no request is in flight (or the time is up).
  */
 export function registerGracefulClose(app: FastifyInstance) {
-  const inFlight = new Set<FastifyRequest>()
+  // Each request in flight and its reply.
+  const inFlight = new Map<FastifyRequest, FastifyReply>()
   let closing = false
+  // A request whose client went away gets no onResponse. Rather than listen for that on every
+  // request (an abort hook costs a listener on each), such requests are dropped when the map
+  // has doubled since it was last swept, and whenever the drain looks.
+  let sweepAt = SWEEP_FROM
+  const sweep = () => {
+    for (const request of inFlight.keys()) if (request.raw.socket?.destroyed) inFlight.delete(request)
+    sweepAt = Math.max(SWEEP_FROM, inFlight.size * 2)
+  }
 
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks, not async ones: they run on every request, and cost no promise.
+  app.addHook('onRequest', (request, reply, done) => {
     // A request arriving on a kept-alive connection during the drain: 503 in our envelope.
-    if (closing) throw new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } })
-    inFlight.add(request)
+    if (closing) {
+      reply.header('connection', 'close')
+      return done(new AppError('service_unavailable', { message: 'The server is shutting down', headers: { 'retry-after': '1' } }))
+    }
+    inFlight.set(request, reply)
+    if (inFlight.size >= sweepAt) sweep()
+    done()
   })
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     inFlight.delete(request)
+    done()
   })
-  app.addHook('onRequestAbort', async (request) => {
-    inFlight.delete(request)
-  })
-  app.addHook('preClose', async () => {
+  // Once closing, each answer ends its connection, so no idle keep-alive socket lingers: those
+  // of the requests in flight, and those of the requests refused above.
+  app.addHook('preClose', (done) => {
     closing = true
-  })
-  // Once closing, each answer ends its connection, so no idle keep-alive socket lingers.
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close')
+    for (const reply of inFlight.values()) if (!reply.sent) reply.header('connection', 'close')
+    done()
   })
 
   return async function drain(timeoutMs: number): Promise<number> {
     const deadline = Date.now() + timeoutMs
-    while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    sweep()
+    while (inFlight.size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      sweep()
+    }
     return inFlight.size
   }
 }

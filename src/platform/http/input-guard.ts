@@ -46,15 +46,15 @@ const refuse = (path: string[]): AppError => {
 /**
  * Refuses unstorable strings in headers, path and query (on arrival, before authentication
  * reads them) and in the body (once parsed, before validation): 400 `validation_error`.
- * Register before the route groups.
+ * Register before the route groups. Callback hooks: they run on every request, and cost no promise.
  */
 export function registerInputGuard(app: FastifyInstance) {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const found = foundIn('params', request.params) ?? foundIn('querystring', request.query) ?? foundIn('headers', request.headers)
-    if (found) throw refuse(found)
+    done(found && refuse(found))
   })
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const found = findUnstorable(request.body)
-    if (found) throw refuse(found.length ? found : ['body'])
+    done(found && refuse(found.length ? found : ['body']))
   })
 }

@@ -6,6 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { PoolStats } from '../db/database.js'
 import type { OutboxWorker } from '../outbox/worker.js'
 import { AppError } from '../errors.js'
+import { RequestMetrics } from './request-metrics.js'
 
 export type MetricsSources = {
   /** `METRICS_TOKEN`: serve `/metrics` on the API port to this Bearer token. */
@@ -39,13 +40,9 @@ const digest = (value: string) => hash('sha256', value, 'buffer')
 export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const labelNames = ['method', 'route', 'status'] as const
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] })
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency',
-    labelNames,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  const answered = new RequestMetrics({
+    requests: { name: 'http_requests_total', help: 'HTTP requests answered' },
+    duration: { name: 'http_request_duration_seconds', help: 'HTTP request latency', buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     registers: [registry],
   })
   new Gauge({
@@ -118,12 +115,10 @@ export function registerMetrics(app: FastifyInstance, sources: MetricsSources) {
     attemptDuration.observe({ kind }, durationMs / 1000)
   })
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched'
-    if (route === '/metrics') return
-    const labels = { method: request.method, route, status: String(reply.statusCode) }
-    requests.inc(labels)
-    duration.observe(labels, reply.elapsedTime / 1000)
+    if (route !== '/metrics') answered.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000)
+    done()
   })
 
   if (sources.token) {

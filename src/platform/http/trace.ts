@@ -12,9 +12,13 @@ export function traceIdFor(request: RawRequestDefaultExpression): string {
   return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID()
 }
 
-/** Every response carries `X-Trace-Id`, the same id as the request's log lines and error body. */
+/**
+ * Every response carries `X-Trace-Id`, the same id as the request's log lines and error body.
+ * A callback hook, not an async one: it runs on every request, and costs no promise.
+ */
 export function registerTraceHeader(app: FastifyInstance) {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-trace-id', request.id)
+    done()
   })
 }
