@@ -93,7 +93,7 @@ export async function registerSellerAuth(app: FastifyInstance) {
   })
   // A header verified before is answered from memory without parsing it again.
   app.addHook('onRequest', (request, reply, done) => {
-    const known = auth.authenticateCached(request.headers.authorization, request.raw.socket)
+    const known = auth.authenticateCached(request.headers.authorization)
     if (known === undefined) return app.basicAuth(request, reply, done)
     request.seller = known.seller
     resolveAffiliate(request, done, known)

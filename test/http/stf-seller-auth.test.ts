@@ -118,25 +118,6 @@ describe('storefront seller resolution', () => {
     expectUnauthorized(await whoami(c.auth))
   })
 
-  it('answers the header last verified on a connection as memory holds it, and every other header on it for itself', async () => {
-    const c = await createTestSeller(ctx.app)
-    const d = await createTestSeller(ctx.app)
-    for (const auth of [c.auth, d.auth]) expect((await whoami(auth)).statusCode).toBe(200)
-    const memory = ctx.app.sellerAuth
-    const connection = {}
-    const sellerOn = (authorization: string) => memory.authenticateCached(authorization, connection)?.seller.id
-    expect(sellerOn(c.auth.authorization)).toBe(c.seller.id)
-    expect(sellerOn(c.auth.authorization)).toBe(c.seller.id)
-    // Another client's calls multiplexed on the same connection (a proxy's).
-    expect(sellerOn(d.auth.authorization)).toBe(d.seller.id)
-    expect(sellerOn(basicAuth(c.seller.id, `${c.apiKey}x`).authorization)).toBeUndefined()
-    expect(sellerOn(c.auth.authorization)).toBe(c.seller.id)
-    await revokeApiKey(ctx.app.db, { sellerId: c.seller.id, keyId: c.apiKeyId, actor: { type: 'system' } })
-    expect(sellerOn(c.auth.authorization)).toBeUndefined()
-    expect(sellerOn(d.auth.authorization)).toBe(d.seller.id)
-    expectUnauthorized(await whoami(c.auth))
-  })
-
   it('records when a key was last used', async () => {
     const c = await createTestSeller(ctx.app)
     await whoami(c.auth)

@@ -59,15 +59,11 @@ const MAX_AUTHORIZATION = 512
 
 /**
  * Where verified credentials are remembered in memory: the SHA-256 of the Authorization header
- * exactly as sent, never the key itself. A hit then costs one digest and no parsing at all (and
- * on a kept-alive connection, not even the digest: see `lastOnConnection`).
+ * exactly as sent, never the key itself. A hit then costs one digest and no parsing at all.
  * The keyed hash (HMAC) is what the database stores; a plain digest of a high-entropy secret is
  * as safe in this process's memory and several times cheaper on every call.
  */
 const memoryKey = (authorization: string) => hash('sha256', authorization, 'hex')
-
-/** The Authorization header last found verified on a connection, and its memory key. */
-type LastOnConnection = { authorization: string; key: string }
 
 /**
  * Verifies storefront credentials (and the sessions of customer tokens) with a keyed hash (API keys are high-entropy, so a slow
@@ -85,12 +81,6 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
   const keys = new EpochCache<KeyEntry>({ maxEntries, groupOf: (entry) => entry.seller.id, trusted })
   const affiliates = new EpochCache<AffiliateEntry>({ maxEntries, groupOf: (entry) => entry.sellerId, trusted })
   const sessions = new EpochCache<SessionEntry>({ maxEntries, groupOf: (entry) => entry.customerId, trusted })
-  // A storefront's backend sends the same credentials on every call of a kept-alive connection:
-  // the header last found verified on each connection is kept with it (and goes with it), so the
-  // next call compares two strings instead of taking a digest. The comparison is exact, so calls
-  // of several clients multiplexed by a proxy on one connection are never taken for each other;
-  // the entry itself is still looked up, so a revoked key is refused as before.
-  const lastOnConnection = new WeakMap<object, LastOnConnection>()
   let unsubscribe: (() => Promise<void>) | undefined
   // Sellers changed, and customers whose sessions were ended, by this process, whose database
   // notice has not arrived yet: not cached. A rolled-back change sends no notice, hence the deadline.
@@ -151,17 +141,12 @@ export function createSellerAuthenticator(options: SellerAuthenticatorOptions) {
      * The seller of this Authorization header when memory holds it as verified, else undefined:
      * the caller then parses the header and asks `authenticate`. Synchronous, so a hit costs no
      * promise; wrong credentials are never remembered, so nothing is refused from memory.
-     * `connection` (the request's socket): where the header was sent, see `lastOnConnection`.
      */
-    authenticateCached(authorization: string | undefined, connection?: object): KeyEntry | undefined {
+    authenticateCached(authorization: string | undefined): KeyEntry | undefined {
       if (authorization === undefined || authorization.length > MAX_AUTHORIZATION) return undefined
-      const last = connection && lastOnConnection.get(connection)
-      const same = last !== undefined && last.authorization === authorization
-      const key = same ? last.key : memoryKey(authorization)
       const now = Date.now()
-      const cached = keys.get(key, now)
+      const cached = keys.get(memoryKey(authorization), now)
       if (!cached) return undefined
-      if (connection && !same) lastOnConnection.set(connection, { authorization, key })
       touch(cached, now)
       return cached
     },
