@@ -53,6 +53,8 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
   const lanes = new Map<string, Lane>()
   // The group of each key still waiting for its turn: new members join it.
   const forming = new Map<string, Group>()
+  // Every group not yet given its turn, full ones included.
+  const waitingGroups = new Set<Group>()
   const perGroup = options.perGroup ?? 32
   const holders = new Map<string, string[]>()
   const all: Lane = { running: 0, waiting: [] }
@@ -118,14 +120,17 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
         }
         const group: Group = { members: [{ member, settle }] }
         if (perGroup > 1) forming.set(key, group)
+        waitingGroups.add(group)
         queue
           .inTurn(inventoryIds, async () => {
             // Its turn: no one joins any more.
             if (forming.get(key) === group) forming.delete(key)
+            waitingGroups.delete(group)
             const outcomes = await run(group.members.map((one) => one.member as M))
             for (const [n, one] of group.members.entries()) one.settle(outcomes[n] ?? { error: new Error('a group answered fewer outcomes than members') })
           })
           .catch((error: unknown) => {
+            waitingGroups.delete(group)
             for (const one of group.members) one.settle({ error })
           })
       })
@@ -140,7 +145,8 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
     state: () => {
       let waiting = all.waiting.length
       for (const lane of lanes.values()) waiting += lane.waiting.length
-      for (const group of forming.values()) waiting += group.members.length - 1
+      // A group waits as one in its lanes: its other members wait with it.
+      for (const group of waitingGroups) waiting += group.members.length - 1
       return { running: all.running, waiting, inventories: lanes.size }
     },
   }
