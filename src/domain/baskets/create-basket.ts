@@ -7,7 +7,7 @@ import { runIdempotent, storedAnswer } from '../idempotency/run-idempotent.js'
 import type { AvailabilityMemo } from '../inventory/availability-memo.js'
 import type { SeatEntry, TakenInventory } from '../inventory/inventory.repo.js'
 import type { HoldQueue, Settled } from '../inventory/hold-queue.js'
-import { precheckTickets, refuseFromMemory, takeTickets, takeTicketsGroup, type HoldTicketsOptions } from '../inventory/take-tickets.js'
+import { precheckTickets, refuseFromMemory, takeTickets, takeTicketsGroup, type GroupOutcome, type HoldTicketsOptions } from '../inventory/take-tickets.js'
 import type { InventoryVariant } from '../catalog/inventories.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
@@ -172,8 +172,9 @@ async function holdTogether(db: Db, members: GroupedHold[]): Promise<Settled<{ b
   if (going.length === 1) return settleEach(members, going, outcomes)
   const basketIds = going.map(() => randomUUID())
   const sent = going.map((n, k) => ({ ...members[n]!, basketId: basketIds[k]! }))
+  let ended: Awaited<ReturnType<typeof transactionEndingWith<undefined, GroupOutcome[]>>>
   try {
-    const { last, after } = await transactionEndingWith(db, (tx) => ({
+    ended = await transactionEndingWith(db, (tx) => ({
       result: undefined,
       alongside: sent.map(({ options, basketId }) =>
         insertBasketQuery(tx, {
@@ -203,19 +204,21 @@ async function holdTogether(db: Db, members: GroupedHold[]): Promise<Settled<{ b
         groupBasketsQuery(tx, basketIds),
       ],
     }))
-    const kept = after[1] as Awaited<ReturnType<ReturnType<typeof groupBasketsQuery>['execute']>>
-    last!.forEach((outcome, k) => {
-      const { options, variants, basketId } = sent[k]!
-      if ('refused' in outcome) {
-        outcomes[going[k]!] = { error: outcome.refused }
-        return
-      }
-      const { basket, items } = kept.get(basketId)!
-      const opened = { basket, rows: items, affiliateCode: options.affiliate?.code ?? null }
-      outcomes[going[k]!] = { value: { body: viewOf(opened, outcome.taken, variants), replayed: false } }
-    })
   } catch {
+    // Nothing of the group committed.
     return settleEach(members, going, outcomes)
+  }
+  // Committed: from here on, nothing is opened again.
+  const kept = ended.after[1] as Awaited<ReturnType<ReturnType<typeof groupBasketsQuery>['execute']>>
+  for (const [k, outcome] of ended.last!.entries()) {
+    const { options, variants, basketId } = sent[k]!
+    if ('refused' in outcome) {
+      outcomes[going[k]!] = { error: outcome.refused }
+      continue
+    }
+    const { basket, items } = kept.get(basketId)!
+    const opened = { basket, rows: items, affiliateCode: options.affiliate?.code ?? null }
+    outcomes[going[k]!] = { value: { body: viewOf(opened, outcome.taken, variants), replayed: false } }
   }
   return outcomes
 }

@@ -182,9 +182,10 @@ async function sellTogether(db: Db, members: PlaceOrderOptions[]): Promise<Settl
           alongside: events,
         }
       })
+      // Committed: these are never checked out again below.
       for (const [member, view] of result) outcomes.set(member, { value: { body: view, replayed: false } })
     } catch {
-      // Each basket not yet answered alone, below.
+      // Nothing of the group committed: each basket not yet answered alone, below.
     }
   }
   const answers: Settled<{ body: OrderView; replayed: boolean }>[] = []
