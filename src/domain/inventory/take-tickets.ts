@@ -59,10 +59,14 @@ export class PricesMoved extends Error {}
  * The database judged; `refusalOf` below only words its verdicts as the API's errors.
  */
 export function takeTickets(options: TakeTicketsOptions): LastStatement<Map<string, TakenInventory>> {
+  return { query: takeTicketsQuery(takeOf(options)), ...answerOf(options) }
+}
+
+/** How a take's rows are read and its refusal worded, alone or in a group; the memo's epoch is taken now, before the statement is sent. */
+function answerOf(options: TakeTicketsOptions): Omit<LastStatement<Map<string, TakenInventory>>, 'query'> & { explain: (error: unknown) => unknown } {
   const { memo, sellerId } = options
   const startEpoch = memo?.epoch() ?? 0
   return {
-    query: takeTicketsQuery(takeOf(options)),
     // The database judged already, and the transaction may have committed: nothing to refuse here.
     read: (rows) => {
       const taken = readTakenRows(rows)
@@ -115,7 +119,7 @@ export type GroupOutcome = { taken: Map<string, TakenInventory> } | { refused: u
  */
 export function takeTicketsGroup(takes: readonly (TakeTicketsOptions & { items?: readonly GroupItem[] | undefined })[]): LastStatement<GroupOutcome[]> {
   const first = takes[0]!
-  const alone = takes.map((take) => takeTickets(take))
+  const answers = takes.map(answerOf)
   return {
     query: takeTicketsGroupQuery(
       first.sellerId,
@@ -124,8 +128,8 @@ export function takeTicketsGroup(takes: readonly (TakeTicketsOptions & { items?:
     ),
     read: (rows) =>
       (rows as GroupRow[]).map((row): GroupOutcome => {
-        const take = alone[row.n - 1]!
-        return row.refusal === null ? { taken: take.read(row.taken!) } : { refused: take.explain!(groupRefusalError(row.refusal)) }
+        const take = answers[row.n - 1]!
+        return row.refusal === null ? { taken: take.read(row.taken!) } : { refused: take.explain(groupRefusalError(row.refusal)) }
       }),
     // A sale's refusal is take_tickets' own; each basket is then sold alone by its caller.
     explain: (error) => error,
