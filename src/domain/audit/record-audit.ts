@@ -21,18 +21,21 @@ export async function recordAudit(db: Db, actor: AuditActor, entry: AuditEntry):
 /** The statement `recordAudit` runs, to send with others (`inOrder`). */
 export const auditInsert = (db: Db, actor: AuditActor, entry: AuditEntry) => {
   const statement = preparedOn(db, AUDIT_INSERT, prepareAuditInsert)
-  const values = {
-    action: entry.action,
-    actorType: actor.type,
-    actorId: actor.id ?? null,
-    targetType: entry.target.type,
-    targetId: entry.target.id ?? null,
-    sellerId: entry.sellerId ?? null,
-    data: entry.data ?? {},
-    traceId: actor.traceId ?? null,
-  }
+  const values = columnsOf(actor, entry)
   return { execute: () => statement.execute(values) }
 }
+
+/** An entry's columns, by the names of the table's fields. */
+const columnsOf = (actor: AuditActor, entry: AuditEntry) => ({
+  action: entry.action,
+  actorType: actor.type,
+  actorId: actor.id ?? null,
+  targetType: entry.target.type,
+  targetId: entry.target.id ?? null,
+  sellerId: entry.sellerId ?? null,
+  data: entry.data ?? {},
+  traceId: actor.traceId ?? null,
+})
 
 const AUDIT_INSERT = Symbol('audit insert')
 
@@ -55,28 +58,19 @@ const prepareAuditInsert = (db: Db) =>
 /**
  * The entries of changes that the transaction may yet have undone (a grouped hold's refused
  * baskets, deleted before the end): ONE statement, that writes each entry only where `exists`
- * (SQL over `e`, the entry: e.g. its target row still there) holds.
+ * (SQL over `e`, the entry, its columns named as the table's fields: e.g. `e."targetId"` still there) holds.
  */
 export const auditInsertsWhere = (db: Db, entries: readonly { actor: AuditActor; entry: AuditEntry }[], exists: SQL) => {
-  const rows = entries.map(({ actor, entry }) => ({
-    action: entry.action,
-    actor_type: actor.type,
-    actor_id: actor.id ?? null,
-    target_type: entry.target.type,
-    target_id: entry.target.id ?? null,
-    seller_id: entry.sellerId ?? null,
-    data: entry.data ?? {},
-    trace_id: actor.traceId ?? null,
-  }))
+  const rows = entries.map(({ actor, entry }) => columnsOf(actor, entry))
   return {
     execute: () =>
       executeStatement(
         db,
         sql`
         insert into audit_log (action, actor_type, actor_id, target_type, target_id, seller_id, data, trace_id)
-        select e.action, e.actor_type, e.actor_id, e.target_type, e.target_id, e.seller_id, e.data, e.trace_id
+        select e.action, e."actorType", e."actorId", e."targetType", e."targetId", e."sellerId", e.data, e."traceId"
           from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-            as e(action text, actor_type text, actor_id uuid, target_type text, target_id uuid, seller_id uuid, data jsonb, trace_id text)
+            as e(action text, "actorType" text, "actorId" uuid, "targetType" text, "targetId" uuid, "sellerId" uuid, data jsonb, "traceId" text)
          where ${exists}`,
       ),
   }

@@ -199,7 +199,7 @@ async function holdTogether(db: Db, members: GroupedHold[]): Promise<Settled<{ b
         auditInsertsWhere(
           tx,
           sent.map(({ options, basketId }) => ({ actor: options.actor, entry: createdEntry(basketId, options) })),
-          sql`exists (select 1 from baskets b where b.id = e.target_id)`,
+          sql`exists (select 1 from baskets b where b.id = e."targetId")`,
         ),
         groupBasketsQuery(tx, basketIds),
       ],
