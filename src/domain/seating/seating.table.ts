@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { inventories } from '../catalog/inventories.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 
@@ -66,4 +66,35 @@ export const seatBlocks = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.inventoryId, t.seatId] }), check('seat_blocks_seat_check', sql`length(${t.seatId}) > 0`)],
+)
+
+/**
+ * How each seat of a seated inventory stands for good: one row per seat it sells, with where the
+ * seat stands for adjacency (copied from `seating_plan_seats`), the valid ticket sold in it and
+ * whether it is blocked. Written only by the database, by triggers on the rows it mirrors
+ * (src/domain/inventory/sql/inventory_seats_*.sql): an inventory given seating fills it, a ticket
+ * sold, voided or deleted sets or clears `ticketId`, a block set or lifted sets `blocked`. Holds
+ * are not kept here: they end by the clock, and "held" has one definition (seats_held.sql).
+ * `inventory_seats_open_idx` lists the seats neither sold nor blocked in the plan's order, so a
+ * best-available hold reads the rows it may take from, not the venue (seats_free.sql).
+ */
+export const inventorySeats = pgTable(
+  'inventory_seats',
+  {
+    inventoryId: uuid()
+      .notNull()
+      .references(() => inventories.id, { onDelete: 'cascade' }),
+    seatId: text().notNull(),
+    zoneIndex: integer().notNull(),
+    rowIndex: integer().notNull(),
+    ord: integer().notNull(),
+    run: integer().notNull(),
+    rowSeats: integer().notNull(),
+    ticketId: uuid(),
+    blocked: boolean().notNull().default(false),
+  },
+  (t) => [
+    primaryKey({ columns: [t.inventoryId, t.seatId] }),
+    index('inventory_seats_open_idx').on(t.inventoryId, t.rowIndex, t.run, t.ord).where(sql`${t.ticketId} is null and not ${t.blocked}`),
+  ],
 )

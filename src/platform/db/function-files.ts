@@ -12,7 +12,8 @@ import ledger from './function-release.json' with { type: 'json' }
  * `CREATE OR REPLACE FUNCTION`. After the migrations, every file whose text changed since it was
  * last applied is applied again, like Flyway's repeatable migrations (`R__*.sql`); what was
  * applied is kept by file, SHA-256 and release in `schema_functions`. Migrations change tables (and
- * wire triggers); they never carry a function body. A change of a function's arguments or result
+ * wired the triggers of the functions they once carried); they never carry a function body. A
+ * trigger function added since wires its own triggers in its file (statementsOf). A change of a function's arguments or result
  * needs a migration that drops the old signature first: CREATE OR REPLACE cannot change them.
  * The changed files are applied in one transaction, in path order, without checking bodies.
  *
@@ -48,6 +49,17 @@ export function functionFiles(root: string = SOURCE_ROOT): FunctionFile[] {
       return { file, sql, sha256: createHash('sha256').update(sql).digest('hex') }
     })
 }
+
+/**
+ * A file's statements: its function, and for a trigger function the triggers it is wired by
+ * (`CREATE OR REPLACE TRIGGER`, idempotent like the function), each after the marker migrations
+ * use, `--> statement-breakpoint` (one statement a call: PGlite prepares what it runs).
+ */
+export const statementsOf = (text: string): string[] =>
+  text
+    .split('--> statement-breakpoint')
+    .map((statement) => statement.trim())
+    .filter((statement) => statement.length > 0)
 
 export type FunctionFilesApplied = {
   /** This build's release. */
@@ -93,7 +105,7 @@ export async function applyFunctionFiles(
     await db.transaction(async (tx) => {
       await tx.execute(sql`set local check_function_bodies = off`)
       for (const f of changed) {
-        await tx.execute(sql.raw(f.sql))
+        for (const statement of statementsOf(f.sql)) await tx.execute(sql.raw(statement))
         await tx.execute(sql`insert into schema_functions (file, sha256, release) values (${f.file}, ${f.sha256}, ${release})
           on conflict (file) do update set sha256 = excluded.sha256, release = excluded.release, applied_at = now()`)
       }
