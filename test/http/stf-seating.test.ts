@@ -412,6 +412,94 @@ describe('a rush on best available', () => {
   })
 })
 
+describe('parties in a rush', () => {
+  type Answer = Awaited<ReturnType<typeof create>>
+  const REFUSALS = ['seat_unavailable', 'seats_not_together', 'insufficient_inventory']
+
+  /** Every seat held now, with its basket, as the back office lists them. */
+  async function heldSeats(inventoryId: string) {
+    const res = await adm.get(`/inventories/${inventoryId}/seats?status=held&limit=100`)
+    expect(res.statusCode, res.body).toBe(200)
+    return (res.json().data as { id: string; basket_id: string }[]).map((seat) => ({ id: seat.id, basket_id: seat.basket_id }))
+  }
+
+  /** The winners hold exactly what they were answered, each seat once; the refused hold nothing; every refusal is a seat or inventory code. */
+  async function expectWholeHolds(inventoryId: string, answers: Answer[], before: { id: string; basket_id: string }[]) {
+    const refusals = answers.filter((res) => res.statusCode !== 201)
+    expect(
+      refusals.every((res) => res.statusCode === 409 && REFUSALS.includes(res.json().code)),
+      JSON.stringify(refusals.map((res) => res.body)),
+    ).toBe(true)
+    const won = answers
+      .filter((res) => res.statusCode === 201)
+      .map((res) => res.json() as { id: string; items: { quantity: number; seats: { id: string }[] }[] })
+    for (const basket of won) for (const item of basket.items) expect(item.seats).toHaveLength(item.quantity)
+    const answered = [...before, ...won.flatMap((basket) => basket.items.flatMap((item) => item.seats.map((seat) => ({ id: seat.id, basket_id: basket.id }))))]
+    expect(new Set(answered.map((seat) => seat.id)).size).toBe(answered.length)
+    const held = await heldSeats(inventoryId)
+    const sort = (seats: { id: string; basket_id: string }[]) => [...seats].sort((x, y) => x.id.localeCompare(y.id))
+    expect(sort(held)).toEqual(sort(answered))
+    return won
+  }
+
+  it('50 baskets naming overlapping seats of one party at once (seating_no_orphans on): each seat held once, each party whole or not at all', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 20 }], 'Plateia', { variants: PARTY_VARIANTS })
+    await ctx.app.db.update(sellers).set({ seatingNoOrphans: true }).where(eq(sellers.id, a.seller.id))
+    try {
+      // The half-price seat named after the two full-price ones it sits before: judged in the items' order, A1 was "stranded".
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, n) => {
+          const k = 1 + ((n * 3) % 18)
+          return create(a.auth, [
+            { inventory_id: inventory.id, variant: 'Inteira', seats: [`A${k + 1}`, `A${k + 2}`] },
+            { inventory_id: inventory.id, variant: 'Meia-entrada', seats: [`A${k}`] },
+          ])
+        }),
+      )
+      const won = await expectWholeHolds(inventory.id, answers, [], [...REFUSALS, 'seat_orphan'])
+      expect(won.length).toBeGreaterThan(0)
+      // A seat a request names is never one it strands.
+      answers.forEach((res, n) => {
+        if (res.json().code !== 'seat_orphan') return
+        const k = 1 + ((n * 3) % 18)
+        const named = [`A${k}`, `A${k + 1}`, `A${k + 2}`]
+        expect((res.json().details.seats as string[]).filter((seat) => named.includes(seat))).toEqual([])
+      })
+    } finally {
+      await ctx.app.db.update(sellers).set({ seatingNoOrphans: false }).where(eq(sellers.id, a.seller.id))
+    }
+  })
+
+  it('50 best-available parties of 2 to 6 at once on a nearly full row: each sits as one block, each seat held once, the refused hold nothing', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 40 }], 'Plateia', { variants: PARTY_VARIANTS })
+    // Free islands of 3, 5, 2, 6 and 4 seats between taken ones: 20 free of 40.
+    const free = new Set([2, 3, 4, 8, 9, 10, 11, 12, 15, 16, 20, 21, 22, 23, 24, 25, 30, 31, 32, 33])
+    const taken = Array.from({ length: 40 }, (_, n) => n + 1).filter((n) => !free.has(n))
+    const before = []
+    for (const seats of [taken.slice(0, 10), taken.slice(10)]) {
+      const res = await create(a.auth, [{ inventory_id: inventory.id, seats: seats.map((n) => `A${n}`) }])
+      expect(res.statusCode, res.body).toBe(201)
+      before.push(...seats.map((n) => ({ id: `A${n}`, basket_id: res.json().id as string })))
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, n) => {
+        const size = 2 + (n % 5)
+        return create(a.auth, [
+          { inventory_id: inventory.id, variant: 'Inteira', quantity: Math.ceil(size / 2) },
+          { inventory_id: inventory.id, variant: 'Meia-entrada', quantity: Math.floor(size / 2) },
+        ])
+      }),
+    )
+    const won = await expectWholeHolds(inventory.id, answers, before)
+    expect(won.length).toBeGreaterThan(0)
+    // Each party one block of adjacent seats, dealt in the request's order.
+    for (const basket of won) {
+      const numbers = basket.items.flatMap((item) => item.seats.map((seat) => Number(seat.id.slice(1))))
+      expect(numbers).toEqual(numbers.map((_, n) => numbers[0]! + n))
+    }
+  })
+})
+
 describe('a plan exported from pretix', () => {
   it('loads as it is, sells each category by one inventory on a date, and breaks rows at its aisle', async () => {
     const plan = JSON.parse(readFileSync(new URL('../fixtures/seating/pretix-theatre.json', import.meta.url), 'utf8'))
