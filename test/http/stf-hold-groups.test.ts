@@ -253,6 +253,45 @@ describe('parties and orphans decided in a group answer as one by one', () => {
   })
 })
 
+describe('seats held back for the waiting list, in a group as one by one', () => {
+  it('naming a reserved seat is seat_unavailable, asking for best available insufficient_inventory', async () => {
+    const copy = async () => {
+      const { inventory } = await createSeatedInventory(ctx.app, adm, seller.seller.id, [{ category: 'Plateia', seats: 4 }], 'Plateia', { waiting_list: true })
+      const basket = await create([{ inventory_id: inventory.id, quantity: 4 }])
+      expect(basket.statusCode, basket.body).toBe(201)
+      const joined = await ctx.app.inject({
+        method: 'POST',
+        url: '/stf/v1/waiting-list',
+        headers: seller.auth,
+        payload: { inventory_id: inventory.id, quantity: 3, email: `group-${inventory.id}@example.com` },
+      })
+      expect(joined.statusCode, joined.body).toBe(201)
+      // A3 and A4 come back, held back for the head of the queue (who waits for 3).
+      const fewer = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/stf/v1/baskets/${basket.json().id}/items`,
+        headers: seller.auth,
+        payload: { items: [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }] },
+      })
+      expect(fewer.statusCode, fewer.body).toBe(200)
+      return inventory.id
+    }
+    const sequence = (id: string) =>
+      [[{ inventory_id: id, seats: ['A3'] }], [{ inventory_id: id, quantity: 1 }], [{ inventory_id: id, seats: ['A4', 'A2'] }]].map(
+        (items) => () => create(items),
+      )
+    const one = await copy()
+    const two = await copy()
+    const together = await grouped([one], sequence(one))
+    const alone = await oneByOne(sequence(two))
+
+    expect(together.map((res) => JSON.parse(res.body).code)).toEqual(['seat_unavailable', 'insufficient_inventory', 'seat_unavailable'])
+    expect(together.map((res) => answerOf(res, { [one]: 'S' }))).toEqual(alone.map((res) => answerOf(res, { [two]: 'S' })))
+    expect(JSON.parse(together[2]!.body).details.seats.sort()).toEqual(['A2', 'A4'])
+    expect(await countsOf(one)).toEqual({ sold: 0, held: 2 })
+  })
+})
+
 describe('checkouts decided in a group answer as one by one', () => {
   /** Three held baskets of one inventory, each with its buyer. */
   async function threeBaskets(inventoryId: string) {
