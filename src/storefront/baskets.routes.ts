@@ -72,8 +72,10 @@ export const basketRoutes: FastifyPluginAsyncZod = async (app) => {
           'An inventory that is not on sale for this caller (another seller’s, of an unpublished event, outside the affiliate’s events): 404 `not_found`. ' +
           'Under `X-Affiliate-Code` the basket belongs to that affiliate; with `X-Customer-Token` it is linked to that customer. Honours `Idempotency-Key`. ' +
           'Reserved seating (a seated inventory): name `seats`, or send `quantity` for the best available (adjacent in one row, stranding no single seat ' +
-          'where that can be helped, nearest the front and the middle); a named seat held, sold or blocked: 409 `seat_unavailable`; no block left with ' +
-          '`together`: 409 `seats_not_together` (`details.max_together`); named seats stranding one while the seller sets `seating_no_orphans`: 409 `seat_orphan`.',
+          'where that can be helped, nearest the front and the middle); the best-available items of one inventory are one party, seated as one block ' +
+          'dealt to them in order; a named seat held, sold, blocked or held back for the waiting list: 409 `seat_unavailable`; no block left with ' +
+          '`together`: 409 `seats_not_together` (`details.max_together`); named seats stranding one (the seats the request names and keeps judged ' +
+          'together) while the seller sets `seating_no_orphans`: 409 `seat_orphan`.',
         security: [{ sellerBasic: [] }, { sellerBasic: [], customerToken: [] }],
         headers: ZIdempotencyHeaders,
         body: ZCreateBasketBody,

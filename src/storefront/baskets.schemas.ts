@@ -49,7 +49,9 @@ const ZItemSeats = z
 const ZItemTogether = z
   .boolean()
   .optional()
-  .describe('Best available only: true (default) holds adjacent seats or answers 409 `seats_not_together`; false takes the best seats anywhere then')
+  .describe(
+    'Best available only, for the party (the best-available items of the inventory in the request): true (default) holds adjacent seats or answers 409 `seats_not_together`; false (on every item of the party) takes the best seats anywhere then',
+  )
 
 export const ZSeat = z
   .object({

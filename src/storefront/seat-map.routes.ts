@@ -27,7 +27,7 @@ export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['storefront'],
         operationId: 'getEventSeats',
-        summary: 'The seats of a date of an event, free, taken or blocked',
+        summary: 'The seats of a date of an event, free, taken, blocked or reserved',
         description: `Every seat that one of the date’s seated inventories sells, in the plan’s order. ${DATE_RULE}`,
         security,
         params: ZEventIdParams,
@@ -56,7 +56,7 @@ export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'getEventSeatsSvg',
         summary: 'The seat map of a date of an event, as SVG',
         description:
-          'The plan drawn with each seat’s state (`data-status` on its circle: free, taken, blocked) and its category’s colour; `highlight`’s ' +
+          'The plan drawn with each seat’s state (`data-status` on its circle: free, taken, blocked; a reserved seat is drawn taken) and its category’s colour; `highlight`’s ' +
           `seats ringed. ${DATE_RULE}`,
         security,
         params: ZEventIdParams,

@@ -26,7 +26,9 @@ export const ZSeatMapSvgQuery = ZSeatMapQuery.extend({
 
 export const ZMapSeat = ZSeat.extend({
   inventory_id: z.uuid().describe('The inventory that sells the seat'),
-  status: z.enum(['free', 'taken', 'blocked']).describe('taken: held by a basket or sold (the storefront never learns who)'),
+  status: z
+    .enum(['free', 'taken', 'blocked', 'reserved'])
+    .describe('taken: held by a basket or sold (the storefront never learns who); reserved: free, but held back for the waiting list (cannot be named)'),
 }).meta({ id: 'MapSeat' })
 
 export const ZSeatMap = z

@@ -48,11 +48,33 @@ export async function createTestPlan(app: FastifyInstance, sellerId: string, row
   return plan!
 }
 
-/** A published event of the seller whose one inventory sells `category` of a new plan of these rows, made through the back office (`adm`). */
-export async function createSeatedInventory(app: FastifyInstance, adm: AdmClient, sellerId: string, rows: TestRow[], category = 'Plateia') {
+/** The variants of a seated inventory that sells a party's tickets at two prices. */
+export const PARTY_VARIANTS = [
+  { name: 'Inteira', description: 'Full price', type: 'full' },
+  { name: 'Meia-entrada', description: 'Half price', type: 'half', price: 2500 },
+]
+
+/**
+ * A published event of the seller whose one inventory sells `category` of a new plan of these rows,
+ * made through the back office (`adm`); `extra`: more of the inventory's fields (variants, waiting list).
+ */
+export async function createSeatedInventory(
+  app: FastifyInstance,
+  adm: AdmClient,
+  sellerId: string,
+  rows: TestRow[],
+  category = 'Plateia',
+  extra: Record<string, unknown> = {},
+) {
   const plan = await createTestPlan(app, sellerId, rows)
   const event = await createTestEvent(app, sellerId)
-  const res = await adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: category, price: 5000, seating: { plan_id: plan.id, category } })
+  const res = await adm.post(`/events/${event.id}/inventories`, {
+    date: dayFromToday(7),
+    name: category,
+    price: 5000,
+    seating: { plan_id: plan.id, category },
+    ...extra,
+  })
   if (res.statusCode !== 201) throw new Error(`the seated inventory was refused: ${res.body}`)
   return { plan, event, inventory: res.json() as { id: string; capacity: number; available: number; seating: unknown } }
 }

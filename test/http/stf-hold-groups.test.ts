@@ -5,10 +5,11 @@ import { events } from '../../src/domain/catalog/events.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { heldQuantities } from '../../src/domain/inventory/held.js'
 import { orders } from '../../src/domain/orders/orders.table.js'
+import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createSeatedInventory } from '../factories/seating.js'
+import { createSeatedInventory, PARTY_VARIANTS } from '../factories/seating.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
@@ -201,6 +202,93 @@ describe('holds decided in a group answer as one by one', () => {
     expect(await countsOf(one.seats)).toEqual({ sold: 0, held: 6 })
     expect(await countsOf(one.standing)).toEqual({ sold: 0, held: 4 })
     expect([await countsOf(one.seats), await countsOf(one.standing)]).toEqual([await countsOf(two.seats), await countsOf(two.standing)])
+  })
+})
+
+describe('parties and orphans decided in a group answer as one by one', () => {
+  it('parties sit as one block and named seats are judged together whatever their order', async () => {
+    const copy = async () => {
+      const { inventory } = await createSeatedInventory(ctx.app, adm, seller.seller.id, [{ category: 'Plateia', seats: 12 }], 'Plateia', {
+        variants: PARTY_VARIANTS,
+      })
+      return inventory.id
+    }
+    const party = (id: string, full: number, half: number) => [
+      { inventory_id: id, variant: 'Inteira', quantity: full },
+      { inventory_id: id, variant: 'Meia-entrada', quantity: half },
+    ]
+    const named = (id: string, full: string, half: string) => [
+      { inventory_id: id, variant: 'Inteira', seats: [full] },
+      { inventory_id: id, variant: 'Meia-entrada', seats: [half] },
+    ]
+    const sequence = (id: string) =>
+      [party(id, 2, 2), named(id, 'A2', 'A1'), party(id, 1, 1), named(id, 'A11', 'A9'), party(id, 3, 1), party(id, 1, 0).slice(0, 1)].map(
+        (items) => () => create(items),
+      )
+    await ctx.app.db.update(sellers).set({ seatingNoOrphans: true }).where(eq(sellers.id, seller.seller.id))
+    try {
+      const one = await copy()
+      const two = await copy()
+      const together = await grouped([one], sequence(one))
+      const alone = await oneByOne(sequence(two))
+
+      expect(together.map((res) => res.statusCode)).toEqual([201, 201, 201, 409, 201, 409])
+      expect(together.map((res) => answerOf(res, { [one]: 'S' }))).toEqual(alone.map((res) => answerOf(res, { [two]: 'S' })))
+      const seatsOf = (res: { body: string }) => JSON.parse(res.body).items.map((item: { seats: { id: string }[] }) => item.seats.map((seat) => seat.id))
+      expect(together.filter((res) => res.statusCode === 201).map(seatsOf)).toEqual([
+        [
+          ['A5', 'A6'],
+          ['A7', 'A8'],
+        ],
+        [['A2'], ['A1']],
+        [['A3'], ['A4']],
+        [['A9', 'A10', 'A11'], ['A12']],
+      ])
+      expect(JSON.parse(together[3]!.body)).toMatchObject({ code: 'seat_orphan', details: { seats: ['A10', 'A12'] } })
+      expect(await countsOf(one)).toEqual({ sold: 0, held: 12 })
+      expect(await countsOf(one)).toEqual(await countsOf(two))
+    } finally {
+      await ctx.app.db.update(sellers).set({ seatingNoOrphans: false }).where(eq(sellers.id, seller.seller.id))
+    }
+  })
+})
+
+describe('seats held back for the waiting list, in a group as one by one', () => {
+  it('naming a reserved seat is seat_unavailable, asking for best available insufficient_inventory', async () => {
+    const copy = async () => {
+      const { inventory } = await createSeatedInventory(ctx.app, adm, seller.seller.id, [{ category: 'Plateia', seats: 4 }], 'Plateia', { waiting_list: true })
+      const basket = await create([{ inventory_id: inventory.id, quantity: 4 }])
+      expect(basket.statusCode, basket.body).toBe(201)
+      const joined = await ctx.app.inject({
+        method: 'POST',
+        url: '/stf/v1/waiting-list',
+        headers: seller.auth,
+        payload: { inventory_id: inventory.id, quantity: 3, email: `group-${inventory.id}@example.com` },
+      })
+      expect(joined.statusCode, joined.body).toBe(201)
+      // A3 and A4 come back, held back for the head of the queue (who waits for 3).
+      const fewer = await ctx.app.inject({
+        method: 'PATCH',
+        url: `/stf/v1/baskets/${basket.json().id}/items`,
+        headers: seller.auth,
+        payload: { items: [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }] },
+      })
+      expect(fewer.statusCode, fewer.body).toBe(200)
+      return inventory.id
+    }
+    const sequence = (id: string) =>
+      [[{ inventory_id: id, seats: ['A3'] }], [{ inventory_id: id, quantity: 1 }], [{ inventory_id: id, seats: ['A4', 'A2'] }]].map(
+        (items) => () => create(items),
+      )
+    const one = await copy()
+    const two = await copy()
+    const together = await grouped([one], sequence(one))
+    const alone = await oneByOne(sequence(two))
+
+    expect(together.map((res) => JSON.parse(res.body).code)).toEqual(['seat_unavailable', 'insufficient_inventory', 'seat_unavailable'])
+    expect(together.map((res) => answerOf(res, { [one]: 'S' }))).toEqual(alone.map((res) => answerOf(res, { [two]: 'S' })))
+    expect(JSON.parse(together[2]!.body).details.seats.sort()).toEqual(['A2', 'A4'])
+    expect(await countsOf(one)).toEqual({ sold: 0, held: 2 })
   })
 })
 

@@ -8,7 +8,7 @@ import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, dayFromToday } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createTestPlan, type TestRow } from '../factories/seating.js'
+import { createTestPlan, PARTY_VARIANTS, type TestRow } from '../factories/seating.js'
 import { useTwoSellers, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
@@ -177,6 +177,142 @@ describe('named seats', () => {
   })
 })
 
+describe('a party (API.md 7.7): the best-available items of one inventory in one request', () => {
+  const party = (inventoryId: string, full: number, half: number, together?: boolean) => [
+    { inventory_id: inventoryId, variant: 'Inteira', quantity: full, ...(together === undefined ? {} : { together }) },
+    { inventory_id: inventoryId, variant: 'Meia-entrada', quantity: half, ...(together === undefined ? {} : { together }) },
+  ]
+  const byVariant = (res: { json: () => { items: { variant: string; seats: { id: string }[] | null }[] } }) =>
+    Object.fromEntries(res.json().items.map((item) => [item.variant, seatIds(item)]))
+
+  it('sits together as one block, dealt to the items in the request’s order', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 12 }], 'Plateia', { variants: PARTY_VARIANTS })
+    const first = await create(a.auth, party(inventory.id, 2, 2))
+    expect(first.statusCode, first.body).toBe(201)
+    expect(byVariant(first)).toEqual({ Inteira: ['A5', 'A6'], 'Meia-entrada': ['A7', 'A8'] })
+    // Picked item by item, 1 + 1 sat apart (A4 and A9); as one party, side by side.
+    const second = await create(a.auth, party(inventory.id, 1, 1))
+    expect(second.statusCode, second.body).toBe(201)
+    expect(byVariant(second)).toEqual({ Inteira: ['A3'], 'Meia-entrada': ['A4'] })
+  })
+
+  it('is refused seats_not_together as a party, with the largest block, and sits anywhere with together false', async () => {
+    const { event, inventory } = await seated(a, [{ category: 'Plateia', seats: 4, aisleAfter: [2] }], 'Plateia', { variants: PARTY_VARIANTS })
+    const refused = await create(a.auth, party(inventory.id, 2, 1))
+    expect(refused.statusCode, refused.body).toBe(409)
+    expect(refused.json()).toMatchObject({ code: 'seats_not_together', details: { inventory_id: inventory.id, max_together: 2 } })
+    expect(await counts(event.id, inventory.id)).toMatchObject({ held: 0, available: 4 })
+    // No block of 3: the best-ranked free seats (nearest the middle first), dealt in the request's order.
+    const apart = await create(a.auth, party(inventory.id, 2, 1, false))
+    expect(apart.statusCode, apart.body).toBe(201)
+    expect(byVariant(apart)).toEqual({ Inteira: ['A2', 'A3'], 'Meia-entrada': ['A1'] })
+  })
+
+  it('moves as one when a PATCH changes it, its own seats counting as free', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 12 }], 'Plateia', { variants: PARTY_VARIANTS })
+    const basket = await create(a.auth, party(inventory.id, 2, 2))
+    expect(byVariant(basket)).toEqual({ Inteira: ['A5', 'A6'], 'Meia-entrada': ['A7', 'A8'] })
+    const grown = await patch(a.auth, basket.json().id, party(inventory.id, 3, 3))
+    expect(grown.statusCode, grown.body).toBe(200)
+    expect(byVariant(grown)).toEqual({ Inteira: ['A4', 'A5', 'A6'], 'Meia-entrada': ['A7', 'A8', 'A9'] })
+    // Another buyer takes A2-A3: a party of 10 finds 10 free seats (its own among them) but no block; the PATCH changes nothing.
+    const other = await create(a.auth, [{ inventory_id: inventory.id, variant: 'Inteira', quantity: 2 }])
+    expect(byVariant(other)).toEqual({ Inteira: ['A2', 'A3'] })
+    const refused = await patch(a.auth, basket.json().id, party(inventory.id, 5, 5))
+    expect(refused.json()).toMatchObject({ code: 'seats_not_together', details: { max_together: 9 } })
+    const read = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${basket.json().id}`, headers: a.auth })
+    expect(byVariant(read)).toEqual({ Inteira: ['A4', 'A5', 'A6'], 'Meia-entrada': ['A7', 'A8', 'A9'] })
+  })
+})
+
+describe('named and kept seats judged together (seating_no_orphans)', () => {
+  const orphansOn = async () => {
+    await ctx.app.db.update(sellers).set({ seatingNoOrphans: true }).where(eq(sellers.id, a.seller.id))
+    return () => ctx.app.db.update(sellers).set({ seatingNoOrphans: false }).where(eq(sellers.id, a.seller.id))
+  }
+
+  it('never calls a seat the same request takes stranded, whatever the items’ order', async () => {
+    const off = await orphansOn()
+    try {
+      for (const order of [
+        ['Inteira', 'Meia-entrada'],
+        ['Meia-entrada', 'Inteira'],
+      ]) {
+        const { inventory } = await seated(a, [{ category: 'Plateia', seats: 8 }], 'Plateia', { variants: PARTY_VARIANTS })
+        const res = await create(a.auth, [
+          { inventory_id: inventory.id, variant: order[0], seats: ['A2'] },
+          { inventory_id: inventory.id, variant: order[1], seats: ['A1'] },
+        ])
+        expect(res.statusCode, res.body).toBe(201)
+        // The seat between two the request takes is stranded, in either order.
+        const between = await create(a.auth, [
+          { inventory_id: inventory.id, variant: order[0], seats: ['A5'] },
+          { inventory_id: inventory.id, variant: order[1], seats: ['A3'] },
+        ])
+        expect(between.json()).toMatchObject({ code: 'seat_orphan', details: { seats: ['A4'] } })
+      }
+    } finally {
+      await off()
+    }
+  })
+
+  it('judges the seats a basket keeps with those a PATCH names', async () => {
+    const off = await orphansOn()
+    try {
+      const { inventory } = await seated(a, [{ category: 'Plateia', seats: 6 }], 'Plateia', { variants: PARTY_VARIANTS })
+      const basket = await create(a.auth, [{ inventory_id: inventory.id, variant: 'Inteira', seats: ['A1'] }])
+      expect(basket.statusCode, basket.body).toBe(201)
+      // A3 beside the kept A1 strands A2.
+      const apart = await patch(a.auth, basket.json().id, [{ inventory_id: inventory.id, variant: 'Meia-entrada', seats: ['A3'] }])
+      expect(apart.statusCode, apart.body).toBe(409)
+      expect(apart.json()).toMatchObject({ code: 'seat_orphan', details: { seats: ['A2'] } })
+      // A2 beside the kept A1 strands nobody: A1 is the basket's own.
+      const beside = await patch(a.auth, basket.json().id, [{ inventory_id: inventory.id, variant: 'Meia-entrada', seats: ['A2'] }])
+      expect(beside.statusCode, beside.body).toBe(200)
+      expect(beside.json().items.map((item: { seats: { id: string }[] }) => seatIds(item))).toEqual([['A1'], ['A2']])
+    } finally {
+      await off()
+    }
+  })
+})
+
+describe('seats held back for the waiting list', () => {
+  it('read reserved in /seats, are drawn taken in seats.svg, and naming one is seat_unavailable', async () => {
+    const { event, inventory } = await seated(a, [{ category: 'Plateia', seats: 4 }], 'Plateia', { waiting_list: true })
+    const basket = await create(a.auth, [{ inventory_id: inventory.id, quantity: 4 }])
+    expect(basket.statusCode, basket.body).toBe(201)
+    const joined = await ctx.app.inject({
+      method: 'POST',
+      url: '/stf/v1/waiting-list',
+      headers: a.auth,
+      payload: { inventory_id: inventory.id, quantity: 3, email: `reserved-${Date.now()}@example.com` },
+    })
+    expect(joined.statusCode, joined.body).toBe(201)
+    // Two seats come back; the head of the queue waits for three, so they are held back for it.
+    const fewer = await patch(a.auth, basket.json().id, [{ inventory_id: inventory.id, quantity: 2 }])
+    expect(seatIds(fewer.json().items[0])).toEqual(['A1', 'A2'])
+    const map = await ctx.app.inject({ method: 'GET', url: `/stf/v1/events/${event.id}/seats`, headers: a.auth })
+    expect(Object.fromEntries(map.json().seats.map((seat: { id: string; status: string }) => [seat.id, seat.status]))).toEqual({
+      A1: 'taken',
+      A2: 'taken',
+      A3: 'reserved',
+      A4: 'reserved',
+    })
+    const svg = await ctx.app.inject({ method: 'GET', url: `/stf/v1/events/${event.id}/seats.svg`, headers: a.auth })
+    const drawn = Object.fromEntries([...svg.body.matchAll(/<circle id="seat-([^"]+)" data-seat="[^"]+" data-status="(\w+)"/g)].map((m) => [m[1], m[2]]))
+    expect(drawn).toEqual({ A1: 'taken', A2: 'taken', A3: 'taken', A4: 'taken' })
+    const named = await create(a.auth, [{ inventory_id: inventory.id, seats: ['A3'] }])
+    expect(named.statusCode).toBe(409)
+    expect(named.json()).toMatchObject({ code: 'seat_unavailable', details: { inventory_id: inventory.id, seats: ['A3'] } })
+    // The holder keeps naming its own seats, but gets none of the reserved ones.
+    const swap = await patch(a.auth, basket.json().id, [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }])
+    expect(swap.json()).toMatchObject({ code: 'seat_unavailable', details: { seats: ['A3'] } })
+    const own = await patch(a.auth, basket.json().id, [{ inventory_id: inventory.id, seats: ['A2', 'A1'] }])
+    expect(own.statusCode, own.body).toBe(200)
+    expect(await counts(event.id, inventory.id)).toMatchObject({ held: 2 })
+  })
+})
+
 describe('one seat, one holder', () => {
   it('lets exactly one of 50 baskets naming the same seat at once hold it', async () => {
     const { event, inventory } = await seated(a, [{ category: 'Plateia', seats: 10 }])
@@ -272,6 +408,94 @@ describe('a rush on best available', () => {
       const [first, second] = res.json().items[0].seats as { row: string; number: string }[]
       expect(first!.row).toBe(second!.row)
       expect(Math.abs(Number(first!.number) - Number(second!.number))).toBe(1)
+    }
+  })
+})
+
+describe('parties in a rush', () => {
+  type Answer = Awaited<ReturnType<typeof create>>
+  const REFUSALS = ['seat_unavailable', 'seats_not_together', 'insufficient_inventory']
+
+  /** Every seat held now, with its basket, as the back office lists them. */
+  async function heldSeats(inventoryId: string) {
+    const res = await adm.get(`/inventories/${inventoryId}/seats?status=held&limit=100`)
+    expect(res.statusCode, res.body).toBe(200)
+    return (res.json().data as { id: string; basket_id: string }[]).map((seat) => ({ id: seat.id, basket_id: seat.basket_id }))
+  }
+
+  /** The winners hold exactly what they were answered, each seat once; the refused hold nothing; every refusal is a seat or inventory code. */
+  async function expectWholeHolds(inventoryId: string, answers: Answer[], before: { id: string; basket_id: string }[], codes = REFUSALS) {
+    const refusals = answers.filter((res) => res.statusCode !== 201)
+    expect(
+      refusals.every((res) => res.statusCode === 409 && codes.includes(res.json().code)),
+      JSON.stringify(refusals.map((res) => res.body)),
+    ).toBe(true)
+    const won = answers
+      .filter((res) => res.statusCode === 201)
+      .map((res) => res.json() as { id: string; items: { quantity: number; seats: { id: string }[] }[] })
+    for (const basket of won) for (const item of basket.items) expect(item.seats).toHaveLength(item.quantity)
+    const answered = [...before, ...won.flatMap((basket) => basket.items.flatMap((item) => item.seats.map((seat) => ({ id: seat.id, basket_id: basket.id }))))]
+    expect(new Set(answered.map((seat) => seat.id)).size).toBe(answered.length)
+    const held = await heldSeats(inventoryId)
+    const sort = (seats: { id: string; basket_id: string }[]) => [...seats].sort((x, y) => x.id.localeCompare(y.id))
+    expect(sort(held)).toEqual(sort(answered))
+    return won
+  }
+
+  it('50 baskets naming overlapping seats of one party at once (seating_no_orphans on): each seat held once, each party whole or not at all', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 20 }], 'Plateia', { variants: PARTY_VARIANTS })
+    await ctx.app.db.update(sellers).set({ seatingNoOrphans: true }).where(eq(sellers.id, a.seller.id))
+    try {
+      // The half-price seat named after the two full-price ones it sits before: judged in the items' order, A1 was "stranded".
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, n) => {
+          const k = 1 + ((n * 3) % 18)
+          return create(a.auth, [
+            { inventory_id: inventory.id, variant: 'Inteira', seats: [`A${k + 1}`, `A${k + 2}`] },
+            { inventory_id: inventory.id, variant: 'Meia-entrada', seats: [`A${k}`] },
+          ])
+        }),
+      )
+      const won = await expectWholeHolds(inventory.id, answers, [], [...REFUSALS, 'seat_orphan'])
+      expect(won.length).toBeGreaterThan(0)
+      // A seat a request names is never one it strands.
+      answers.forEach((res, n) => {
+        if (res.json().code !== 'seat_orphan') return
+        const k = 1 + ((n * 3) % 18)
+        const named = [`A${k}`, `A${k + 1}`, `A${k + 2}`]
+        expect((res.json().details.seats as string[]).filter((seat) => named.includes(seat))).toEqual([])
+      })
+    } finally {
+      await ctx.app.db.update(sellers).set({ seatingNoOrphans: false }).where(eq(sellers.id, a.seller.id))
+    }
+  })
+
+  it('50 best-available parties of 2 to 6 at once on a nearly full row: each sits as one block, each seat held once, the refused hold nothing', async () => {
+    const { inventory } = await seated(a, [{ category: 'Plateia', seats: 40 }], 'Plateia', { variants: PARTY_VARIANTS })
+    // Free islands of 3, 5, 2, 6 and 4 seats between taken ones: 20 free of 40.
+    const free = new Set([2, 3, 4, 8, 9, 10, 11, 12, 15, 16, 20, 21, 22, 23, 24, 25, 30, 31, 32, 33])
+    const taken = Array.from({ length: 40 }, (_, n) => n + 1).filter((n) => !free.has(n))
+    const before = []
+    for (const seats of [taken.slice(0, 10), taken.slice(10)]) {
+      const res = await create(a.auth, [{ inventory_id: inventory.id, seats: seats.map((n) => `A${n}`) }])
+      expect(res.statusCode, res.body).toBe(201)
+      before.push(...seats.map((n) => ({ id: `A${n}`, basket_id: res.json().id as string })))
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, n) => {
+        const size = 2 + (n % 5)
+        return create(a.auth, [
+          { inventory_id: inventory.id, variant: 'Inteira', quantity: Math.ceil(size / 2) },
+          { inventory_id: inventory.id, variant: 'Meia-entrada', quantity: Math.floor(size / 2) },
+        ])
+      }),
+    )
+    const won = await expectWholeHolds(inventory.id, answers, before)
+    expect(won.length).toBeGreaterThan(0)
+    // Each party one block of adjacent seats, dealt in the request's order.
+    for (const basket of won) {
+      const numbers = basket.items.flatMap((item) => item.seats.map((seat) => Number(seat.id.slice(1))))
+      expect(numbers).toEqual(numbers.map((_, n) => numbers[0]! + n))
     }
   })
 })

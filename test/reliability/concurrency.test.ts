@@ -156,6 +156,56 @@ describe('one seated inventory', () => {
   }, 120_000)
 })
 
+describe('parties on a nearly full row', () => {
+  it('100 parties of 2 to 6 at once, half naming overlapping seats, half best available: each whole or nothing, one holder per seat', async () => {
+    const plan = await createTestPlan(fx.app, seller.seller.id, [{ category: 'Plateia', seats: 60 }])
+    const event = await createTestEvent(fx.app, seller.seller.id)
+    const variants = [
+      { name: 'Inteira', description: '', type: 'full' },
+      { name: 'Meia-entrada', description: '', type: 'half', price: 2500 },
+    ]
+    const inventory = await createTestInventory(fx.app, event, { capacity: 60, seatingPlanId: plan.id, seatingCategory: 'Plateia', variants })
+    // Every third seat taken first: free pairs between them, and a free run of 15 at the end.
+    const taken = Array.from({ length: 45 }, (_, n) => n + 1).filter((n) => n % 3 === 0)
+    const first = await call('POST', '/stf/v1/baskets', seller.auth, { items: [{ inventory_id: inventory.id, seats: taken.map((n) => `A${n}`) }] })
+    expect(first.status).toBe(201)
+    const party = (n: number) => {
+      const size = 2 + (n % 5)
+      const full = Math.ceil(size / 2)
+      if (n % 2 === 0) return [full, size - full].map((quantity, v) => ({ inventory_id: inventory.id, variant: variants[v]!.name, quantity }))
+      const start = 40 + (n % 15)
+      const seats = Array.from({ length: size }, (_, k) => `A${Math.min(start + k, 60 - size + 1 + k)}`)
+      return [seats.slice(0, full), seats.slice(full)].map((named, v) => ({ inventory_id: inventory.id, variant: variants[v]!.name, seats: named }))
+    }
+    const answers = await all(100, (n) => call('POST', '/stf/v1/baskets', seller.auth, { items: party(n) }))
+    const refusals = answers.filter((a) => a.status !== 201)
+    expect(
+      refusals.every((a) => a.status === 409 && ['seat_unavailable', 'seats_not_together', 'insufficient_inventory'].includes(a.body.code)),
+      JSON.stringify(countStatuses(answers)),
+    ).toBe(true)
+    const won = answers.filter((a) => a.status === 201)
+    expect(won.length).toBeGreaterThan(0)
+    for (const basket of won) {
+      const numbers = (basket.body.items as { quantity: number; seats: { id: string }[] }[]).flatMap((item) => {
+        expect(item.seats).toHaveLength(item.quantity)
+        return item.seats.map((seat) => Number(seat.id.slice(1)))
+      })
+      // A party sits as one block, dealt in its items' order.
+      expect(numbers).toEqual(numbers.map((_, k) => numbers[0]! + k))
+    }
+    const held = await queryDatabase<{ seat: string; baskets: number }>(
+      databaseUrl,
+      `select u.seat, count(*)::int as baskets from basket_items bi cross join lateral unnest(bi.seats) as u(seat)
+        where bi.inventory_id = $1 and bi.held_until > now() group by u.seat`,
+      [inventory.id],
+    )
+    expect(held.filter((row) => row.baskets > 1)).toEqual([])
+    const answered = won.flatMap((a) => (a.body.items as { seats: { id: string }[] }[]).flatMap((item) => item.seats.map((seat) => seat.id)))
+    expect(held.map((row) => row.seat).sort()).toEqual([...taken.map((n) => `A${n}`), ...answered].sort())
+    await expectConsistent()
+  })
+})
+
 describe('one coupon with a usage limit', () => {
   it('40 checkouts at once with a coupon good for 5: exactly 5 are discounted, the rest refused', async () => {
     const event = await createTestEvent(fx.app, seller.seller.id)

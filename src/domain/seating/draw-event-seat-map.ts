@@ -14,7 +14,8 @@ export type DrawEventSeatMapOptions = GetSeatMapOptions & { highlight: readonly 
 export async function drawEventSeatMap(db: Db, places: PlanPlacesMemo, { highlight, locale, ...options }: DrawEventSeatMapOptions): Promise<string> {
   const map = await readSeatMap(db, places, options)
   return drawSeatMap({
-    seats: map.seats.map(({ place, status }) => ({ ...place, status })),
+    // A reserved seat is drawn as taken: nobody but the waiting list can have it.
+    seats: map.seats.map(({ place, status }) => ({ ...place, status: status === 'reserved' ? 'taken' : status })),
     categories: map.plan.categories,
     size: map.plan.size,
     highlight: new Set(highlight),

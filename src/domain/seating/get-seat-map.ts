@@ -9,8 +9,8 @@ import { findSeatedInventories, readTakenSeats, type PlanPlace } from './seats.r
 
 export type GetSeatMapOptions = { sellerId: string; scope: EventScope; eventId: string; date?: string | undefined }
 
-/** A seat's state as a storefront may know it: held and sold are both taken. */
-export type MapSeatStatus = 'free' | 'taken' | 'blocked'
+/** A seat's state as a storefront may know it: held and sold are both taken; reserved, free but held back for the waiting list. */
+export type MapSeatStatus = 'free' | 'taken' | 'blocked' | 'reserved'
 /** A seat of the map (API.md 7.7): the Seat, the inventory selling it and its state. */
 export type MapSeat = Seat & { inventory_id: string; status: MapSeatStatus }
 export type SeatMapView = { event_id: string; date: string; plan_id: string; seats: MapSeat[] }
@@ -27,7 +27,7 @@ export type SeatMapReading = {
 /**
  * Reads the map of a date of an event: every seat that one of its seated inventories sells, in
  * the plan's order, free, taken (held or sold: the storefront never learns who) or blocked, as
- * seat_standings says. A draft, an event of another seller or outside the affiliate's scope:
+ * seat_standings says, or reserved (free, but held back for the inventory's waiting list). A draft, an event of another seller or outside the affiliate's scope:
  * 404. Without `date`, the event's one date with seated inventories; when it has several: 400
  * naming `date`; none (or none on the date asked): 404. Every seated inventory of a date uses one
  * plan (inventory-seating.ts), each of its own category.
@@ -53,7 +53,7 @@ export async function readSeatMap(db: Db, places: PlanPlacesMemo, { sellerId, sc
     ),
   ])
   const inventoryOf = new Map(seated.map((inventory) => [inventory.category, inventory.id]))
-  const statusOf = new Map(taken.map((seat) => [seat.seat_id, seat.status === 'blocked' ? 'blocked' : 'taken'] as const))
+  const statusOf = new Map(taken.map((seat) => [seat.seat_id, seat.status === 'blocked' || seat.status === 'reserved' ? seat.status : 'taken'] as const))
   const seats: SeatMapReading['seats'] = []
   for (const place of plan.places) {
     const inventoryId = inventoryOf.get(place.category)

@@ -59,19 +59,28 @@ export const readPlanPlaces = async (db: Db, planId: string): Promise<PlanPlace[
     .where(eq(seatingPlanSeats.planId, planId))
     .orderBy(asc(seatingPlanSeats.zoneIndex), asc(seatingPlanSeats.rowIndex), asc(seatingPlanSeats.ord))
 
+/** A seat's state on the storefront's map, besides free: as seat_standings says, or `reserved`. */
+export type MapTakenStatus = Exclude<SeatStatus, 'free'> | 'reserved'
+
 /**
- * The seats of these inventories that are not free, with their state; every other seat they sell
- * is free. seat_standings is asked once per inventory with its id as a constant: the planner then
- * reads each inventory's holds, blocks and tickets once and hashes them (asked with a column of
- * another table, it may rescan them for every seat).
+ * The seats of these inventories that are not free to the public, with their state; every other
+ * seat they sell is free. `reserved`: a free seat of an inventory whose waiting list holds its
+ * free tickets back (tickets_queued.sql, the rule the holds follow: take_tickets.sql refuses to
+ * name such a seat). seat_standings is asked once per inventory with its id as a constant: the
+ * planner then reads each inventory's holds, blocks and tickets once and hashes them (asked with a
+ * column of another table, it may rescan them for every seat).
  */
-export async function readTakenSeats(db: Db, inventoryIds: readonly string[]): Promise<{ seat_id: string; status: Exclude<SeatStatus, 'free'> }[]> {
+export async function readTakenSeats(db: Db, inventoryIds: readonly string[]): Promise<{ seat_id: string; status: MapTakenStatus }[]> {
   if (inventoryIds.length === 0) return []
   const standings = sql.join(
-    inventoryIds.map((id) => sql`select seat_id, status from seat_standings(${id}::uuid, null, null) where status <> 'free'`),
+    inventoryIds.map(
+      (id) => sql`select st.seat_id, case when st.status = 'free' then 'reserved' else st.status end as status
+                    from tickets_queued(${id}::uuid) q cross join lateral seat_standings(${id}::uuid, null, null) st
+                   where st.status <> 'free' or q.queued`,
+    ),
     sql` union all `,
   )
-  const { rows } = await db.execute<{ seat_id: string; status: Exclude<SeatStatus, 'free'> }>(standings)
+  const { rows } = await db.execute<{ seat_id: string; status: MapTakenStatus }>(standings)
   return rows
 }
 

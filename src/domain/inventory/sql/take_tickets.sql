@@ -27,10 +27,14 @@
 -- (JSON array of {i: inventory, v: variant or null, q: quantity, s: seat ids or null, t: together,
 -- k: keep}): k, seats the basket already holds (a renewal or a checkout): each must still be its
 -- to take (not held by another unexpired basket, not blocked, not sold but to this basket's own
--- order); s, named seats: each must be the inventory's (else 'unknown') and free (else
--- 'unavailable'), and with the seller's seating_no_orphans strand nobody (seats_stranded.sql);
--- no s: q best-available seats (seats_best_available.sql), together or, with t false, anywhere.
--- Fixed seats are judged before picks, and no seat goes to two entries. p_seats null: the
+-- order); s, named seats: each must be the inventory's (else 'unknown') and free or the basket's
+-- own (else 'unavailable'; while buyers queue for the inventory, tickets_queued.sql, its free
+-- seats are theirs: 'unavailable' too), and with the seller's seating_no_orphans the seats named
+-- and kept, judged all at once whatever the entries' order, strand nobody (seats_stranded.sql);
+-- no s: best available (seats_best_available.sql), where every such entry of the inventory is one
+-- party: one pick of their summed quantity, together unless none of them asks it (t), dealt along
+-- the block to the entries in their order. Fixed seats are judged before the party's pick, and no
+-- seat goes to two entries. p_seats null: the
 -- basket's stored items are the entries (their seats kept, or picked anywhere when it has none:
 -- a waiting list's offer). A refusal adds to the inventory's DETAIL entry `seats: {unknown,
 -- unavailable, stranded, maxTogether}` (or `{unseated: true}`: seats named on an unseated one). Seats picked or named are written to the basket's items
@@ -61,6 +65,15 @@ DECLARE
   writes jsonb := '[]'::jsonb;
   plan uuid;
   seat_count integer;
+  party_v text[];
+  party_q integer[];
+  party_k boolean[];
+  party_together boolean;
+  taking text[];
+  naming boolean;
+  dealt integer;
+  part text[];
+  m integer;
 BEGIN
   PERFORM pg_advisory_xact_lock(7301, q.k) FROM (SELECT DISTINCT hashtext(x::text) AS k FROM unnest(p_ids) AS x ORDER BY 1) AS q;
   -- Locked, and which of them sell seats (and of which plan), in one statement.
@@ -88,6 +101,7 @@ BEGIN
       seat_count := 0;
       bad_unknown := '{}'; bad_unavailable := '{}'; bad_stranded := '{}'; most_together := NULL;
       plan := seated_plans[array_position(seated, r.id)];
+      party_v := '{}'; party_q := '{}'; party_k := '{}'; party_together := false; taking := '{}'; naming := false;
       FOR e IN
         SELECT x.v, x.q, x.s, x.t, x.k
           FROM (SELECT d->>'v' AS v, (d->>'q')::integer AS q,
@@ -99,9 +113,17 @@ BEGIN
                 SELECT bi.variant, bi.quantity, bi.seats, false, bi.seats IS NOT NULL, bi.position
                   FROM basket_items bi
                  WHERE p_seats IS NULL AND bi.basket_id = p_basket AND bi.inventory_id = r.id) AS x
-         ORDER BY (x.s IS NULL), x.n
+         ORDER BY x.n
       LOOP
-        IF e.s IS NOT NULL AND e.k THEN
+        IF e.s IS NULL THEN
+          -- Best available: one party with the other such entries, picked after every fixed seat.
+          party_v := array_append(party_v, e.v);
+          party_q := array_append(party_q, e.q);
+          party_k := array_append(party_k, e.k);
+          party_together := party_together OR e.t;
+          CONTINUE;
+        END IF;
+        IF e.k THEN
           -- Seats the basket holds: still its own to keep, or (a checkout) to sell.
           bad_unavailable := bad_unavailable || ARRAY(
             SELECT w.seat FROM unnest(e.s) AS w(seat)
@@ -110,37 +132,56 @@ BEGIN
               LEFT JOIN orders o ON o.id = t.order_id
              WHERE st.seat_id IS NULL OR st.status IN ('held', 'blocked') OR w.seat = ANY (excluded)
                 OR (st.status = 'sold' AND o.basket_id IS DISTINCT FROM p_basket));
-          chosen := e.s;
-        ELSIF e.s IS NOT NULL THEN
+        ELSE
+          -- Named: free, or already this basket's own; while buyers queue (r.queued) a free seat is
+          -- theirs (reserved), and only the basket's own seats may be named.
           SELECT coalesce(array_agg(w.seat) FILTER (WHERE st.seat_id IS NULL), '{}'),
-                 coalesce(array_agg(w.seat) FILTER (WHERE st.status <> 'free' OR w.seat = ANY (excluded)), '{}')
+                 coalesce(array_agg(w.seat) FILTER (WHERE w.seat = ANY (excluded)
+                                                       OR (st.status = 'free' AND r.queued)
+                                                       OR (st.status NOT IN ('free', 'held'))
+                                                       OR (st.status = 'held' AND st.basket_id IS DISTINCT FROM p_basket)), '{}')
             INTO named_unknown, named_taken
-            FROM unnest(e.s) AS w(seat) LEFT JOIN seat_standings(r.id, p_basket, e.s) AS st ON st.seat_id = w.seat;
+            FROM unnest(e.s) AS w(seat) LEFT JOIN seat_standings(r.id, NULL, e.s) AS st ON st.seat_id = w.seat;
           bad_unknown := bad_unknown || named_unknown;
           bad_unavailable := bad_unavailable || named_taken;
-          -- The seller's setting, read once, and only when seats are named.
-          IF no_orphans IS NULL THEN
-            SELECT sl.seating_no_orphans INTO no_orphans FROM sellers sl WHERE sl.id = p_seller;
-          END IF;
-          IF no_orphans AND cardinality(bad_unknown) = 0 AND cardinality(bad_unavailable) = 0 THEN
-            bad_stranded := bad_stranded || seats_stranded(r.id, p_basket, e.s, excluded);
-          END IF;
-          chosen := e.s;
-        ELSE
-          SELECT b.seats, b.max_together INTO chosen, most_together FROM seats_best_available(r.id, p_basket, e.q, e.t, excluded) AS b;
-          IF chosen IS NULL THEN
-            taken := false;
-            seat_verdict := coalesce(seat_verdict, '{}'::jsonb) || jsonb_build_object('maxTogether', most_together);
-            chosen := '{}';
-          END IF;
+          naming := true;
         END IF;
-        excluded := excluded || chosen;
+        excluded := excluded || e.s;
+        taking := taking || e.s;
         seat_count := seat_count + coalesce(e.q, 0);
-        seats := seats || jsonb_build_array(jsonb_build_object('v', e.v, 's', seats_json(plan, chosen)));
+        seats := seats || jsonb_build_array(jsonb_build_object('v', e.v, 's', seats_json(plan, e.s)));
         IF NOT e.k THEN
-          writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', e.v, 'q', cardinality(chosen), 's', to_jsonb(chosen)));
+          writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', e.v, 'q', cardinality(e.s), 's', to_jsonb(e.s)));
         END IF;
       END LOOP;
+      -- Every seat named or kept, judged at once: a seat this basket takes is never stranded. The
+      -- seller's setting is read only when seats are named.
+      IF naming AND cardinality(bad_unknown) = 0 AND cardinality(bad_unavailable) = 0 THEN
+        SELECT sl.seating_no_orphans INTO no_orphans FROM sellers sl WHERE sl.id = p_seller;
+        IF no_orphans THEN
+          bad_stranded := seats_stranded(r.id, p_basket, taking, '{}');
+        END IF;
+      END IF;
+      -- The party: one block of its summed quantity, dealt to its entries in the request's order.
+      IF cardinality(party_q) > 0 THEN
+        SELECT b.seats, b.max_together INTO chosen, most_together
+          FROM seats_best_available(r.id, p_basket, (SELECT sum(x)::integer FROM unnest(party_q) AS x), party_together, excluded) AS b;
+        IF chosen IS NULL THEN
+          taken := false;
+          seat_verdict := coalesce(seat_verdict, '{}'::jsonb) || jsonb_build_object('maxTogether', most_together);
+        END IF;
+        dealt := 0;
+        FOR m IN 1 .. cardinality(party_q) LOOP
+          part := CASE WHEN chosen IS NULL THEN '{}'::text[] ELSE chosen[dealt + 1 : dealt + party_q[m]] END;
+          dealt := dealt + party_q[m];
+          excluded := excluded || part;
+          seat_count := seat_count + coalesce(party_q[m], 0);
+          seats := seats || jsonb_build_array(jsonb_build_object('v', party_v[m], 's', seats_json(plan, part)));
+          IF NOT party_k[m] THEN
+            writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', party_v[m], 'q', cardinality(part), 's', to_jsonb(part)));
+          END IF;
+        END LOOP;
+      END IF;
       -- Every ticket of a seated inventory has its seat: entries that do not cover the quantity are a caller's bug.
       IF seat_count <> r.quantity THEN
         RAISE EXCEPTION 'the seats of inventory % cover % of its % tickets', r.id, seat_count, r.quantity;
