@@ -163,10 +163,15 @@ BEGIN
         END IF;
       END IF;
       -- The party: one block of its summed quantity, dealt to its entries in the request's order.
+      -- Too few tickets left for the count (r.fits): refused insufficient_inventory whatever the
+      -- seats, so none are picked, and a rush on a sold-out inventory reads none of its rows.
       IF cardinality(party_q) > 0 THEN
-        SELECT b.seats, b.max_together INTO chosen, most_together
-          FROM seats_best_available(r.id, p_basket, (SELECT sum(x)::integer FROM unnest(party_q) AS x), party_together, excluded) AS b;
-        IF chosen IS NULL THEN
+        chosen := NULL;
+        IF r.fits THEN
+          SELECT b.seats, b.max_together INTO chosen, most_together
+            FROM seats_best_available(r.id, p_basket, (SELECT sum(x)::integer FROM unnest(party_q) AS x), party_together, excluded) AS b;
+        END IF;
+        IF chosen IS NULL AND r.fits THEN
           taken := false;
           seat_verdict := coalesce(seat_verdict, '{}'::jsonb) || jsonb_build_object('maxTogether', most_together);
         END IF;
