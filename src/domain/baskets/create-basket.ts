@@ -195,7 +195,7 @@ async function holdTogether(db: Db, budgetMs: number, members: GroupedHold[], an
       // Nothing of this transaction committed.
       return openEach(members, going, answer)
     }
-    // Committed: from here on, none of these is opened again.
+    // Committed: those it decided are answered and never opened again; those it put off left nothing.
     const sent = going
     going = []
     for (const [k, outcome] of held.outcomes.entries()) {

@@ -179,7 +179,8 @@ async function sellTogether(db: Db, budgetMs: number, members: PlaceOrderOptions
   // The groups still to send, in arrival order.
   const batches = [firsts]
   for (let batch = batches.shift(); batch; batch = batches.shift()) {
-    if (batch.length === 1) {
+    // A group of one is an ordinary checkout.
+    if (batch.length <= 1) {
       await alone(batch)
       continue
     }
@@ -192,8 +193,8 @@ async function sellTogether(db: Db, budgetMs: number, members: PlaceOrderOptions
       )
       for (const [k, view] of sold) settle(batch[k]!, { value: { body: view, replayed: false } })
     } catch (error) {
-      // Nothing of the group committed.
-      if (error instanceof GroupCut) {
+      // Nothing of the group committed. Each part is smaller than the group (the first sale is always attempted): this ends.
+      if (error instanceof GroupCut && error.at > 0 && error.at < batch.length) {
         const open = (places: number[]) => places.filter((n) => !answered.has(n))
         batches.unshift(...[open(batch.slice(0, error.at)), open(batch.slice(error.at))].filter((part) => part.length > 0))
       } else await alone(batch)
@@ -242,7 +243,7 @@ async function sellOnce(db: Db, budgetMs: number, members: PlaceOrderOptions[], 
         ...sale,
         explain: (error: unknown) => {
           const cut = sale.explain!(error)
-          return cut instanceof GroupCut ? new GroupCut(selling[cut.at]!) : cut
+          return cut instanceof GroupCut ? new GroupCut(selling[cut.at] ?? -1) : cut
         },
       },
       alongside: events,
