@@ -1171,8 +1171,8 @@ async function main() {
     ...(database ? { DATABASE_URL: database.url } : {}),
     // Passed through for comparisons: the catalogue cache (CATALOGUE_CACHE_MS=0 measures the uncached routes) and admission.
     ...Object.fromEntries(
-      ['CATALOGUE_CACHE_MS', 'ADMISSION_SATURATION', 'ADMISSION_MAX_WAIT_MS', 'HOLDS_PER_INVENTORY', 'HOLDS_IN_FLIGHT'].flatMap((name) =>
-        process.env[name] === undefined ? [] : [[name, process.env[name]!]],
+      ['CATALOGUE_CACHE_MS', 'ADMISSION_SATURATION', 'ADMISSION_MAX_WAIT_MS', 'HOLDS_PER_INVENTORY', 'HOLDS_IN_FLIGHT', 'HOLDS_GROUP_BUDGET_MS'].flatMap(
+        (name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]]),
       ),
     ),
   }

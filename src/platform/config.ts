@@ -76,6 +76,8 @@ export const ZEnv = z
     AVAILABILITY_MEMO_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
     HOLDS_PER_INVENTORY: z.coerce.number().int().min(1).max(1000).default(4),
     HOLDS_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(8),
+    /** How long one group's statement may go on taking further members; unset: a tenth of DB_STATEMENT_TIMEOUT_MS. */
+    HOLDS_GROUP_BUDGET_MS: z.coerce.number().int().min(0).max(300_000).optional(),
     WAITING_LIST_SWEEP_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
     /** How long a storefront catalogue answer is served from memory at most (0: never). */
     CATALOGUE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
@@ -113,6 +115,10 @@ export const ZEnv = z
     METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   })
   .superRefine((env, ctx) => {
+    // A group costs its budget and one take at most: far under the statement timeout, never near it.
+    if (env.HOLDS_GROUP_BUDGET_MS !== undefined && env.HOLDS_GROUP_BUDGET_MS * 2 > env.DB_STATEMENT_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HOLDS_GROUP_BUDGET_MS'], message: 'must be at most half of DB_STATEMENT_TIMEOUT_MS' })
+    }
     if (env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required when DATABASE_URL is set' })
     }
@@ -175,6 +181,8 @@ function toConfig(e: z.output<typeof ZEnv>) {
     availabilityMemoMs: e.AVAILABILITY_MEMO_MS,
     holdsPerInventory: e.HOLDS_PER_INVENTORY,
     holdsInFlight: e.HOLDS_IN_FLIGHT,
+    /** How long one group's statement goes on taking further members (take_tickets_group.sql), in ms. */
+    holdsGroupBudgetMs: e.HOLDS_GROUP_BUDGET_MS ?? Math.floor(e.DB_STATEMENT_TIMEOUT_MS / 10),
     /** How often each process looks for waiting lists to serve that no change announced (a hold run out, an offer past its time). */
     waitingListSweepMs: e.WAITING_LIST_SWEEP_MS,
     catalogueCacheMs: e.CATALOGUE_CACHE_MS,

@@ -40,7 +40,14 @@ export const availabilityMemo = fp<{ config: Config }>(
     const availability = createAvailabilityMemo({ database: app.database, maxAgeMs: config.availabilityMemoMs })
     await availability.start()
     app.decorate('availability', availability)
-    app.decorate('holds', createHoldQueue({ perInventory: config.holdsPerInventory, inFlight: config.holdsInFlight }))
+    app.decorate(
+      'holds',
+      createHoldQueue({
+        perInventory: config.holdsPerInventory,
+        inFlight: config.holdsInFlight,
+        groupBudgetMs: config.holdsGroupBudgetMs,
+      }),
+    )
     app.addHook('onClose', () => availability.stop())
   },
   { name: 'availability-memo', dependencies: ['database'] },

@@ -12,6 +12,7 @@ import { insertSignedInCustomer } from '../factories/orders.js'
 import { createSeatedInventory, PARTY_VARIANTS } from '../factories/seating.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
+import { answerOf, grouped as groupedOn, oneByOne, type Request } from '../support/hold-groups.js'
 import { createStaff } from '../support/staff.js'
 
 // Holds and checkouts of the same inventories are decided in groups (one transaction, one
@@ -30,65 +31,13 @@ beforeAll(async () => {
 })
 
 type Item = { inventory_id: string; quantity?: number; seats?: string[]; variant?: string }
-type Request = () => Promise<{ statusCode: number; body: string }>
 
 const create = (items: Item[]) => ctx.app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: seller.auth, payload: { items } })
 const checkout = (basketId: string, headers: Record<string, string>, extra: Record<string, unknown> = {}) =>
   ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/checkout`, headers, payload: { payment_method: 'pix', ...extra } })
 
-/** Waits until `ready` holds, looking every few milliseconds (bounded: 10,000 looks, at least 20 s on a busy machine). */
-async function until(ready: () => boolean, what: string) {
-  for (let n = 0; !ready(); n++) {
-    if (n === 10_000) throw new Error(`never: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
-}
-
-/**
- * Sends the requests while the test holds these inventories' turn, each once the one before is
- * waiting (so they wait in this order), runs `meanwhile`, lets go, and answers them in order.
- */
-async function grouped(inventoryIds: string[], requests: Request[], meanwhile: () => Promise<unknown> = async () => {}) {
-  let letGo!: () => void
-  const held = ctx.app.holds.inTurn(inventoryIds, () => new Promise<void>((resolve) => (letGo = resolve)))
-  await until(() => letGo !== undefined, 'the test holds the turn')
-  const answers: ReturnType<Request>[] = []
-  for (const [n, request] of requests.entries()) {
-    answers.push(request())
-    // The first waits for the turn; each next one joins its group.
-    await until(() => ctx.app.holds.state().waiting === n + 1, `request ${n + 1} waits`)
-  }
-  await meanwhile()
-  letGo()
-  await held
-  return Promise.all(answers)
-}
-
-/** The same requests, each answered before the next is sent. */
-async function oneByOne(requests: Request[], before: () => Promise<unknown> = async () => {}) {
-  await before()
-  const answers = []
-  for (const request of requests) answers.push(await request())
-  return answers
-}
-
-/** An answer as a buyer reads it, with the ids that differ between the two copies named by role. */
-function answerOf(res: { statusCode: number; body: string }, names: Record<string, string>) {
-  let text = res.body
-  for (const [id, name] of Object.entries(names)) text = text.replaceAll(id, name)
-  const body = JSON.parse(text)
-  if (res.statusCode !== 201) return { status: res.statusCode, code: body.code, details: body.details }
-  return {
-    status: res.statusCode,
-    items: (body.items ?? []).map((item: { inventory_id: string; variant: string | null; quantity: number; seats: { id: string }[] | null }) => ({
-      inventory: item.inventory_id,
-      variant: item.variant,
-      quantity: item.quantity,
-      seats: item.seats?.map((seat) => seat.id) ?? null,
-    })),
-    tickets: body.tickets?.length,
-  }
-}
+/** The requests decided in one group (test/support/hold-groups.ts). */
+const grouped = (inventoryIds: string[], requests: Request[], meanwhile?: () => Promise<unknown>) => groupedOn(ctx.app, inventoryIds, requests, meanwhile)
 
 async function countsOf(inventoryId: string) {
   const [row] = await ctx.app.db.select({ sold: inventories.sold }).from(inventories).where(eq(inventories.id, inventoryId))

@@ -40,6 +40,13 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true)
   })
 
+  it('bounds a group of holds to a tenth of the statement timeout unless set, and to half of it at most', () => {
+    expect(loadConfig({}).holdsGroupBudgetMs).toBe(500)
+    expect(loadConfig({ DB_STATEMENT_TIMEOUT_MS: '20000' }).holdsGroupBudgetMs).toBe(2000)
+    expect(loadConfig({ HOLDS_GROUP_BUDGET_MS: '0' }).holdsGroupBudgetMs).toBe(0)
+    expect(() => loadConfig({ HOLDS_GROUP_BUDGET_MS: '3000' })).toThrowError(/HOLDS_GROUP_BUDGET_MS must be at most half of DB_STATEMENT_TIMEOUT_MS/)
+  })
+
   it('reads the staff rate limits and refuses a limit below 1', () => {
     const config = loadConfig({ IAM_LOGIN_LIMIT_PER_IP: '5', IAM_ACCOUNT_RATE_LIMIT_WINDOW_SECONDS: '3600' })
     expect(config.iamRateLimits).toMatchObject({ loginPerIp: 5, accountWindowSeconds: 3600 })

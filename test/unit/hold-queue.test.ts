@@ -110,4 +110,32 @@ describe('the holds of an inventory take turns (issue 31)', () => {
     expect(await queue.inTurn(['a'], async () => 'next')).toBe('next')
     expect(queue.state()).toEqual({ running: 0, waiting: 0, inventories: 0 })
   })
+
+  it('answers each member of a group as soon as the group knows its outcome, and the rest when it ends (issue 45)', async () => {
+    const queue = createHoldQueue({ perInventory: 1 })
+    const turn = gate()
+    const held = queue.inTurn(['a'], () => turn.opened)
+    const rest = gate()
+    const answered: string[] = []
+    const run = async (members: string[], answer: (n: number, outcome: { value: string } | { error: unknown }) => void) => {
+      answer(0, { value: `${members[0]} done` })
+      await rest.opened
+      answer(2, { error: new Error(`${members[2]} refused`) })
+    }
+    const members = ['x', 'y', 'z'].map((member) =>
+      queue.inGroup('k', ['a'], member, run).then(
+        (value) => answered.push(String(value)),
+        (error: Error) => answered.push(error.message),
+      ),
+    )
+    turn.open()
+    await held
+    await members[0]
+    // The first is answered while the group goes on.
+    expect(answered).toEqual(['x done'])
+    rest.open()
+    await Promise.all(members)
+    expect(answered).toEqual(['x done', 'z refused', 'a group left a member unanswered'])
+    expect(queue.state()).toEqual({ running: 0, waiting: 0, inventories: 0 })
+  })
 })

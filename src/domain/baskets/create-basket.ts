@@ -7,7 +7,7 @@ import { runIdempotent, storedAnswer } from '../idempotency/run-idempotent.js'
 import type { AvailabilityMemo } from '../inventory/availability-memo.js'
 import type { SeatEntry, TakenInventory } from '../inventory/inventory.repo.js'
 import type { HoldQueue, Settled } from '../inventory/hold-queue.js'
-import { precheckTickets, refuseFromMemory, takeTickets, takeTicketsGroup, type GroupOutcome, type HoldTicketsOptions } from '../inventory/take-tickets.js'
+import { precheckTickets, refuseFromMemory, takeTickets, takeTicketsGroup, type HoldTicketsOptions } from '../inventory/take-tickets.js'
 import type { InventoryVariant } from '../catalog/inventories.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { toBasketView, type BasketView } from './basket-view.js'
@@ -133,7 +133,13 @@ export async function createBasket(db: Db, options: CreateBasketOptions) {
 async function openInGroup(db: Db, options: CreateBasketOptions, hold: HoldTicketsOptions, naming: boolean, open: GroupedHold['alone']) {
   const variants = await checkVariants(db, options.sellerId, hold.scope, options.items)
   const key = `hold ${options.sellerId} ${[...hold.wanted.keys()].sort().join(' ')}`
-  return options.holds!.inGroup(key, hold.wanted.keys(), { options, hold, naming, variants, alone: open }, (members) => holdTogether(db, members))
+  const holds = options.holds!
+  return holds.inGroup(
+    key,
+    hold.wanted.keys(),
+    { options, hold, naming, variants, alone: open },
+    (members, answer: (n: number, outcome: Settled<Opened>) => void) => holdTogether(db, holds.groupBudgetMs, members, answer),
+  )
 }
 
 /** A new basket waiting for its turn in a group (`holdTogether`). */
@@ -143,7 +149,7 @@ type GroupedHold = {
   naming: boolean
   variants: ReadonlyMap<string, InventoryVariant[]>
   /** The same request, opened alone. */
-  alone: () => Promise<{ body: BasketView; replayed: boolean }>
+  alone: () => Promise<Opened>
 }
 
 /**
@@ -153,86 +159,110 @@ type GroupedHold = {
  * of those that fit; a refused one leaves nothing and gets its own refusal. The audit entries of
  * those kept and what a basket's answer needs are read in the same round trip, before the COMMIT.
  * Those that the memory of readings refuses now (a group before them sold out) are refused
- * without being sent. Should the group fail as a whole (a failure no single hold explains), each
- * basket is opened alone, in order, so that every buyer gets exactly its own answer.
+ * without being sent.
+ *
+ * Bounded (issue 45): the statement attempts no further hold once it has run the queue's
+ * `groupBudgetMs`; those it put off left nothing and go, in the same order, in the next
+ * transaction of this turn, until every member is answered. Each member is answered as soon as
+ * its own outcome is known: those of a transaction at its COMMIT, while the ones put off go on.
+ * Should a transaction fail as a whole (a failure no single hold explains), each basket not yet
+ * answered is opened alone, in order, and answered as soon as it is, so that every buyer gets
+ * exactly its own answer, the first without waiting for the last.
  */
-async function holdTogether(db: Db, members: GroupedHold[]): Promise<Settled<{ body: BasketView; replayed: boolean }>[]> {
-  const outcomes: Settled<{ body: BasketView; replayed: boolean }>[] = new Array(members.length)
-  const going: number[] = []
+async function holdTogether(db: Db, budgetMs: number, members: GroupedHold[], answer: (n: number, outcome: Settled<Opened>) => void): Promise<void> {
+  let going: number[] = []
   members.forEach((member, n) => {
     try {
       if (!member.naming) refuseFromMemory(member.hold, member.options.availability)
       going.push(n)
     } catch (error) {
-      outcomes[n] = { error }
+      answer(n, { error })
     }
   })
-  if (going.length === 0) return outcomes
-  // A group of one is an ordinary hold.
-  if (going.length === 1) return settleEach(members, going, outcomes)
-  const basketIds = going.map(() => randomUUID())
-  const sent = going.map((n, k) => ({ ...members[n]!, basketId: basketIds[k]! }))
-  let ended: Awaited<ReturnType<typeof transactionEndingWith<undefined, GroupOutcome[]>>>
-  try {
-    ended = await transactionEndingWith(db, (tx) => ({
-      result: undefined,
-      alongside: sent.map(({ options, basketId }) =>
-        insertBasketQuery(tx, {
-          id: basketId,
-          sellerId: options.sellerId,
-          affiliateId: options.affiliate?.id ?? null,
-          customerId: options.customerId,
-          ttlSeconds: options.ttlSeconds,
-        }),
-      ),
-      last: takeTicketsGroup(
-        sent.map(({ hold, options, basketId }) => ({
-          ...hold,
-          basketId,
-          sell: false,
-          opening: true,
-          memo: options.availability,
-          items: options.items.map((item, position) => ({ inventoryId: item.inventoryId, variant: item.variant ?? null, quantity: item.quantity, position })),
-        })),
-      ),
-      after: [
-        auditInsertsWhere(
-          tx,
-          sent.map(({ options, basketId }) => ({ actor: options.actor, entry: createdEntry(basketId, options) })),
-          sql`exists (select 1 from baskets b where b.id = e."targetId")`,
-        ),
-        groupBasketsQuery(tx, basketIds),
-      ],
-    }))
-  } catch {
-    // Nothing of the group committed.
-    return settleEach(members, going, outcomes)
-  }
-  // Committed: from here on, nothing is opened again.
-  const kept = ended.after[1] as Awaited<ReturnType<ReturnType<typeof groupBasketsQuery>['execute']>>
-  for (const [k, outcome] of ended.last!.entries()) {
-    const { options, variants, basketId } = sent[k]!
-    if ('refused' in outcome) {
-      outcomes[going[k]!] = { error: outcome.refused }
-      continue
+  // Those put off are not judged by the memory again: it read the inventories before the holds
+  // ahead of them were decided. The database decides them after those, as alone.
+  while (going.length > 0) {
+    // A group of one is an ordinary hold.
+    if (going.length <= 1) return openEach(members, going, answer)
+    let held: Awaited<ReturnType<typeof holdOnce>>
+    try {
+      held = await holdOnce(
+        db,
+        budgetMs,
+        going.map((n) => members[n]!),
+      )
+    } catch {
+      // Nothing of this transaction committed.
+      return openEach(members, going, answer)
     }
-    const { basket, items } = kept.get(basketId)!
-    const opened = { basket, rows: items, affiliateCode: options.affiliate?.code ?? null }
-    outcomes[going[k]!] = { value: { body: viewOf(opened, outcome.taken, variants), replayed: false } }
+    // Committed: those it decided are answered and never opened again; those it put off left nothing.
+    const sent = going
+    going = []
+    for (const [k, outcome] of held.outcomes.entries()) {
+      if ('deferred' in outcome) going.push(sent[k]!)
+      else answer(sent[k]!, 'refused' in outcome ? { error: outcome.refused } : { value: held.opened(k, outcome.taken) })
+    }
   }
-  return outcomes
 }
 
-/** Opens each of these members' baskets alone, in order. */
-async function settleEach(members: GroupedHold[], going: number[], outcomes: Settled<{ body: BasketView; replayed: boolean }>[]) {
+type Opened = { body: BasketView; replayed: boolean }
+
+/**
+ * One transaction of a group of holds (`holdTogether`): each hold's outcome in order, and how a
+ * basket kept answers (by its place here).
+ */
+async function holdOnce(db: Db, budgetMs: number, members: GroupedHold[]) {
+  const sent = members.map((member) => ({ ...member, basketId: randomUUID() }))
+  const basketIds = sent.map((one) => one.basketId)
+  const ended = await transactionEndingWith(db, (tx) => ({
+    result: undefined,
+    alongside: sent.map(({ options, basketId }) =>
+      insertBasketQuery(tx, {
+        id: basketId,
+        sellerId: options.sellerId,
+        affiliateId: options.affiliate?.id ?? null,
+        customerId: options.customerId,
+        ttlSeconds: options.ttlSeconds,
+      }),
+    ),
+    last: takeTicketsGroup(
+      sent.map(({ hold, options, basketId }) => ({
+        ...hold,
+        basketId,
+        sell: false,
+        opening: true,
+        memo: options.availability,
+        items: options.items.map((item, position) => ({ inventoryId: item.inventoryId, variant: item.variant ?? null, quantity: item.quantity, position })),
+      })),
+      budgetMs,
+    ),
+    after: [
+      auditInsertsWhere(
+        tx,
+        sent.map(({ options, basketId }) => ({ actor: options.actor, entry: createdEntry(basketId, options) })),
+        sql`exists (select 1 from baskets b where b.id = e."targetId")`,
+      ),
+      groupBasketsQuery(tx, basketIds),
+    ],
+  }))
+  const kept = ended.after[1] as Awaited<ReturnType<ReturnType<typeof groupBasketsQuery>['execute']>>
+  const opened = (k: number, taken: ReadonlyMap<string, TakenInventory>): Opened => {
+    const { options, variants, basketId } = sent[k]!
+    const { basket, items } = kept.get(basketId)!
+    return { body: viewOf({ basket, rows: items, affiliateCode: options.affiliate?.code ?? null }, taken, variants), replayed: false }
+  }
+  return { outcomes: ended.last!, opened }
+}
+
+/** Opens each of these members' baskets alone, in order, answering each as soon as it is. */
+async function openEach(members: GroupedHold[], going: number[], answer: (n: number, outcome: Settled<Opened>) => void) {
   for (const n of going) {
     try {
-      outcomes[n] = { value: await members[n]!.alone() }
+      answer(n, { value: await members[n]!.alone() })
     } catch (error) {
-      outcomes[n] = { error }
+      answer(n, { error })
     }
   }
-  return outcomes
 }
 
 /**

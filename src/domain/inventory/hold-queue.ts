@@ -13,7 +13,12 @@
  * transaction whose one statement decides each in arrival order by take_tickets itself
  * (sql/take_tickets_group.sql): a few transactions instead of one wait on the inventory's lock per
  * buyer, as a database turns many commits into one flush. Each process groups its own arrivals;
- * the database's lock orders the groups of several processes.
+ * the database's lock orders the groups of several processes. A group is bounded in time, not only
+ * in members: its statement takes no further member once it has run `groupBudgetMs` (a small part
+ * of the statement timeout), and those it put off go in the group's next transaction, in the same
+ * turn and order. Each member is answered as soon as its own outcome is known (`run`'s `answer`),
+ * not when the whole group is done: a group that fails and sends its members alone answers the
+ * first before the last has started.
  *
  * And at most `inFlight` holds of all inventories at once, taken last (after the inventories'
  * turns, in arrival order) and given back first, so that it cannot close a cycle. A sale spread
@@ -27,10 +32,14 @@ export type HoldQueue = {
   /**
    * Joins `member` to the group of `key` that waits for its turn (of these inventories), or opens
    * one: when the turn comes, `run` takes every member that joined meanwhile (at most `perGroup`,
-   * in arrival order) and answers each one's outcome, in the same order. Answers this member's.
-   * Members of one key must want the same inventories (the key names them).
+   * in arrival order) and answers each one's outcome by its place (`answer(n, outcome)`) as soon as
+   * it knows it: that member's caller hears it at once, while the group goes on. A member still
+   * unanswered when `run` ends gets its error (or, should it fail, its failure). Answers this
+   * member's. Members of one key must want the same inventories (the key names them).
    */
-  inGroup<M, R>(key: string, inventoryIds: Iterable<string>, member: M, run: (members: M[]) => Promise<Settled<R>[]>): Promise<R>
+  inGroup<M, R>(key: string, inventoryIds: Iterable<string>, member: M, run: GroupRun<M, R>): Promise<R>
+  /** How long one group's statement may go on taking further members, in ms (take_tickets_group.sql). */
+  readonly groupBudgetMs: number
   /** Remembers the inventories a basket held here, for its checkout's group (`heldBy`); a bounded memory. */
   held(basketId: string, inventoryIds: Iterable<string>): void
   /** The inventories `held` remembers of a basket, if it does. A hint for grouping only: the checkout reads the basket itself. */
@@ -42,6 +51,9 @@ export type HoldQueue = {
 /** A member's outcome in a group: its answer, or its own error. */
 export type Settled<R> = { value: R } | { error: unknown }
 
+/** Decides a group's members, answering each by its place as soon as its outcome is known. */
+export type GroupRun<M, R> = (members: M[], answer: (n: number, outcome: Settled<R>) => void) => Promise<void>
+
 type Lane = { running: number; waiting: (() => void)[] }
 
 /** Baskets whose inventories `held` remembers: about 10 MB at most. */
@@ -49,7 +61,13 @@ const HELD_BASKETS = 50_000
 
 type Group = { members: { member: unknown; settle: (outcome: Settled<unknown>) => void }[] }
 
-export function createHoldQueue(options: { perInventory: number; inFlight?: number | undefined; perGroup?: number | undefined }): HoldQueue {
+export function createHoldQueue(options: {
+  perInventory: number
+  inFlight?: number | undefined
+  perGroup?: number | undefined
+  /** Default 500 ms: a tenth of the default statement timeout. */
+  groupBudgetMs?: number | undefined
+}): HoldQueue {
   const lanes = new Map<string, Lane>()
   // The group of each key still waiting for its turn: new members join it.
   const forming = new Map<string, Group>()
@@ -109,7 +127,7 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
         for (const id of entered) leave(id)
       }
     },
-    inGroup<M, R>(key: string, inventoryIds: Iterable<string>, member: M, run: (members: M[]) => Promise<Settled<R>[]>) {
+    inGroup<M, R>(key: string, inventoryIds: Iterable<string>, member: M, run: GroupRun<M, R>) {
       return new Promise<R>((resolve, reject) => {
         const settle = (outcome: Settled<unknown>) => ('error' in outcome ? reject(outcome.error) : resolve(outcome.value as R))
         const joined = forming.get(key)
@@ -126,11 +144,22 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
             // Its turn: no one joins any more.
             if (forming.get(key) === group) forming.delete(key)
             waitingGroups.delete(group)
-            const outcomes = await run(group.members.map((one) => one.member as M))
-            for (const [n, one] of group.members.entries()) one.settle(outcomes[n] ?? { error: new Error('a group answered fewer outcomes than members') })
+            const answered = new Set<number>()
+            await run(
+              group.members.map((one) => one.member as M),
+              (n, outcome) => {
+                answered.add(n)
+                group.members[n]?.settle(outcome)
+              },
+            )
+            if (answered.size < group.members.length) {
+              const error = new Error('a group left a member unanswered')
+              for (const [n, one] of group.members.entries()) if (!answered.has(n)) one.settle({ error })
+            }
           })
           .catch((error: unknown) => {
             waitingGroups.delete(group)
+            // Those answered already keep their answer (a promise settles once).
             for (const one of group.members) one.settle({ error })
           })
       })
@@ -142,6 +171,7 @@ export function createHoldQueue(options: { perInventory: number; inFlight?: numb
       if (holders.size > HELD_BASKETS) holders.delete(holders.keys().next().value!)
     },
     heldBy: (basketId) => holders.get(basketId),
+    groupBudgetMs: options.groupBudgetMs ?? 500,
     state: () => {
       let waiting = all.waiting.length
       for (const lane of lanes.values()) waiting += lane.waiting.length

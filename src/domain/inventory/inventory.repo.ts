@@ -163,11 +163,12 @@ export type GroupTake = TakeTickets & { items?: readonly GroupItem[] | undefined
 /**
  * A group of takes of one seller's inventories, in arrival order, decided by the database function
  * `take_tickets_group` (sql/take_tickets_group.sql) in ONE statement, each take by take_tickets
- * itself. Holds answer a verdict per take; sales (`sell`) are all or nothing. Every take must
+ * itself, attempting no further take once the statement has run `budgetMs`. Holds answer a verdict
+ * per take (or `deferred`); sales (`sell`) are all or nothing (see `groupCutAt`). Every take must
  * have the group's `sell`.
  */
-export const takeTicketsGroupQuery = (sellerId: string, takes: readonly GroupTake[], sell: boolean): FixedStatement => ({
-  sql: 'select n, taken, refusal from take_tickets_group($1::uuid, $2::jsonb, $3)',
+export const takeTicketsGroupQuery = (sellerId: string, takes: readonly GroupTake[], sell: boolean, budgetMs: number): FixedStatement => ({
+  sql: 'select n, taken, refusal, deferred from take_tickets_group($1::uuid, $2::jsonb, $3, $4::int)',
   params: [
     sellerId,
     JSON.stringify(
@@ -187,11 +188,24 @@ export const takeTicketsGroupQuery = (sellerId: string, takes: readonly GroupTak
       }),
     ),
     sell,
+    budgetMs,
   ],
 })
 
-/** One row of `take_tickets_group`: a take's rows, or its refusal (take_tickets' BX409 DETAIL). */
-export type GroupRow = { n: number; taken: Record<string, unknown>[] | null; refusal: string | null }
+/** One row of `take_tickets_group`: a take's rows, or its refusal (take_tickets' BX409 DETAIL), or `deferred`: not attempted, its budget spent. */
+export type GroupRow = { n: number; taken: Record<string, unknown>[] | null; refusal: string | null; deferred: boolean }
+
+/**
+ * Where a group of sales stopped, its budget spent (SQLSTATE BX504): the place in the group, from
+ * 0, of the first take not attempted; the whole group rolled back. Undefined for any other error.
+ */
+export function groupCutAt(error: unknown): number | undefined {
+  if (sqlState(error) !== GROUP_BUDGET_SPENT) return undefined
+  const place = Number(errorDetail(error))
+  return Number.isInteger(place) && place > 1 ? place - 1 : undefined
+}
+
+const GROUP_BUDGET_SPENT = 'BX504'
 
 /** A refusal of a grouped take, as the error take_tickets raised (what `refusedStandings` reads). */
 export const groupRefusalError = (detail: string) => Object.assign(new Error('the tickets asked for do not fit'), { code: TICKETS_DO_NOT_FIT, detail })

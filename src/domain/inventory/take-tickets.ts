@@ -4,6 +4,7 @@ import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import type { AvailabilityMemo } from './availability-memo.js'
 import type { EventScope } from './availability.js'
 import {
+  groupCutAt,
   groupRefusalError,
   readStandings,
   readTakenRows,
@@ -106,8 +107,23 @@ const takeOf = (options: TakeTicketsOptions): TakeTickets => ({
   seats: options.seats,
 })
 
-/** A take's answer in a group: what it took, or why it was refused (an API error, or `PricesMoved`). */
-export type GroupOutcome = { taken: Map<string, TakenInventory> } | { refused: unknown }
+/**
+ * A take's answer in a group: what it took, or why it was refused (an API error, or
+ * `PricesMoved`), or `deferred`: not attempted, the group's budget spent (a hold only), for the
+ * caller to send in its next transaction.
+ */
+export type GroupOutcome = { taken: Map<string, TakenInventory> } | { refused: unknown } | { deferred: true }
+
+/**
+ * A group of sales stopped at its budget and rolled back whole (`takeTicketsGroup`): `at` is the
+ * place, from 0, of the first take it did not attempt. The caller sends the takes before it as one
+ * group and the rest as the next, in order.
+ */
+export class GroupCut extends Error {
+  constructor(readonly at: number) {
+    super(`a group of sales spent its budget before its take ${at}`)
+  }
+}
 
 /**
  * A group of takes of one seller's inventories, in arrival order, as ONE statement that decides
@@ -116,8 +132,15 @@ export type GroupOutcome = { taken: Map<string, TakenInventory> } | { refused: u
  * ones before it, through the same reading and the same words for a refusal. Holds (a new basket
  * each, `items` its items to write) are answered one by one: a refused one leaves nothing, not
  * even its basket. Sales are all or nothing: one refused raises its refusal, as alone.
+ *
+ * Bounded: once the statement has run `budgetMs` (from its start, as the statement timeout
+ * counts), no further take is attempted; the first always is. Holds not attempted answer
+ * `deferred` and leave nothing; sales raise `GroupCut`.
  */
-export function takeTicketsGroup(takes: readonly (TakeTicketsOptions & { items?: readonly GroupItem[] | undefined })[]): LastStatement<GroupOutcome[]> {
+export function takeTicketsGroup(
+  takes: readonly (TakeTicketsOptions & { items?: readonly GroupItem[] | undefined })[],
+  budgetMs: number,
+): LastStatement<GroupOutcome[]> {
   const first = takes[0]!
   const answers = takes.map(answerOf)
   return {
@@ -125,14 +148,19 @@ export function takeTicketsGroup(takes: readonly (TakeTicketsOptions & { items?:
       first.sellerId,
       takes.map((take) => ({ ...takeOf(take), items: take.items })),
       first.sell,
+      budgetMs,
     ),
     read: (rows) =>
       (rows as GroupRow[]).map((row): GroupOutcome => {
+        if (row.deferred) return { deferred: true }
         const take = answers[row.n - 1]!
         return row.refusal === null ? { taken: take.read(row.taken!) } : { refused: take.explain(groupRefusalError(row.refusal)) }
       }),
     // A sale's refusal is take_tickets' own; each basket is then sold alone by its caller.
-    explain: (error) => error,
+    explain: (error) => {
+      const at = groupCutAt(error)
+      return at === undefined ? error : new GroupCut(at)
+    },
   }
 }
 

@@ -26,7 +26,7 @@ import { runIdempotent } from '../idempotency/run-idempotent.js'
 import type { InventoryState } from '../inventory/inventory.repo.js'
 import type { HoldQueue, Settled } from '../inventory/hold-queue.js'
 import { basketInventoryIds } from '../baskets/baskets.repo.js'
-import { PricesMoved, takeTickets, takeTicketsGroup, type TakeTicketsOptions } from '../inventory/take-tickets.js'
+import { GroupCut, PricesMoved, takeTickets, takeTicketsGroup, type TakeTicketsOptions } from '../inventory/take-tickets.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { signOrderView, toOrderView, type OrderView } from './order-view.js'
@@ -133,74 +133,123 @@ export async function placeOrder(db: Db, options: PlaceOrderOptions): Promise<{ 
   // A basket of no inventory (unknown, another seller's, empty) is answered alone.
   if (inventoryIds.length === 0) return placeOrderAlone(db, options)
   const key = `sale ${options.sellerId} ${[...inventoryIds].sort().join(' ')}`
-  return holds.inGroup(key, inventoryIds, options, (members) => sellTogether(db, members))
+  return holds.inGroup(key, inventoryIds, options, (members, answer: (n: number, outcome: Settled<Placement>) => void) =>
+    sellTogether(db, holds.groupBudgetMs, members, answer),
+  )
 }
+
+type Placement = { body: OrderView; replayed: boolean }
 
 /**
  * Checkouts of baskets of the same inventories, in ONE transaction: each basket's checkout up to
  * its sale, side by side on the transaction's connection (nothing there locks an inventory), then
  * one statement that sells every basket in arrival order, each by take_tickets exactly as alone
  * (`takeTicketsGroup`), sent with the COMMIT. A basket whose reading refuses it (gone, expired,
- * checked out already, …) has written nothing: it gets that refusal and the group goes on. Past
- * that, a group is all or nothing: should any basket fail (its tickets refused, a price moved, any
- * error), the group rolls back and each basket not yet answered is checked out alone, in order, so
- * that every buyer gets exactly its own answer. Buyers of one flash sale hold their tickets, so
- * their checkouts rarely fail. A basket sent twice in a group is checked out alone after it.
+ * checked out already, …) has written nothing: it is answered that refusal at once and the group
+ * goes on. Past that, a group is all or nothing: should any basket fail (its tickets refused, a
+ * price moved, any error), the group rolls back and each basket not yet answered is checked out
+ * alone, in order, and answered as soon as it is, so that every buyer gets exactly its own answer,
+ * the first without waiting for the last. Buyers of one flash sale hold their tickets, so their
+ * checkouts rarely fail. A basket sent twice in a group is checked out alone after it.
+ *
+ * Bounded (issue 45): the sale statement attempts no further sale once it has run the queue's
+ * `groupBudgetMs`. It cannot commit part of a group (every basket's order was written before it),
+ * so it rolls the group back (`GroupCut`), and the baskets before the first one it did not reach
+ * go again as one group (about the budget's worth of sales, itself bounded), then the rest as the
+ * next, in order: every statement stays far under the statement timeout, at the price of doing a
+ * cut group's sales twice.
  */
-async function sellTogether(db: Db, members: PlaceOrderOptions[]): Promise<Settled<{ body: OrderView; replayed: boolean }>[]> {
-  const grouped = members.filter((member, n) => members.findIndex((other) => other.basketId === member.basketId) === n)
-  const outcomes = new Map<PlaceOrderOptions, Settled<{ body: OrderView; replayed: boolean }>>()
-  if (grouped.length > 1) {
-    try {
-      const { result } = await transactionEndingWith(db, async (tx) => {
-        const sideBySide = <T>(works: (() => Promise<T>)[]) => (pipelines(tx) ? Promise.allSettled(works.map((work) => work())) : inTurns(works))
-        // Baskets refused by their reading (gone, expired, checked out, …) wrote nothing: answered as they are.
-        const readings = await sideBySide(grouped.map((member) => () => readCheckout(tx, member)))
-        const going: { member: PlaceOrderOptions; reading: CheckoutReading }[] = []
-        for (const [n, read] of readings.entries()) {
-          if (read.status === 'fulfilled') going.push({ member: grouped[n]!, reading: read.value })
-          else if (read.reason instanceof AppError) outcomes.set(grouped[n]!, { error: read.reason })
-          else throw read.reason
-        }
-        const placing = going.map(
-          ({ member, reading }) =>
-            () =>
-              placeCheckout(tx, reading, member),
-        )
-        const settled = await sideBySide(placing)
-        const failed = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected')
-        if (failed) throw failed.reason
-        const placed = settled.map((one) => (one as PromiseFulfilledResult<Placed>).value)
-        const sales = placed.flatMap((one) => (one.sale ? [one.sale] : []))
-        const events = placed.flatMap((one) => {
-          const event = webhookEventsStatement(one.view.seller_id, [orderEvent('order.confirmed', one.view)])
-          return event ? [sqlStatement(tx, event)] : []
-        })
-        return {
-          result: placed.map((one, n) => [going[n]!.member, one.view] as const),
-          last: sales.length > 0 ? takeTicketsGroup(sales) : undefined,
-          alongside: events,
-        }
-      })
-      // Committed: these are never checked out again below.
-      for (const [member, view] of result) outcomes.set(member, { value: { body: view, replayed: false } })
-    } catch {
-      // Nothing of the group committed: each basket not yet answered alone, below.
-    }
+async function sellTogether(db: Db, budgetMs: number, members: PlaceOrderOptions[], answer: (n: number, outcome: Settled<Placement>) => void) {
+  const answered = new Set<number>()
+  const settle = (n: number, outcome: Settled<Placement>) => {
+    answered.add(n)
+    answer(n, outcome)
   }
-  const answers: Settled<{ body: OrderView; replayed: boolean }>[] = []
-  for (const member of members) {
-    let outcome = outcomes.get(member)
-    if (!outcome) {
+  const alone = async (places: number[]) => {
+    for (const n of places) {
+      if (answered.has(n)) continue
       try {
-        outcome = { value: await placeOrderAlone(db, member) }
+        settle(n, { value: await placeOrderAlone(db, members[n]!) })
       } catch (error) {
-        outcome = { error }
+        settle(n, { error })
       }
     }
-    answers.push(outcome)
   }
-  return answers
+  const firsts = members.flatMap((member, n) => (members.findIndex((other) => other.basketId === member.basketId) === n ? [n] : []))
+  // The groups still to send, in arrival order.
+  const batches = [firsts]
+  for (let batch = batches.shift(); batch; batch = batches.shift()) {
+    // A group of one is an ordinary checkout.
+    if (batch.length <= 1) {
+      await alone(batch)
+      continue
+    }
+    try {
+      const sold = await sellOnce(
+        db,
+        budgetMs,
+        batch.map((n) => members[n]!),
+        (k, error) => settle(batch[k]!, { error }),
+      )
+      for (const [k, view] of sold) settle(batch[k]!, { value: { body: view, replayed: false } })
+    } catch (error) {
+      // Nothing of the group committed. Each part is smaller than the group (the first sale is always attempted): this ends.
+      if (error instanceof GroupCut && error.at > 0 && error.at < batch.length) {
+        const open = (places: number[]) => places.filter((n) => !answered.has(n))
+        batches.unshift(...[open(batch.slice(0, error.at)), open(batch.slice(error.at))].filter((part) => part.length > 0))
+      } else await alone(batch)
+    }
+  }
+  await alone(members.map((_, n) => n))
+}
+
+/**
+ * One transaction of a group of checkouts (`sellTogether`): answers the baskets sold, by their
+ * place here; those their reading refuses go to `refused` at once. Throws when nothing committed:
+ * `GroupCut` (its budget spent) names the place here of the first basket whose sale it did not reach.
+ */
+async function sellOnce(db: Db, budgetMs: number, members: PlaceOrderOptions[], refused: (k: number, error: AppError) => void) {
+  const { result } = await transactionEndingWith(db, async (tx) => {
+    const sideBySide = <T>(works: (() => Promise<T>)[]) => (pipelines(tx) ? Promise.allSettled(works.map((work) => work())) : inTurns(works))
+    // Baskets refused by their reading (gone, expired, checked out, …) wrote nothing: answered as they are.
+    const readings = await sideBySide(members.map((member) => () => readCheckout(tx, member)))
+    const going: { k: number; reading: CheckoutReading }[] = []
+    for (const [k, read] of readings.entries()) {
+      if (read.status === 'fulfilled') going.push({ k, reading: read.value })
+      else if (read.reason instanceof AppError) refused(k, read.reason)
+      else throw read.reason
+    }
+    const settled = await sideBySide(
+      going.map(
+        ({ k, reading }) =>
+          () =>
+            placeCheckout(tx, reading, members[k]!),
+      ),
+    )
+    const failed = settled.find((one): one is PromiseRejectedResult => one.status === 'rejected')
+    if (failed) throw failed.reason
+    const placed = settled.map((one) => (one as PromiseFulfilledResult<Placed>).value)
+    // The place here of each sale's basket.
+    const selling = going.flatMap(({ k }, m) => (placed[m]!.sale ? [k] : []))
+    const sales = placed.flatMap((one) => (one.sale ? [one.sale] : []))
+    const events = placed.flatMap((one) => {
+      const event = webhookEventsStatement(one.view.seller_id, [orderEvent('order.confirmed', one.view)])
+      return event ? [sqlStatement(tx, event)] : []
+    })
+    const sale = sales.length > 0 ? takeTicketsGroup(sales, budgetMs) : undefined
+    return {
+      result: placed.map((one, m) => [going[m]!.k, one.view] as const),
+      last: sale && {
+        ...sale,
+        explain: (error: unknown) => {
+          const cut = sale.explain!(error)
+          return cut instanceof GroupCut ? new GroupCut(selling[cut.at] ?? -1) : cut
+        },
+      },
+      alongside: events,
+    }
+  })
+  return result
 }
 
 /** Runs each in turn, settling each (on a connection that does not pipeline, side by side gains nothing). */
