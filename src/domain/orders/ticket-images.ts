@@ -93,7 +93,7 @@ const MARKS = /\p{M}/gu
  * plain form without accents when it has that, else left out (an emoji, another script), never
  * replaced by a `?` that the buyer would read as part of the name.
  */
-export function printable(text: string, font: PDFFont): string {
+function printable(text: string, font: PDFFont): string {
   const drawable = new Set(font.getCharacterSet())
   const has = (char: string) => drawable.has(char.codePointAt(0)!)
   let out = ''
