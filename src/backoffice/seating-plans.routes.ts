@@ -25,7 +25,9 @@ export const seatingPlanRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Upload a seating plan of a seller',
         description:
           "`plan` is in pretix's seating-plan format, stored as uploaded. A seat naming an unknown category, a `seat_guid` used twice, " +
-          'no seats or more than 100,000: 400 `validation_error` with the path. Bodies up to 16 MiB (413 above). Needs `adm.catalog.write`.',
+          'a name or text of the plan (`name` too) with a character XML 1.0 forbids (controls but tab and line breaks, U+FFFE, U+FFFF), ' +
+          'no seats or more than 100,000: 400 `validation_error` with the path (the first 50 problems). Bodies up to 16 MiB (413 above). ' +
+          'Needs `adm.catalog.write`.',
         security: STAFF_SECURITY,
         params: ZIdParams,
         body: ZCreateSeatingPlan,

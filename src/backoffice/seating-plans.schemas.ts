@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { FastifyRequest } from 'fastify'
 import { checkPlanShape, ZPlanDocument } from '../domain/seating/plan-format.js'
+import { isXmlText, XML_FORBIDDEN_MESSAGE } from '../domain/seating/xml-text.js'
 import { AppError } from '../platform/errors.js'
 import { ZName } from './common.schemas.js'
 
@@ -8,7 +9,8 @@ import { ZName } from './common.schemas.js'
 export const PLAN_BODY_LIMIT = 16 * 1024 * 1024
 
 export const ZCreateSeatingPlan = z.strictObject({
-  name: ZName,
+  // Held to the plan's own texts (plan-format.ts), though only the back office shows it.
+  name: ZName.refine(isXmlText, XML_FORBIDDEN_MESSAGE),
   plan: ZPlanDocument,
 })
 

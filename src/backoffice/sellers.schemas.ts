@@ -44,7 +44,12 @@ export const ZSellerSettingsInput = z
       b.waiting_list_max_quantity,
       `Most tickets one waiting list entry may ask for, and never more than the inventory's capacity (default ${DEFAULT_SETTINGS.waiting_list_max_quantity})`,
     ).optional(),
-    locale: z.enum(LOCALES).describe(`Language of every email to buyers, whose times read in \`timezone\` (default ${DEFAULT_SETTINGS.locale})`).optional(),
+    locale: z
+      .enum(LOCALES)
+      .describe(
+        `Language of what buyers read: every email (its times read in \`timezone\`), the seat map and the PDF ticket (default ${DEFAULT_SETTINGS.locale})`,
+      )
+      .optional(),
     seating_no_orphans: z
       .boolean()
       .describe('Named seats that would strand a single free seat are refused with 409 `seat_orphan` instead of held (default false)')

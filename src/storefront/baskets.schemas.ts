@@ -143,7 +143,10 @@ const itemFields = {
   unit_price: z.number().int().describe('The variant’s price when it has one, else the inventory’s'),
   discount: z.number().int().describe("The item coupon's discount plus this item's share of the basket coupon's (largest remainder, by item total)"),
   total: z.number().int().describe("quantity × unit_price − discount; the items' totals add up to the total"),
-  seats: z.array(ZSeat).nullable().describe('Reserved seating: the seats of this item (held, or sold); null: an unseated inventory'),
+  seats: z
+    .array(ZSeat)
+    .nullable()
+    .describe('Reserved seating: the seats of this item (held, or sold); null: an unseated inventory, or a basket whose hold lapsed'),
 }
 
 export const ZBasketItem = z

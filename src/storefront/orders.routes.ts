@@ -196,7 +196,8 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "An order's tickets, as PDF",
         description:
           'One A5 page per valid ticket (`application/pdf`): the QR of its signed `code`, the event, the date (its inventory’s current one), ' +
-          'the inventory, the variant, the holder and, once seating assigns one, the seat. An order of this seller (under ' +
+          'the inventory, the variant, the holder and, once seating assigns one, the seat, in the seller’s `locale` (one language per page; ' +
+          'a character its font cannot draw, such as an emoji, is left out). An order of this seller (under ' +
           '`X-Affiliate-Code`, of that affiliate), else 404; an order without a valid ticket: 404.',
         security: sellerOnly,
         params: ZOrderParams,
@@ -210,6 +211,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         affiliate: request.affiliate,
         customerId: null,
         orderId: request.params.id,
+        locale: request.seller.settings.locale,
       })
       return reply
         .type('application/pdf')

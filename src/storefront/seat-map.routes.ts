@@ -57,7 +57,8 @@ export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The seat map of a date of an event, as SVG',
         description:
           'The plan drawn with each seat’s state (`data-status` on its circle: free, taken, blocked; a reserved seat is drawn taken) and its category’s colour; `highlight`’s ' +
-          `seats ringed. ${DATE_RULE}`,
+          'seats ringed; its words in the seller’s `locale` (`xml:lang`). Well-formed XML whatever the plan’s texts hold (a character XML ' +
+          `forbids, in a plan stored before such texts were refused, is replaced). ${DATE_RULE}`,
         security,
         params: ZEventIdParams,
         querystring: ZSeatMapSvgQuery,

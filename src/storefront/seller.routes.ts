@@ -17,7 +17,7 @@ const ZSellerProfile = z
       timezone: z.string().describe('IANA time zone of the seller\'s "today": inventories dated before it are not sold'),
       waiting_list_offer_minutes: z.number().int().describe('How long a waiting list offer holds its tickets'),
       waiting_list_max_quantity: z.number().int().describe('Most tickets one waiting list entry may ask for'),
-      locale: z.enum(LOCALES).describe('Language of the emails to buyers'),
+      locale: z.enum(LOCALES).describe('Language of what buyers read: the emails, the seat map and the PDF ticket'),
     }),
     affiliate: z.object({ code: z.string(), name: z.string() }).nullable(),
   })

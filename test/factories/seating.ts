@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { gridPlan } from '../../src/domain/seating/grid-plan.js'
+import type { TPlanDocument } from '../../src/domain/seating/plan-format.js'
 import { seatingPlanSeats, seatingPlans } from '../../src/domain/seating/seating.table.js'
 import type { AdmClient } from '../support/adm-client.js'
 import { createTestEvent, dayFromToday } from './catalog.js'
@@ -77,4 +79,29 @@ export async function createSeatedInventory(
   })
   if (res.statusCode !== 201) throw new Error(`the seated inventory was refused: ${res.body}`)
   return { plan, event, inventory: res.json() as { id: string; capacity: number; available: number; seating: unknown } }
+}
+
+/**
+ * Every character XML 1.0 forbids (API.md 7.7): the C0 controls but tab, line feed and carriage
+ * return, U+FFFE and U+FFFF; NUL first, which no text of any request may carry anyway.
+ */
+export const XML_FORBIDDEN = [...[...Array(32).keys()].filter((c) => c !== 9 && c !== 10 && c !== 13), 0xfffe, 0xffff].map((c) => String.fromCharCode(c))
+
+/**
+ * A plan of 100,000 seats (250 rows of 400) whose every seat number and guid carries one of the
+ * characters XML forbids, all of them in turn but NUL (with `nul`, NUL too). Some 10 MiB as JSON,
+ * under the plan routes' 16 MiB.
+ */
+export function forbiddenLabels({ nul = false } = {}): TPlanDocument {
+  const plan = gridPlan({ rows: 250, seatsPerRow: 400 })
+  const chars = nul ? XML_FORBIDDEN : XML_FORBIDDEN.slice(1)
+  let n = 0
+  for (const row of plan.zones[0]!.rows) {
+    for (const seat of row.seats) {
+      seat.seat_guid += chars[n % chars.length]
+      seat.seat_number += chars[(n + 1) % chars.length]
+      n++
+    }
+  }
+  return plan
 }

@@ -4,6 +4,7 @@ import { and, eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { gridPlan } from '../../src/domain/seating/grid-plan.js'
+import { forbiddenLabels, XML_FORBIDDEN } from '../factories/seating.js'
 import { findPlanSeats, findSellerPlan } from '../../src/domain/seating/seating-plans.repo.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
@@ -40,6 +41,8 @@ const postRaw = (sellerId: string, payload: string) =>
     headers: { ...auth, 'content-type': 'application/json' },
     payload,
   })
+
+const listSeatingPlansOf = async (sellerId: string) => (await adm.get(`/sellers/${sellerId}/seating-plans?limit=100`)).json().data as { name: string }[]
 
 const detailsOf = (res: { statusCode: number; json(): { code: string; details?: { path: string }[] } }) => {
   expect(res.statusCode).toBe(400)
@@ -118,6 +121,51 @@ describe('POST /adm/v1/sellers/{id}/seating-plans', () => {
     ])
   })
 
+  it('refuses every text of the plan carrying a character XML 1.0 forbids, naming its path', async () => {
+    // The characters XML 1.0 forbids but NUL: each in a seat number of its own.
+    const forbidden = XML_FORBIDDEN.slice(1)
+    const numbered = gridPlan({ rows: 3, seatsPerRow: 12 })
+    const seats = numbered.zones[0]!.rows.flatMap((row) => row.seats)
+    forbidden.forEach((c, i) => {
+      seats[i]!.seat_number = `${i + 1}${c}`
+    })
+    const paths = forbidden.map((_, i) => `plan.zones.0.rows.${Math.floor(i / 12)}.seats.${i % 12}.seat_number`)
+    expect(detailsOf(await adm.post(`/sellers/${a.seller.id}/seating-plans`, { name: 'Bad', plan: numbered }))).toEqual(paths)
+
+    // Each text of the plan, with a vertical tab (what Word inserts for Shift+Enter).
+    const cases: [string, (plan: ReturnType<typeof small>) => void][] = [
+      ['plan.name', (plan) => (plan.name = 'Sala\u000B1')],
+      ['plan.categories.1.name', (plan) => (plan.categories[1]!.name = 'Back\u000Brow')],
+      ['plan.categories.0.color', (plan) => (plan.categories[0]!.color = '#aa0000\u000B')],
+      ['plan.zones.0.name', (plan) => (plan.zones[0]!.name = 'Main\u000Bfloor')],
+      ['plan.zones.0.rows.2.row_number', (plan) => (plan.zones[0]!.rows[2]!.row_number = '3\u000B')],
+      ['plan.zones.0.rows.1.seats.4.seat_number', (plan) => (plan.zones[0]!.rows[1]!.seats[4]!.seat_number = '5\u000B')],
+      ['plan.zones.0.rows.0.seats.2.seat_guid', (plan) => (plan.zones[0]!.rows[0]!.seats[2]!.seat_guid = 'Main-1-3\u000B')],
+      ['plan.zones.0.rows.2.seats.5.category', (plan) => (plan.zones[0]!.rows[2]!.seats[5]!.category = 'Back\uFFFF')],
+    ]
+    for (const [path, spoil] of cases) {
+      const plan = small()
+      spoil(plan)
+      const res = await adm.post(`/sellers/${a.seller.id}/seating-plans`, { name: 'Bad', plan })
+      expect(detailsOf(res), path).toEqual([path])
+      expect(res.json().details[0].message).toContain('XML')
+    }
+    expect(detailsOf(await adm.post(`/sellers/${a.seller.id}/seating-plans`, { name: 'Sala\u000B1', plan: small() }))).toEqual(['name'])
+    // NUL and a lone surrogate, which no text of any request may carry, are refused with their path too.
+    const raw = JSON.stringify({ name: 'Bad', plan: small() })
+    expect(detailsOf(await postRaw(a.seller.id, raw.replace('"seat_number":"4"', '"seat_number":"4\\u0000"')))).toEqual([
+      'plan.zones.0.rows.0.seats.3.seat_number',
+    ])
+    expect(detailsOf(await postRaw(a.seller.id, raw.replace('"row_number":"2"', '"row_number":"2\\ud800"')))).toEqual(['plan.zones.0.rows.1.row_number'])
+    expect((await listSeatingPlansOf(a.seller.id)).filter((plan) => plan.name === 'Bad' || plan.name.startsWith('Sala'))).toEqual([])
+
+    // Tabs, line breaks, U+FFFD and an emoji are characters like any other.
+    const fine = small()
+    fine.name = 'Sala\t1\r\n\uFFFD 🎭'
+    fine.zones[0]!.rows[0]!.seats[0]!.seat_number = '1\n🎭'
+    expect((await adm.post(`/sellers/${a.seller.id}/seating-plans`, { name: 'Fine 🎭', plan: fine })).statusCode).toBe(201)
+  })
+
   it('refuses a plan of the wrong shape, and unknown fields beside name and plan', async () => {
     const plan = small() as unknown as { zones: { rows: { seats: Record<string, unknown>[] }[] }[] }
     delete plan.zones[0]!.rows[0]!.seats[1]!.position
@@ -162,6 +210,22 @@ describe('POST /adm/v1/sellers/{id}/seating-plans', () => {
       const unknownCategories = gridPlan({ rows: 300, seatsPerRow: 300 })
       unknownCategories.categories = [{ name: 'Other' }]
       expect(detailsOf(await postRaw(a.seller.id, JSON.stringify({ name: 'x', plan: unknownCategories })))).toHaveLength(50)
+      expect(transaction).not.toHaveBeenCalled()
+    } finally {
+      transaction.mockRestore()
+    }
+  })
+
+  it('refuses 100,000 seats whose labels carry every character XML forbids by their first 50 paths, without asking the database', async () => {
+    const body = JSON.stringify({ name: 'Stadium', plan: forbiddenLabels() })
+    const transaction = vi.spyOn(ctx.app.db, 'transaction')
+    try {
+      const started = performance.now()
+      const res = await postRaw(a.seller.id, body)
+      console.info(`100,000 seats with forbidden labels (${(body.length / 2 ** 20).toFixed(1)} MiB) refused in ${(performance.now() - started).toFixed(0)} ms`)
+      expect(detailsOf(res)).toEqual(
+        [...Array(25).keys()].flatMap((s) => [`plan.zones.0.rows.0.seats.${s}.seat_guid`, `plan.zones.0.rows.0.seats.${s}.seat_number`]),
+      )
       expect(transaction).not.toHaveBeenCalled()
     } finally {
       transaction.mockRestore()

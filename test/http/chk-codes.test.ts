@@ -228,7 +228,9 @@ describe('GET /stf/v1/orders/{id}/tickets.pdf', () => {
     expect(text).not.toContain(voided!.identifier)
     for (const t of valid) expect(text).toContain(t.identifier)
     expect(text.match(/Meia/g)).toHaveLength(1)
-    expect(text).toContain(today)
+    // The date as the buyers of a pt-BR seller (the default) read it: "sábado, 12 de dezembro de 2026".
+    const long = { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' } as const
+    expect(text).toContain(new Intl.DateTimeFormat('pt-BR', long).format(new Date(`${today}T00:00:00Z`)))
   })
 
   it("answers 404 to another seller's credentials and for an order without a valid ticket", async () => {

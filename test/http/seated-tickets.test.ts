@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import type { JSONWebKeySet } from 'jose'
 import { PDFDocument } from 'pdf-lib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { customers } from '../../src/domain/customers/customers.table.js'
+import type { Locale } from '../../src/domain/sellers/seller-settings.js'
 import { buildTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
@@ -146,9 +148,65 @@ describe('a seated ticket', () => {
     const res = await app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}/tickets.pdf`, headers: seller.auth })
     expect(res.statusCode).toBe(200)
     const text = pdfText(await PDFDocument.load(res.rawPayload))
-    // Helvetica's WinAnsi: the middle dot is 0xB7, which latin1 reads back as it is.
+    // Helvetica's WinAnsi: the middle dot is 0xB7, which latin1 reads back as it is. The seller's language: pt-BR, the default.
+    expect(text).toContain('Plateia · Fila A · Assento 2')
+    expect(text).toContain('Plateia · Fila A · Assento 3')
+  })
+})
+
+describe('the PDF ticket', () => {
+  /**
+   * The text of the PDF of an order of seat A2 of a new seated event, dated Saturday 2030-06-15, of
+   * a new seller in `locale`, bought by a customer named `holder`.
+   */
+  async function printed(locale: Locale, { title = 'Concerto', holder = ['Ana', 'Souza'] } = {}) {
+    const owner = await createTestSeller(app, { settings: { locale } })
+    const plan = await createTestPlan(app, owner.seller.id, [{ category: 'Plateia', seats: 4 }])
+    const event = await createTestEvent(app, owner.seller.id, { title })
+    const inventory = await adm.post(`/events/${event.id}/inventories`, {
+      date: '2030-06-15',
+      name: 'Plateia',
+      price: 5000,
+      seating: { plan_id: plan.id, category: 'Plateia' },
+    })
+    expect(inventory.statusCode, inventory.body).toBe(201)
+    const customer = await insertSignedInCustomer(app, owner)
+    await app.db.update(customers).set({ firstName: holder[0]!, lastName: holder[1]! }).where(eq(customers.id, customer.id))
+    const basket = await openBasket(customer.headers, [{ inventory_id: inventory.json().id, seats: ['A2'] }])
+    expect(basket.statusCode, basket.body).toBe(201)
+    const order = await checkout(customer.headers, basket.json().id)
+    const res = await app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}/tickets.pdf`, headers: owner.auth })
+    expect(res.statusCode).toBe(200)
+    const pdf = await PDFDocument.load(res.rawPayload)
+    return { text: pdfText(pdf), title: pdf.getTitle(), order }
+  }
+
+  it('speaks a pt-BR seller’s language, as its map does: the seat, the date, the title', async () => {
+    const { text, title, order } = await printed('pt-BR')
+    expect(text).toContain('Plateia · Fila A · Assento 2')
+    expect(text).toContain('sábado, 15 de junho de 2030')
+    expect(title).toBe(`Ingressos, pedido ${order.id}`)
+    expect(text).not.toMatch(/\b(Row|Seat|Saturday|June)\b/)
+  })
+
+  it('speaks English for an en seller', async () => {
+    const { text, title, order } = await printed('en')
     expect(text).toContain('Plateia · Row A · Seat 2')
-    expect(text).toContain('Plateia · Row A · Seat 3')
+    expect(text).toContain('Saturday, June 15, 2030')
+    expect(title).toBe(`Tickets, order ${order.id}`)
+    expect(text).not.toMatch(/\b(Fila|Assento|sábado|junho)\b/)
+  })
+
+  it('leaves out what its font cannot draw, never printing "?", and prints Portuguese whole', async () => {
+    const { text } = await printed('pt-BR', { title: 'Forró 🎉 de São João', holder: ['Conceição 😀', 'Pé-de-Moleque'] })
+    expect(text).not.toContain('?')
+    expect(text).toContain('Forró de São João')
+    expect(text).toContain('Conceição Pé-de-Moleque')
+    // A letter it lacks prints without its accent; another script's is left out too.
+    const other = await printed('en', { title: 'Dvořák, Őrs and Łódź: ﬁnale 東京', holder: ['Zoë', 'Kowalska'] })
+    expect(other.text).not.toContain('?')
+    expect(other.text).toContain('Dvorák, Ors and ódz: finale')
+    expect(other.text).toContain('Zoë Kowalska')
   })
 })
 

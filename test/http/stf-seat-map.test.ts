@@ -1,16 +1,18 @@
 import { gunzipSync } from 'node:zlib'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { events } from '../../src/domain/catalog/events.table.js'
+import { seatingPlanSeats, seatingPlans } from '../../src/domain/seating/seating.table.js'
 import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestEvent, dayFromToday } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createTestPlan } from '../factories/seating.js'
-import { createTestAffiliate, useTwoSellers, type TestSeller } from '../factories/sellers.js'
+import { createTestPlan, XML_FORBIDDEN } from '../factories/seating.js'
+import { createTestAffiliate, createTestSeller, useTwoSellers, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { eventually } from '../support/smtp-sink.js'
 import { createStaff } from '../support/staff.js'
+import { elementsOf, parseXml, type XmlElement } from '../support/xml-document.js'
 
 /**
  * The storefront's seat map (API.md 7.7): every seat of a date, free, taken or blocked, as JSON
@@ -37,6 +39,19 @@ const hold = async (app: FastifyInstance, headers: Headers, inventoryId: string,
   const res = await app.inject({ method: 'POST', url: '/stf/v1/baskets', headers, payload: { items: [{ inventory_id: inventoryId, seats }] } })
   expect(res.statusCode, res.body).toBe(201)
   return res.json() as { id: string }
+}
+
+/** The map's seats' titles and its legend's texts, read by an XML parser that found the document well-formed. */
+function readMap(svg: string) {
+  const { errors, root } = parseXml(svg)
+  expect(errors).toEqual([])
+  const all = [...elementsOf(root!)]
+  const legend = all.find((element) => element.attributes.class === 'legend')!
+  return {
+    root: root!,
+    titles: all.filter((element) => element.name === 'title').map((title) => title.text),
+    legend: [...elementsOf(legend)].filter((element) => element.name === 'text').map((text: XmlElement) => text.text),
+  }
 }
 
 /** A published event with two seated inventories on one date (rows A and B of one plan: two categories). */
@@ -142,6 +157,67 @@ describe('GET /stf/v1/events/{id}/seats.svg', () => {
     const ringed = [...res.body.matchAll(/<circle class="highlight" data-seat="([^"]+)"/g)].map((m) => m[1])
     expect(ringed).toEqual(['A1', 'A4'])
     expect((await get(ctx.app, `/stf/v1/events/${event.id}/seats.svg?highlight=${Array(101).fill('A1').join(',')}`, a.auth)).statusCode).toBe(400)
+  })
+})
+
+describe('the texts of seats.svg', () => {
+  it('are well-formed XML whatever a plan stored before its texts were checked holds', async () => {
+    // Every character XML 1.0 forbids that a database text can hold (all but NUL), and markup.
+    const forbidden = XML_FORBIDDEN.slice(1).join('')
+    const category = `Plateia\u000B<&>`
+    // Written straight into the tables, as a plan uploaded before the upload refused such texts.
+    const plan = await createTestPlan(ctx.app, a.seller.id, [{ category, seats: 3 }])
+    await ctx.app.db
+      .update(seatingPlanSeats)
+      .set({
+        seatId: sql`${seatingPlanSeats.seatId} || ${forbidden}`,
+        zone: `Zona${forbidden}"'`,
+        row: `A${forbidden}]]>`,
+        number: sql`${seatingPlanSeats.number} || ${`\u000B${forbidden}`}`,
+      })
+      .where(eq(seatingPlanSeats.planId, plan.id))
+    await ctx.app.db
+      .update(seatingPlans)
+      .set({ categories: [{ name: category, color: `#aa0000${forbidden}"/>`, seats: 3 }] })
+      .where(eq(seatingPlans.id, plan.id))
+    const event = await createTestEvent(ctx.app, a.seller.id)
+    const inventory = await adm.post(`/events/${event.id}/inventories`, {
+      date: dayFromToday(7),
+      name: 'Plateia',
+      price: 5000,
+      seating: { plan_id: plan.id, category },
+    })
+    expect(inventory.statusCode, inventory.body).toBe(201)
+    await hold(ctx.app, a.auth, inventory.json().id, [`A2${forbidden}`])
+
+    const res = await get(ctx.app, `/stf/v1/events/${event.id}/seats.svg?highlight=${encodeURIComponent(`A1${forbidden}`)}`, a.auth)
+    expect(res.statusCode, res.body).toBe(200)
+    const map = readMap(res.body)
+    // Each text is drawn, what XML cannot carry replaced: controls by spaces, noncharacters by U+FFFD.
+    const shown = (text: string) => [...text].map((c) => (c < ' ' ? ' ' : c >= '\uFFFE' ? '\uFFFD' : c)).join('')
+    expect(map.titles).toEqual([1, 2, 3].map((n) => shown(`Zona${forbidden}"', fila A${forbidden}]]>, assento ${n}\u000B${forbidden}`)))
+    expect(map.legend).toEqual([shown(category), 'Ocupado'])
+    expect(svgStatuses(res.body)).toEqual({ [shown(`A1${forbidden}`)]: 'free', [shown(`A2${forbidden}`)]: 'taken', [shown(`A3${forbidden}`)]: 'free' })
+    expect(res.body.match(/class="highlight"/g)).toHaveLength(1)
+  })
+
+  it('speak the seller’s language, one per map: pt-BR by default, or en', async () => {
+    const english = await createTestSeller(ctx.app, { settings: { locale: 'en' } })
+    for (const [seller, lang, words, others] of [
+      [a, 'pt-BR', ['fila', 'assento', 'Ocupado', 'Bloqueado'], /\b(row|seat|Taken|Blocked)\b/],
+      [english, 'en', ['row', 'seat', 'Taken', 'Blocked'], /\b(fila|assento|Ocupado|Bloqueado)\b/],
+    ] as const) {
+      const { event, plateia, balcao } = await seatedEvent(seller)
+      await hold(ctx.app, seller.auth, plateia, ['A1'])
+      expect((await adm.post(`/inventories/${balcao}/seats/block`, { seats: ['B1'], blocked: true })).statusCode).toBe(200)
+      const res = await get(ctx.app, `/stf/v1/events/${event.id}/seats.svg`, seller.auth)
+      expect(res.statusCode, res.body).toBe(200)
+      const map = readMap(res.body)
+      expect(map.root.attributes['xml:lang']).toBe(lang)
+      expect(map.titles[0]).toBe(`Plateia, ${words[0]} A, ${words[1]} 1`)
+      expect(map.legend).toEqual(['Plateia', 'Balcão', words[2], words[3]])
+      for (const text of [...map.titles, ...map.legend]) expect(text).not.toMatch(others)
+    }
   })
 })
 

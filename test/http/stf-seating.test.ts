@@ -372,6 +372,33 @@ describe('seats come back', () => {
     expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])).statusCode).toBe(201)
   })
 
+  it('shows a lapsed basket’s seated items with seats null, whether another basket took its seats or not', async () => {
+    const { event, inventory } = await seated(a, [{ category: 'Plateia', seats: 6 }])
+    const general = await adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: 'Pista', price: 3000, capacity: 10 })
+    expect(general.statusCode, general.body).toBe(201)
+    const read = async (id: string) => (await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${id}`, headers: a.auth })).json()
+    const taken = (await create(a.auth, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])).json()
+    const left = (
+      await create(a.auth, [
+        { inventory_id: inventory.id, seats: ['A5', 'A6'] },
+        { inventory_id: general.json().id, quantity: 1 },
+      ])
+    ).json()
+    expect(seatIds((await read(left.id)).items[0])).toEqual(['A5', 'A6'])
+    // The clock the holds are judged by (the database's) passes both holds' expiry.
+    await expire(taken.id)
+    await expire(left.id)
+    expect((await create(a.auth, [{ inventory_id: inventory.id, seats: ['A2', 'A3'] }])).statusCode).toBe(201)
+    expect(await read(taken.id)).toMatchObject({ status: 'expired', items: [{ inventory_id: inventory.id, quantity: 2, seats: null }] })
+    expect(await read(left.id)).toMatchObject({
+      status: 'expired',
+      items: [
+        { inventory_id: inventory.id, quantity: 2, seats: null },
+        { inventory_id: general.json().id, quantity: 1, seats: null },
+      ],
+    })
+  })
+
   it('refuses to sell seats a lapsed hold lost to another basket: the sale checks them under the locks', async () => {
     const { inventory } = await seated(a, [{ category: 'Plateia', seats: 4 }])
     const lapsed = (await create(a.auth, [{ inventory_id: inventory.id, seats: ['A1', 'A2'] }])).json()

@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net'
 import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startStaffSession } from '../../src/domain/staff/start-staff-session.js'
 import { signStaffAccessToken } from '../../src/iam/staff-auth.js'
 import { ERRORS } from '../../src/platform/errors.js'
 import { buildTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer, type TestCustomer } from '../factories/customers.js'
+import { forbiddenLabels } from '../factories/seating.js'
 import { createTestAffiliate, createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
 import { fingerprint } from '../support/db-fingerprint.js'
@@ -415,6 +416,30 @@ describe('inputs the fuzzing found, kept as examples', () => {
     for (const url of ['/stf/v1/baskets/%ED%A0%80', `/iam/v1/roles/${'%E2%82%AC'.repeat(300)}`, '/stf/v1/events/%zz']) {
       const res = await app.inject({ method: 'GET', url, headers: seller.auth })
       expectError(res, 400, 'validation_error')
+    }
+  })
+
+  it('refuses a 100,000-seat plan whose labels carry every character XML forbids: by paths, fast, without a transaction', async () => {
+    for (const nul of [false, true]) {
+      const payload = JSON.stringify({ name: 'Stadium', plan: forbiddenLabels({ nul }) })
+      const headers = { authorization: await staffToken(), ...json }
+      const before = await fingerprint(app.db)
+      const transaction = vi.spyOn(app.db, 'transaction')
+      const started = performance.now()
+      const res = await app.inject({ method: 'POST', url: `/adm/v1/sellers/${seller.seller.id}/seating-plans`, headers, payload })
+      const ms = performance.now() - started
+      transaction.mockRestore()
+      console.info(
+        `${(payload.length / 2 ** 20).toFixed(1)} MiB plan, 100,000 seats with forbidden labels${nul ? ' (NUL too)' : ''}: refused in ${ms.toFixed(0)} ms`,
+      )
+      expectError(res, 400, 'validation_error')
+      const paths = (res.json().details as { path: string }[]).map((d) => d.path)
+      // NUL, which no text of any request may carry, is refused where it is first met; the others by the first 50 of their paths.
+      const seat = (s: number) => `plan.zones.0.rows.0.seats.${s}`
+      expect(paths).toEqual(nul ? [`${seat(0)}.seat_guid`] : [...Array(25).keys()].flatMap((s) => [`${seat(s)}.seat_guid`, `${seat(s)}.seat_number`]))
+      expect(transaction).not.toHaveBeenCalled()
+      expect(ms).toBeLessThan(3000)
+      expect(await fingerprint(app.db)).toBe(before)
     }
   })
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { gridPlan } from '../../src/domain/seating/grid-plan.js'
 import { planSeats } from '../../src/domain/seating/plan-seats.js'
 import { drawSeatMap, type MapSeat } from '../../src/domain/seating/seat-map-svg.js'
+import { elementsOf, parseXml } from '../support/xml-document.js'
 
 const seat = (id: string, x: number, status: MapSeat['status'] = 'free', extra: Partial<MapSeat> = {}): MapSeat => ({
   id,
@@ -83,6 +84,22 @@ describe('drawSeatMap', () => {
     expect(svg).toContain('data-seat="x&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"')
     expect(svg).toContain('A &amp; B')
     expect(svg).not.toMatch(/&(?!amp;|lt;|gt;|quot;|apos;)/)
+  })
+
+  it('is well-formed XML whatever the texts hold: what XML forbids is replaced, a control by a space', () => {
+    // Every character XML 1.0 forbids but NUL (no database text holds one), and lone surrogates.
+    const forbidden = `${String.fromCharCode(...[...Array(32).keys()].filter((c) => c > 0 && c !== 9 && c !== 10 && c !== 13))}\uFFFE\uFFFF\uDC00\uD800`
+    const svg = drawSeatMap({
+      seats: [seat(`g${forbidden}`, 40, 'free', { row: `A${forbidden}`, zone: `Z\u000B1`, number: `1${forbidden}`, category: `C${forbidden}` })],
+      categories: [{ name: `C${forbidden}`, color: `#112233${forbidden}` }],
+      highlight: new Set([`g${forbidden}`]),
+      locale: 'pt-BR',
+    })
+    const { errors, root } = parseXml(svg)
+    expect(errors).toEqual([])
+    expect(root!.attributes['xml:lang']).toBe('pt-BR')
+    const title = [...elementsOf(root!)].find((element) => element.name === 'title')!
+    expect(title.text).toBe(`Z 1, fila A${' '.repeat(28)}\uFFFD\uFFFD\uFFFD\uFFFD, assento 1${' '.repeat(28)}\uFFFD\uFFFD\uFFFD\uFFFD`)
   })
 
   it('draws a plan of 50,000 seats', () => {

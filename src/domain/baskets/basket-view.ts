@@ -108,12 +108,17 @@ export type BasketViewOptions = {
   unavailable?: ReadonlySet<string>
 }
 
-/** The API shape of a basket that is not checked out (API.md 3.4, 7.2). */
+/**
+ * The API shape of a basket that is not checked out (API.md 3.4, 7.2). A basket whose hold lapsed
+ * holds no seat any more: its items show `seats: null` (API.md 7.7), not seats another basket may
+ * hold by now.
+ */
 export function toBasketView(basket: BasketState, contents: BasketContents, options: BasketViewOptions = {}): BasketView {
   const price = options.price ?? priceContents(basket, contents)
+  const status = basketStatus(basket)
   return {
     id: basket.id,
-    status: basketStatus(basket),
+    status,
     expires_at: basket.expiresAt.toISOString(),
     affiliate_code: basket.affiliateCode,
     customer_id: basket.customerId,
@@ -130,7 +135,7 @@ export function toBasketView(basket: BasketState, contents: BasketContents, opti
       discount: price.lines[n]!.discount,
       total: price.lines[n]!.total,
       coupon: attached(couponView(line.couponId ? contents.coupons.get(line.couponId) : null), price.lines[n]!.couponProblem),
-      seats: line.seats,
+      seats: status === 'expired' ? null : line.seats,
       available: line.variantOffered && !options.unavailable?.has(line.inventoryId),
     })),
     coupon: attached(couponView(basket.couponId ? contents.coupons.get(basket.couponId) : null), price.couponProblem),

@@ -6,7 +6,7 @@ import { findBasket } from './baskets.repo.js'
 
 export type GetBasketOptions = { sellerId: string; affiliate: AffiliateContext | null; basketId: string }
 
-/** The basket as it stands; one whose hold lapsed reads as `expired`, one checked out as it was sold. */
+/** The basket as it stands; one whose hold lapsed reads as `expired` (its items without seats), one checked out as it was sold. */
 export async function getBasket(db: Db, { sellerId, affiliate, basketId }: GetBasketOptions): Promise<BasketView> {
   const basket = await findBasket(db, sellerId, basketId)
   assertBasketAccess(basket, affiliate)

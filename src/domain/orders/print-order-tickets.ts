@@ -1,15 +1,21 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
+import type { Locale } from '../sellers/seller-settings.js'
 import { getOrder, type GetOrderOptions } from './get-order.js'
 import { ticketPrintRows } from './orders.repo.js'
 import { ticketsPdf } from './ticket-images.js'
 
+export type PrintOrderTicketsOptions = GetOrderOptions & {
+  /** The seller's language (API.md 7.7: labels in the seller's locale, one language per page). */
+  locale: Locale
+}
+
 /**
  * The order's valid tickets as a PDF, one page each (API.md 7.5): what an email attaches and a
- * buyer prints. An order of this seller (and affiliate) only, as GET /orders/{id}; one without a
- * valid ticket (cancelled, every ticket voided) has nothing to print: 404.
+ * buyer prints, in the seller's language. An order of this seller (and affiliate) only, as GET
+ * /orders/{id}; one without a valid ticket (cancelled, every ticket voided) has nothing to print: 404.
  */
-export async function printOrderTickets(db: Db, options: GetOrderOptions): Promise<Uint8Array> {
+export async function printOrderTickets(db: Db, { locale, ...options }: PrintOrderTicketsOptions): Promise<Uint8Array> {
   const order = await getOrder(db, options)
   const valid = order.tickets.filter((ticket) => ticket.status === 'valid')
   if (valid.length === 0) throw new AppError('not_found', { message: 'The order has no valid ticket to print' })
@@ -27,5 +33,5 @@ export async function printOrderTickets(db: Db, options: GetOrderOptions): Promi
       seat: ticket.seat,
     }
   })
-  return ticketsPdf(sheets, `Tickets, order ${order.id}`)
+  return ticketsPdf(sheets, { orderId: order.id, locale })
 }

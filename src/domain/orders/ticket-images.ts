@@ -1,5 +1,6 @@
 import { PDFDocument, type PDFFont, rgb, StandardFonts } from 'pdf-lib'
 import QRCode, { type QRCodeRenderersOptions } from 'qrcode'
+import type { Locale } from '../sellers/seller-settings.js'
 
 /** Error correction M; a quiet zone of 4 modules, as ISO/IEC 18004 asks (readers miss codes drawn tighter). */
 const QR = { errorCorrectionLevel: 'M', margin: 4 } as const satisfies QRCodeRenderersOptions
@@ -27,21 +28,37 @@ export type TicketSheet = {
   seat: { zone: string; row: string; number: string } | null
 }
 
-/** A seat as a ticket prints it: `Plateia · Row A · Seat 7`. */
-export const seatLine = (seat: { zone: string; row: string; number: string }) => `${seat.zone} · Row ${seat.row} · Seat ${seat.number}`
+/** The ticket's own words, in each language buyers are written to: the seat map (seat-map-svg.ts) says the same. */
+const WORDS: Record<Locale, { row: string; seat: string; title: (orderId: string) => string }> = {
+  'pt-BR': { row: 'Fila', seat: 'Assento', title: (orderId) => `Ingressos, pedido ${orderId}` },
+  en: { row: 'Row', seat: 'Seat', title: (orderId) => `Tickets, order ${orderId}` },
+}
+
+/** A seat as a ticket prints it: `Plateia · Fila A · Assento 7`, `Plateia · Row A · Seat 7`. */
+export const seatLine = (seat: { zone: string; row: string; number: string }, locale: Locale) =>
+  `${seat.zone} · ${WORDS[locale].row} ${seat.row} · ${WORDS[locale].seat} ${seat.number}`
+
+/** A date (`YYYY-MM-DD`) as the buyer reads it: "sábado, 12 de dezembro de 2026", "Saturday, December 12, 2026". */
+export const dateLine = (date: string, locale: Locale) =>
+  new Intl.DateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`))
 
 const A5 = { width: 420, height: 595 }
 const MARGIN = 36
 const QR_SIZE = 260
 
+export type TicketsPdfOptions = { orderId: string; locale: Locale }
+
 /**
  * The tickets as a PDF, one A5 page each: the QR of the signed code (drawn from a PNG, so any
- * viewer and printer shows it), then what a person at the gate reads. Standard fonts (no file
- * to ship): a character they cannot draw prints as `?`.
+ * viewer and printer shows it), then what a person at the gate reads, its words and date in the
+ * seller's language (`locale`, also the document's language). Standard fonts (no file to ship):
+ * they draw Portuguese and English whole; a character they cannot draw (an emoji, another script)
+ * is left out, never printed as `?` (printable).
  */
-export async function ticketsPdf(sheets: readonly TicketSheet[], title: string): Promise<Uint8Array> {
+export async function ticketsPdf(sheets: readonly TicketSheet[], { orderId, locale }: TicketsPdfOptions): Promise<Uint8Array> {
   const pdf = await PDFDocument.create()
-  pdf.setTitle(title)
+  pdf.setTitle(WORDS[locale].title(orderId))
+  pdf.setLanguage(locale)
   pdf.setProducer('Boxoffice')
   const regular = await pdf.embedFont(StandardFonts.Helvetica)
   const bold = await pdf.embedFont(StandardFonts.HelveticaBold)
@@ -58,9 +75,9 @@ export async function ticketsPdf(sheets: readonly TicketSheet[], title: string):
       }
     }
     line(sheet.event, bold, 16)
-    line(sheet.date, regular, 12)
+    line(dateLine(sheet.date, locale), regular, 12)
     line(sheet.variant ? `${sheet.inventory} · ${sheet.variant}` : sheet.inventory, regular, 12)
-    if (sheet.seat) line(seatLine(sheet.seat), bold, 14)
+    if (sheet.seat) line(seatLine(sheet.seat, locale), bold, 14)
     if (sheet.holder) line(sheet.holder, regular, 12)
     y -= 6
     line(sheet.identifier, regular, 9)
@@ -68,10 +85,24 @@ export async function ticketsPdf(sheets: readonly TicketSheet[], title: string):
   return pdf.save()
 }
 
-/** The text with each character the font cannot draw as `?`. */
+// Combining marks, dropped from a letter the font has only without them ("ő" prints "o", "ﬁ" "fi").
+const MARKS = /\p{M}/gu
+
+/**
+ * The text as the font can draw it: any white space as a space; a character it lacks as its
+ * plain form without accents when it has that, else left out (an emoji, another script), never
+ * replaced by a `?` that the buyer would read as part of the name.
+ */
 function printable(text: string, font: PDFFont): string {
   const drawable = new Set(font.getCharacterSet())
-  return [...text].map((char) => (drawable.has(char.codePointAt(0)!) ? char : '?')).join('')
+  const has = (char: string) => drawable.has(char.codePointAt(0)!)
+  let out = ''
+  for (const char of text.normalize('NFC')) {
+    if (/\s/.test(char)) out += ' '
+    else if (has(char)) out += char
+    else out += [...char.normalize('NFKD').replace(MARKS, '')].filter(has).join('')
+  }
+  return out
 }
 
 /** The text in lines that fit `width` at `size`, broken between words (a word wider than a line is cut). */

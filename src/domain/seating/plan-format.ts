@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ErrorDetail } from '../../platform/errors.js'
+import { isXmlText, XML_FORBIDDEN_MESSAGE } from './xml-text.js'
 
 /** More seats than this in one plan: 400 (API.md 7.7). */
 export const MAX_PLAN_SEATS = 100_000
@@ -7,7 +8,12 @@ export const MAX_PLAN_SEATS = 100_000
 /** At most this many problems are named in one answer: a broken plan of 100,000 seats is not 100,000 details. */
 const MAX_DETAILS = 50
 
-const ZText = z.string().max(200)
+/**
+ * A text of the plan (its name, a zone's, a row's, a category's and its colour, a seat's number
+ * and guid): the map, an XML document, draws it, so a character XML 1.0 forbids is refused here
+ * with its path rather than breaking the map of every buyer (API.md 7.7).
+ */
+const ZText = z.string().max(200).refine(isXmlText, XML_FORBIDDEN_MESSAGE)
 
 const ZPosition = z.looseObject({ x: z.number(), y: z.number() })
 
@@ -24,7 +30,7 @@ const ZZoneHead = z.looseObject({ name: ZText.optional(), position: ZPosition, r
 const ZPlanHead = z.looseObject({
   name: ZText,
   categories: z
-    .array(z.looseObject({ name: ZText.min(1), color: z.string().max(100).optional() }))
+    .array(z.looseObject({ name: ZText.min(1), color: z.string().max(100).refine(isXmlText, XML_FORBIDDEN_MESSAGE).optional() }))
     .max(1000)
     .describe('Seat categories, each a price level an inventory may sell'),
   size: z

@@ -1,4 +1,6 @@
 import type { Locale } from '../sellers/seller-settings.js'
+import { escapeXml } from './xml-text.js'
+
 /** A seat as the map draws it: where it stands, what it is, and whether it can be bought. */
 export type MapSeat = {
   id: string
@@ -29,24 +31,22 @@ const TAKEN = '#b8b8b8'
 const BLOCKED = '#3a3a3a'
 const UNKNOWN_CATEGORY = '#888888'
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' }
-/** Text and attribute values of the document: a plan's names are the seller's input. */
-export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
-
 const n = (value: number) => String(Math.round(value * 100) / 100)
 
-/**
- * The plan drawn as a standalone SVG document: each seat a circle (`id="seat-<id>"`,
- * `data-seat`, `data-status`), free seats in their category's colour, taken ones grey, blocked
- * ones dark and crossed, highlighted ones ringed; each row labelled left of its first seat; a
- * legend of the categories (and of taken and blocked seats) below the plan. Every text and attribute is XML-escaped. Pure.
- */
 /** The map's own words, in each language buyers are written to. */
 const WORDS: Record<Locale, { taken: string; blocked: string; row: string; seat: string }> = {
   'pt-BR': { taken: 'Ocupado', blocked: 'Bloqueado', row: 'fila', seat: 'assento' },
   en: { taken: 'Taken', blocked: 'Blocked', row: 'row', seat: 'seat' },
 }
 
+/**
+ * The plan drawn as a standalone SVG document: each seat a circle (`id="seat-<id>"`,
+ * `data-seat`, `data-status`), free seats in their category's colour, taken ones grey, blocked
+ * ones dark and crossed, highlighted ones ringed; each row labelled left of its first seat; a
+ * legend of the categories (and of taken and blocked seats) below the plan. Its own words are in
+ * one language, named by `xml:lang`. Every text and attribute goes through escapeXml: the document
+ * is well-formed XML whatever the plan's texts hold. Pure.
+ */
 export function drawSeatMap({ seats, categories, size, highlight, locale = 'en' }: SeatMapInput): string {
   const words = WORDS[locale]
   let minX = 0
@@ -86,7 +86,7 @@ export function drawSeatMap({ seats, categories, size, highlight, locale = 'en' 
   const colors = new Map(categories.map((c) => [c.name, c.color]))
 
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${n(minX)} ${n(minY)} ${n(width)} ${n(fullHeight)}" width="${n(width)}" height="${n(fullHeight)}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${n(minX)} ${n(minY)} ${n(width)} ${n(fullHeight)}" width="${n(width)}" height="${n(fullHeight)}" font-family="sans-serif" font-size="12" xml:lang="${locale}">`,
     '<g class="seats">',
   ]
   // Each row's leftmost seat, for its label.

@@ -19,7 +19,7 @@ export type SellerSettings = {
    * later entry back, however many tickets come back one by one.
    */
   waiting_list_max_quantity: number
-  /** The language of every email to the seller's buyers (their times read in `timezone`). */
+  /** The language of what the seller's buyers read: every email (its times read in `timezone`), the seat map, the PDF ticket. */
   locale: Locale
   /** Named seats that would strand a single free seat are refused (409 seat_orphan) rather than held. */
   seating_no_orphans: boolean
@@ -27,7 +27,7 @@ export type SellerSettings = {
 
 type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale' | 'seating_no_orphans'>
 
-/** The languages buyer emails are written in. */
+/** The languages buyers are written to in (emails, seat map, PDF ticket). */
 export const LOCALES = ['pt-BR', 'en'] as const
 export type Locale = (typeof LOCALES)[number]
 
