@@ -104,6 +104,13 @@ describe('POST /chk/v1/redeem', () => {
     expect(new Set(shapes.map((s) => s.join()))).toHaveProperty('size', 1)
   })
 
+  it('keeps an unknown code cut at a whole character, an emoji across the cut included', async () => {
+    const code = `${'A'.repeat(127)}😀 and more`
+    const res = await redeem(code, { nonce: 'emoji-cut' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'refused', reason: 'invalid', checkin: { identifier: 'A'.repeat(127) } })
+  })
+
   it('refuses a voided ticket, one outside its window of entry, and one whose product is on none of the lists', async () => {
     const voided = await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 1, variant: 'Inteira' }])
     expect((await adm.post(`/orders/${voided.id}/cancel`)).statusCode).toBe(200)

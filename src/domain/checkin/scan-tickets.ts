@@ -89,6 +89,12 @@ const requestHash = (scan: Scan) =>
 /** How much of an unknown code a refused scan keeps. */
 const MAX_KEPT_CODE = 128
 
+/** An unknown code as its scan keeps it: its first characters, cut at a whole one (half an emoji cannot be stored). */
+const keptCode = (code: string) => {
+  const kept = code.slice(0, MAX_KEPT_CODE)
+  return /[\uD800-\uDBFF]$/.test(kept) ? kept.slice(0, -1) : kept
+}
+
 /** A concurrent scan of the same device and nonce committed first: judge again, and its answer is the answer. */
 class NonceTaken extends Error {}
 
@@ -302,7 +308,7 @@ function judgeOne(
     listId: list?.id ?? null,
     deviceId: device.id,
     ticketId: ticket?.id ?? null,
-    identifier: ticket?.identifier ?? scan.code.slice(0, MAX_KEPT_CODE),
+    identifier: ticket?.identifier ?? keptCode(scan.code),
     type: scan.type,
     successful,
     reason,
