@@ -14,7 +14,11 @@ let audio = null
 /** The lists offered on the list screen, by id. */
 const offered = new Map()
 
-const gate = createGate({ onChange: render, onRevoked: () => show('pair', { revoked: true }) })
+const gate = createGate({
+  onChange: render,
+  onRevoked: () => show('pair', { revoked: true }),
+  onListsGone: () => chooseLists().catch(() => show('lists')),
+})
 
 function show(view, { revoked = false } = {}) {
   document.body.dataset.view = view

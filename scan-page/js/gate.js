@@ -15,8 +15,29 @@ const OFFLINE_RETRY_MS = 5_000
 /** An online answer slower than this is judged here instead (and queued): the gate keeps moving. */
 const REDEEM_TIMEOUT_MS = 2_000
 const BATCH = 1000
+/** An upload's body stays well under the server's 1 MiB: a queue of long junk codes goes up in several. */
+const BATCH_BYTES = 512 * 1024
 
-export function createGate({ onChange, onRevoked }) {
+/** The queue in uploads of at most BATCH scans and about BATCH_BYTES each, oldest first. */
+function chunked(scans) {
+  const chunks = []
+  let chunk = []
+  let bytes = 0
+  for (const scan of scans) {
+    const size = JSON.stringify(scan).length + 32
+    if (chunk.length === BATCH || (chunk.length > 0 && bytes + size > BATCH_BYTES)) {
+      chunks.push(chunk)
+      chunk = []
+      bytes = 0
+    }
+    chunk.push(scan)
+    bytes += size
+  }
+  if (chunk.length > 0) chunks.push(chunk)
+  return chunks
+}
+
+export function createGate({ onChange, onRevoked, onListsGone }) {
   const state = { token: null, device: null, lists: [], keys: [], online: navigator.onLine, lastSync: null, queued: 0, status: {} }
   let syncing = null
   let timer = null
@@ -65,8 +86,11 @@ export function createGate({ onChange, onRevoked }) {
   async function refreshLists() {
     const current = new Map((await call('/lists', { token: state.token })).data.map((list) => [list.id, list]))
     for (const gone of state.lists.filter((list) => !current.has(list.id))) await forget(gone)
+    const before = state.lists.length
     state.lists = state.lists.filter((list) => current.has(list.id)).map((list) => current.get(list.id))
     await store.set('lists', state.lists)
+    // Every list it scanned is gone: the gate asks which to scan now.
+    if (before > 0 && state.lists.length === 0) onListsGone()
   }
 
   /**
@@ -76,8 +100,7 @@ export function createGate({ onChange, onRevoked }) {
    */
   async function upload() {
     const queued = (await store.queued()).sort((a, b) => a.scanned_at.localeCompare(b.scanned_at))
-    for (let i = 0; i < queued.length; i += BATCH) {
-      const chunk = queued.slice(i, i + BATCH)
+    for (const chunk of chunked(queued)) {
       const { results } = await call('/redeem/batch', {
         token: state.token,
         method: 'POST',

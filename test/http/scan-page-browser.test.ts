@@ -284,7 +284,7 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
       await page.waitForSelector('#last-sync[datetime^="2"]', { timeout: 60_000 })
       // The page opens offline from here on: its service worker has cached it.
       await page.evaluate('navigator.serviceWorker.ready.then(() => true)')
-      return on
+      return { on, page }
     }
 
     /** The same phone, its network gone, filming these codes: each judged here and queued. */
@@ -330,7 +330,7 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
       const frontList = (await adm.post(`/events/${event.id}/checkin-lists`, { name: 'Front door', inventory_ids: [front.id] })).json().id
       const backList = (await adm.post(`/events/${event.id}/checkin-lists`, { name: 'Back door', inventory_ids: [back.id] })).json().id
       const [queued, next] = (await buyTickets(ctx.app, a, [{ inventory_id: front.id, quantity: 2 }])).tickets
-      const on = await pairedPhone('Phone at two doors', [frontList, backList])
+      const { on } = await pairedPhone('Phone at two doors', [frontList, backList])
       const page = await scanOffline(on, [queued!.code])
       expect((await adm.delete(`/checkin-lists/${backList}`)).statusCode).toBe(204)
 
@@ -343,10 +343,28 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
       expect(took).toBeLessThan(60_000)
     }, 180_000)
 
+    it('a list deleted while the page is online: the next scan still goes to the server, on the list that is left', async () => {
+      const event = await createTestEvent(ctx.app, a.seller.id, { title: 'Two doors online' })
+      const front = await createTestInventory(ctx.app, event, { date: dayFromToday(0), capacity: 20, name: 'Front' })
+      const back = await createTestInventory(ctx.app, event, { date: dayFromToday(0), capacity: 20, name: 'Back' })
+      const frontList = (await adm.post(`/events/${event.id}/checkin-lists`, { name: 'Front door', inventory_ids: [front.id] })).json().id
+      const backList = (await adm.post(`/events/${event.id}/checkin-lists`, { name: 'Back door', inventory_ids: [back.id] })).json().id
+      const [ticket] = (await buyTickets(ctx.app, a, [{ inventory_id: front.id, quantity: 1 }])).tickets
+      const { page } = await pairedPhone('Phone at two doors, online', [frontList, backList])
+      expect((await adm.delete(`/checkin-lists/${backList}`)).statusCode).toBe(204)
+      await page.fill('#manual', ticket!.identifier)
+      await page.click('#manual-redeem')
+      await answer(page, 'ok')
+      expect(await page.locator('#queued').getAttribute('data-count')).toBe('0')
+      expect((await adm.get(`/checkin-lists/${frontList}/checkins?identifier=${ticket!.identifier}`)).json().data).toMatchObject([{ successful: true }])
+      await page.locator('#counts').filter({ hasText: '1 checked in' }).waitFor({ timeout: 10_000 })
+      expect(await page.textContent('#counts')).not.toContain('Back door')
+    }, 180_000)
+
     it('a phone clock 6 minutes fast: the queued scans count when the server receives them', async () => {
       const [first, second, next] = (await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 3 }])).tickets
       const ahead = { clockAheadMs: 6 * 60_000 }
-      const on = await pairedPhone('Phone running fast', [listId], ahead)
+      const { on } = await pairedPhone('Phone running fast', [listId], ahead)
       const page = await scanOffline(on, [first!.code, second!.code], ahead)
 
       const took = await networkBack(page, next!, listId)
@@ -362,7 +380,7 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
 
     it('a junk code in the queue: it shows refused, the scans around it are recorded', async () => {
       const [before, after, next] = (await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 3 }])).tickets
-      const on = await pairedPhone('Phone with junk', [listId])
+      const { on } = await pairedPhone('Phone with junk', [listId])
       // A contact card's QR held up by mistake: its lines end in control characters, which no ticket's code has.
       const page = await scanOffline(on, [before!.code, 'BEGIN:VCARD\nVERSION:3.0\nFN:Gate staff\nEND:VCARD', after!.code])
 
