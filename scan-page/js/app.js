@@ -14,7 +14,11 @@ let audio = null
 /** The lists offered on the list screen, by id. */
 const offered = new Map()
 
-const gate = createGate({ onChange: render, onRevoked: () => show('pair', { revoked: true }) })
+const gate = createGate({
+  onChange: render,
+  onRevoked: () => show('pair', { revoked: true }),
+  onListsGone: () => chooseLists().catch(() => show('lists')),
+})
 
 function show(view, { revoked = false } = {}) {
   document.body.dataset.view = view
@@ -105,6 +109,8 @@ async function renderHistory() {
     li.dataset.status = entry.answer.status
     li.dataset.queued = String(entry.queued)
     li.dataset.reason = entry.answer.reason ?? ''
+    // invalid_scan: what the server found wrong with the scan.
+    if (entry.answer.details) li.title = entry.answer.details.map((detail) => `${detail.path} ${detail.message}`).join('; ')
     li.textContent = `${time(entry.at)} ${t(entry.type)} · ${verdictTitle(entry.answer, entry.type)} · ${entry.answer.ticket?.identifier ?? ''}${entry.queued ? ` (${t('queued_mark')})` : ''}`
     list.append(li)
   }

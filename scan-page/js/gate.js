@@ -15,8 +15,29 @@ const OFFLINE_RETRY_MS = 5_000
 /** An online answer slower than this is judged here instead (and queued): the gate keeps moving. */
 const REDEEM_TIMEOUT_MS = 2_000
 const BATCH = 1000
+/** An upload's body stays well under the server's 1 MiB: a queue of long junk codes goes up in several. */
+const BATCH_BYTES = 512 * 1024
 
-export function createGate({ onChange, onRevoked }) {
+/** The queue in uploads of at most BATCH scans and about BATCH_BYTES each, oldest first. */
+function chunked(scans) {
+  const chunks = []
+  let chunk = []
+  let bytes = 0
+  for (const scan of scans) {
+    const size = JSON.stringify(scan).length + 32
+    if (chunk.length === BATCH || (chunk.length > 0 && bytes + size > BATCH_BYTES)) {
+      chunks.push(chunk)
+      chunk = []
+      bytes = 0
+    }
+    chunk.push(scan)
+    bytes += size
+  }
+  if (chunk.length > 0) chunks.push(chunk)
+  return chunks
+}
+
+export function createGate({ onChange, onRevoked, onListsGone }) {
   const state = { token: null, device: null, lists: [], keys: [], online: navigator.onLine, lastSync: null, queued: 0, status: {} }
   let syncing = null
   let timer = null
@@ -37,7 +58,10 @@ export function createGate({ onChange, onRevoked }) {
     onRevoked()
   }
 
-  /** Runs `work`, telling online from offline; a refused token ends the pairing. */
+  /**
+   * Runs `work` against the server, telling online from offline: any answer of the server, a
+   * refusal too, means it is there; a refused token ends the pairing.
+   */
   async function guarded(work) {
     try {
       const result = await work()
@@ -46,14 +70,37 @@ export function createGate({ onChange, onRevoked }) {
     } catch (error) {
       if (error instanceof Offline) setOnline(false)
       else if (error instanceof Revoked) await revoked()
+      else setOnline(true)
       throw error
     }
   }
 
+  /** Forgets a list this gate no longer scans: its copy, its cursor and its counts. */
+  async function forget(list) {
+    await store.dropTickets(list.id)
+    await store.remove(`cursor:${list.id}`)
+    delete state.status[list.id]
+  }
+
+  /** The chosen lists as the server has them now: their rules may have changed, and a deleted one is scanned no more. */
+  async function refreshLists() {
+    const current = new Map((await call('/lists', { token: state.token })).data.map((list) => [list.id, list]))
+    for (const gone of state.lists.filter((list) => !current.has(list.id))) await forget(gone)
+    const before = state.lists.length
+    state.lists = state.lists.filter((list) => current.has(list.id)).map((list) => current.get(list.id))
+    await store.set('lists', state.lists)
+    // Every list it scanned is gone: the gate asks which to scan now.
+    if (before > 0 && state.lists.length === 0) onListsGone()
+  }
+
+  /**
+   * Uploads the queue, oldest first. Every scan answered leaves the queue, and the server's answer
+   * replaces the local verdict in the history; one it answers `invalid_scan` (a list deleted since,
+   * a code no ticket can have) shows refused, with that reason.
+   */
   async function upload() {
     const queued = (await store.queued()).sort((a, b) => a.scanned_at.localeCompare(b.scanned_at))
-    for (let i = 0; i < queued.length; i += BATCH) {
-      const chunk = queued.slice(i, i + BATCH)
+    for (const chunk of chunked(queued)) {
       const { results } = await call('/redeem/batch', {
         token: state.token,
         method: 'POST',
@@ -64,12 +111,25 @@ export function createGate({ onChange, onRevoked }) {
       for (const [n, scan] of chunk.entries()) {
         const answer = results[n]
         const before = await store.historyEntry(scan.nonce)
-        entries.push({ ...(before ?? { nonce: scan.nonce, at: scan.scanned_at, type: scan.type }), answer, queued: false })
+        // A scan the server could not take names no ticket: the history keeps the one the gate saw.
+        const shown = answer.ticket ? answer : { ...answer, ticket: before?.answer?.ticket ?? null }
+        entries.push({ ...(before ?? { nonce: scan.nonce, at: scan.scanned_at, type: scan.type }), answer: shown, queued: false })
         if (answer.ticket && answer.list_id) await store.putTickets(answer.list_id, [answer.ticket])
       }
       await store.record(entries)
       await store.dequeue(chunk.map((scan) => scan.nonce))
     }
+  }
+
+  async function refreshKeys() {
+    state.keys = (await call('/keys', { token: state.token })).keys
+    await store.set('keys', state.keys)
+    prepareKeys(state.keys).catch(() => {})
+  }
+
+  async function refreshStatus(list) {
+    state.status[list.id] = await call(`/lists/${list.id}/status`, { token: state.token })
+    await store.set('status', state.status)
   }
 
   async function refreshList(list) {
@@ -82,25 +142,57 @@ export function createGate({ onChange, onRevoked }) {
       await store.set(`cursor:${list.id}`, cursor)
       if (!page.has_more) break
     }
-    state.status[list.id] = await call(`/lists/${list.id}/status`, { token: state.token })
+    await refreshStatus(list)
   }
 
-  /** Uploads the queue, then refreshes the keys, the lists' tickets and their counts. One at a time. */
+  /**
+   * The counts as this gate's copy of the tickets has them: offline, they still move with every
+   * scan (each scan judged here updates its ticket in the copy).
+   */
+  async function countHere() {
+    for (const list of state.lists) {
+      const valid = (await store.listTickets(list.id)).filter((ticket) => ticket.status === 'valid')
+      state.status[list.id] = {
+        ...state.status[list.id],
+        list_id: list.id,
+        tickets: valid.length,
+        checked_in: valid.filter((ticket) => ticket.checked_in).length,
+        inside: valid.filter((ticket) => ticket.inside).length,
+      }
+    }
+    await store.set('status', state.status)
+  }
+
+  /** One step of a sync: whatever goes wrong in it (network, 5xx, any 4xx), the next step runs. Answers whether it worked. */
+  async function step(name, work) {
+    try {
+      await guarded(work)
+      return true
+    } catch (error) {
+      if (error instanceof Revoked) throw error
+      if (!(error instanceof Offline)) console.warn(`sync: ${name} failed`, error)
+      return false
+    }
+  }
+
+  /**
+   * Learns the lists, uploads the queue, then refreshes the keys, the lists' tickets and their
+   * counts, one at a time. Nothing stops it: a failed upload stays queued for the next sync and
+   * the refreshes go on.
+   */
   function sync() {
     syncing ??= (async () => {
       try {
-        await guarded(async () => {
-          await upload()
-          state.keys = (await call('/keys', { token: state.token })).keys
-          await store.set('keys', state.keys)
-          prepareKeys(state.keys).catch(() => {})
-          for (const list of state.lists) await refreshList(list)
+        let synced = await step('lists', refreshLists)
+        synced = (await step('upload', upload)) && synced
+        synced = (await step('keys', refreshKeys)) && synced
+        for (const list of state.lists) synced = (await step(`list ${list.name}`, () => refreshList(list))) && synced
+        if (synced) {
           state.lastSync = new Date().toISOString()
           await store.set('lastSync', state.lastSync)
-          await store.set('status', state.status)
-        })
-      } catch (error) {
-        if (!(error instanceof Offline) && !(error instanceof Revoked)) console.warn('sync failed', error)
+        }
+      } catch {
+        // Revoked: the pairing is gone, and the page shows pairing again.
       } finally {
         syncing = null
         state.queued = await store.queueCount()
@@ -114,6 +206,29 @@ export function createGate({ onChange, onRevoked }) {
   function schedule() {
     clearTimeout(timer)
     if (state.token && state.lists.length > 0) timer = setTimeout(sync, state.online ? ONLINE_SYNC_MS : OFFLINE_RETRY_MS)
+  }
+
+  /** A scan judged by the server. A list deleted since the gate learnt its lists (404): learn them again, and ask once more. */
+  async function redeemOnline(code, type, nonce) {
+    const ask = () =>
+      guarded(() =>
+        call('/redeem', {
+          token: state.token,
+          method: 'POST',
+          timeoutMs: REDEEM_TIMEOUT_MS,
+          body: { code, list_ids: state.lists.map((list) => list.id), type, nonce },
+        }),
+      )
+    try {
+      return await ask()
+    } catch (error) {
+      if (!(error instanceof Refused && error.status === 404)) throw error
+      const before = state.lists.length
+      await guarded(refreshLists)
+      if (state.lists.length === before || state.lists.length === 0) throw error
+      changed()
+      return ask()
+    }
   }
 
   async function judgeHere(code, type, at) {
@@ -164,12 +279,7 @@ export function createGate({ onChange, onRevoked }) {
 
     /** Scans these lists from now on: their copies are fetched at once. */
     async choose(lists) {
-      for (const old of state.lists) {
-        if (!lists.some((list) => list.id === old.id)) {
-          await store.dropTickets(old.id)
-          await store.remove(`cursor:${old.id}`)
-        }
-      }
+      for (const old of state.lists) if (!lists.some((list) => list.id === old.id)) await forget(old)
       state.lists = lists
       await store.set('lists', lists)
       await sync()
@@ -184,14 +294,14 @@ export function createGate({ onChange, onRevoked }) {
     async scan(code, type) {
       const nonce = crypto.randomUUID()
       const at = new Date()
-      const listIds = state.lists.map((list) => list.id)
       if (state.online) {
         try {
-          const answer = await guarded(() =>
-            call('/redeem', { token: state.token, method: 'POST', timeoutMs: REDEEM_TIMEOUT_MS, body: { code, list_ids: listIds, type, nonce } }),
-          )
+          const answer = await redeemOnline(code, type, nonce)
           if (answer.ticket && answer.list_id) await store.putTickets(answer.list_id, [answer.ticket])
           await store.record([{ nonce, at: at.toISOString(), type, answer, queued: false }])
+          // The counts follow every scan; the answer does not wait for them.
+          const list = state.lists.find((list) => list.id === answer.list_id)
+          if (list) guarded(() => refreshStatus(list)).then(changed, () => {})
           return { answer, queued: false }
         } catch (error) {
           if (error instanceof Revoked) throw error
@@ -201,10 +311,12 @@ export function createGate({ onChange, onRevoked }) {
           }
         }
       }
+      const listIds = state.lists.map((list) => list.id)
       const answer = await judgeHere(code, type, at)
       await store.enqueue({ nonce, code, list_ids: listIds, type, scanned_at: at.toISOString() })
       await store.record([{ nonce, at: at.toISOString(), type, answer, queued: true }])
       state.queued = await store.queueCount()
+      await countHere()
       changed()
       schedule()
       return { answer, queued: true }

@@ -41,6 +41,7 @@ const MESSAGES = {
     reason_invalid_time: 'Not valid at this time',
     reason_ambiguous: 'On more than one list: choose one',
     reason_nonce_conflict: 'Scan conflict',
+    reason_invalid_scan: 'Not taken by the server',
     tap_to_close: 'Tap to go on',
   },
   'pt-BR': {
@@ -83,6 +84,7 @@ const MESSAGES = {
     reason_invalid_time: 'Fora do horário válido',
     reason_ambiguous: 'Está em mais de uma lista: escolha uma',
     reason_nonce_conflict: 'Conflito de leitura',
+    reason_invalid_scan: 'Recusada pelo servidor',
     tap_to_close: 'Toque para seguir',
   },
 }

@@ -61,7 +61,7 @@ export const deviceRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'A scanner device’s pairing QR, as SVG',
         description:
           'Needs `adm.checkin.write` (it pairs a device). The device’s `pairing_url` as a QR image (`image/svg+xml`): a phone that ' +
-          'scans it opens the scanner page already pairing. Only while the pairing code is unused and valid; after: 410.',
+          'scans it opens the scanner page already pairing; the pairing code is printed in text under it, for a phone that cannot scan. Only while the pairing code is unused and valid; after: 410.',
         security,
         params: ZIdParams,
         response: { 200: ZSvgDocument, ...errorResponses(400, 401, 403, 404, 410) },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { annulScan } from '../domain/checkin/annul-scan.js'
-import { type Scan, scanBatch, scanTicket } from '../domain/checkin/scan-tickets.js'
+import { type InvalidScan, type Scan, scanBatch, scanTicket } from '../domain/checkin/scan-tickets.js'
 import { errorResponses } from '../platform/http/schemas.js'
 import { ZAnnulRequest, ZCheckin, ZRedeemAnswer, ZRedeemBatchRequest, ZRedeemBatchResponse, ZRedeemRequest } from './checkin.schemas.js'
 import { deviceOf } from './device-auth.js'
@@ -20,6 +20,9 @@ const toScan = (body: ScanBody, receivedAt: Date): Scan => ({
   nonce: body.nonce,
 })
 
+/** A batch's scan as received: a scan, or what is wrong with it (answered `invalid_scan` in its place). */
+const toBatchScan = (entry: ScanBody | InvalidScan, receivedAt: Date): Scan | InvalidScan => ('invalid' in entry ? entry : toScan(entry, receivedAt))
+
 const REASONS =
   '`invalid` (no ticket of this seller on the device’s events, or a signed code that does not verify), `voided`, `already_redeemed`, ' +
   '`product` (its inventory or variant is on none of the lists), `invalid_time` (an entry before its date or after 06:00 of the next day, ' +
@@ -28,7 +31,7 @@ const REASONS =
 const ORDER =
   'A scan counts as made at the earlier of its `scanned_at` and when the server received it, so a gate whose clock runs fast cannot ' +
   'place a scan ahead of later ones; whether a ticket is inside follows its scans in that order. `attention` asks the gate to check ' +
-  'something (e.g. proof of a half-price right). A list the device cannot see: 404.'
+  'something (e.g. proof of a half-price right).'
 
 /** A scan at the gate: one, a batch uploaded from offline, and taking one back. */
 export const scanRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -41,9 +44,10 @@ export const scanRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Scan a ticket',
         description:
           `Answers \`ok\` or \`refused\` with a reason: ${REASONS} Every scan is kept. Scans of one ticket at once, from any gates: ` +
-          `exactly one \`ok\`. ${ORDER} The same device and \`nonce\` answer the first answer again and record nothing; the same nonce ` +
-          'with another code, list or type: 409 `idempotency_conflict`. `scanned_at` more than 5 minutes in the future, or `force: true` ' +
-          '(only batch uploads are forced): 400.',
+          `exactly one \`ok\`. ${ORDER} A \`scanned_at\` in the future is no error: the scan counts when received. The same device ` +
+          'and `nonce` answer the first answer again and record nothing; the same nonce with another code, list or type: 409 ' +
+          '`idempotency_conflict`. A scan that is not valid (a code with control characters, `force: true`: only batch uploads are ' +
+          'forced): 400; a list the device cannot see: 404.',
         security,
         body: ZRedeemRequest,
         response: { 200: ZRedeemAnswer, ...errorResponses(400, 401, 404, 409) },
@@ -65,11 +69,18 @@ export const scanRoutes: FastifyPluginAsyncZod = async (app) => {
           'twice; a nonce reused for another code, list or type answers `refused` with reason `nonce_conflict` and records nothing. ' +
           'Offline scans are sent with their own `scanned_at` and `force: true`: recorded as `ok` whatever the reason but `invalid` and ' +
           `\`ambiguous\`, with \`forced: true\` and the overridden reason; a forced re-entry of a ticket already inside sends no webhook. ${ORDER} ` +
-          'Over 1,000 scans, or any scan that is not valid: 400, and nothing is recorded.',
+          'Each scan is judged on its own, so an offline queue is never stuck behind one scan: a scan that is not valid on its own (no ' +
+          '`nonce`, a `code` over 2,048 characters or with control characters, a `scanned_at` that is not a date-time, a `list_ids` entry ' +
+          'the device cannot see: unknown, deleted since, another seller’s, an event the device is not limited to) is answered in its place ' +
+          '`refused` with reason `invalid_scan` and `details`, and recorded nowhere (its nonce stays free); the others are judged and ' +
+          'recorded as usual. A `scanned_at` in the future counts when received. Only a malformed body (not `{scans: [...]}`, or over ' +
+          '1,000 scans) is 400, and then nothing is recorded.',
         security,
         body: ZRedeemBatchRequest,
-        response: { 200: ZRedeemBatchResponse, ...errorResponses(400, 401, 404) },
+        response: { 200: ZRedeemBatchResponse, ...errorResponses(400, 401) },
       },
+      // A NUL or a lone surrogate in one scan makes that scan invalid_scan (its schema refuses them), not the upload.
+      config: { bodyStringsBySchema: true },
     },
     async (request) => {
       const receivedAt = new Date()
@@ -78,7 +89,7 @@ export const scanRoutes: FastifyPluginAsyncZod = async (app) => {
           app.db,
           app.ticketCodes,
           deviceOf(request),
-          request.body.scans.map((scan) => toScan(scan, receivedAt)),
+          request.body.scans.map((entry) => toBatchScan(entry, receivedAt)),
         ),
       }
     },

@@ -157,7 +157,7 @@ describe('nonces', () => {
     expect((await gateA.post('/redeem', { code: two!.identifier, list_ids: [listId] })).json().status).toBe('ok')
   })
 
-  it('answers nonce_conflict in a batch, within the batch and against earlier uploads, and needs a nonce on every scan', async () => {
+  it('answers nonce_conflict in a batch, within the batch and against earlier uploads, and invalid_scan to a scan without a nonce', async () => {
     const listId = await newList({ name: 'Batch nonces' })
     const [one, two] = await buy(generalId, 2, 'Inteira')
     const scan = (code: string, nonce: string) => ({ code, list_ids: [listId], force: true, nonce })
@@ -171,7 +171,12 @@ describe('nonces', () => {
     const again = await gateA.post('/redeem/batch', { scans: [scan('GARBAGE', 'n1')] })
     expect(again.json().results).toEqual([{ status: 'refused', reason: 'nonce_conflict', attention: false, ticket: null, list_id: null, checkin: null }])
     expect(await ctx.app.db.select().from(checkins).where(eq(checkins.listId, listId))).toHaveLength(1)
-    expectError(await gateA.post('/redeem/batch', { scans: [{ code: one!.identifier, list_ids: [listId] }] }), 400, 'validation_error')
+    // A scan without a nonce is answered in its place, and records nothing.
+    const bare = await gateA.post('/redeem/batch', { scans: [{ code: two!.identifier, list_ids: [listId] }] })
+    expect(bare.json().results).toEqual([
+      { ...again.json().results[0], reason: 'invalid_scan', details: [{ path: 'scans.0.nonce', message: expect.any(String) }] },
+    ])
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.listId, listId))).toHaveLength(1)
   })
 })
 
@@ -193,24 +198,26 @@ describe('forced scans', () => {
 })
 
 describe('a list the device cannot see', () => {
-  it('is 404 not_found naming it, online and in a batch, and nothing is recorded', async () => {
+  it('is 404 not_found naming it online; in a batch, that scan alone is invalid_scan naming it and the others are judged', async () => {
     const listId = await newList({ name: 'Typo' })
     const [ticket] = await buy(generalId, 1, 'Inteira')
     const typo = randomUUID()
     const online = await gateA.post('/redeem', { code: ticket!.identifier, list_ids: [listId, typo] })
     expectError(online, 404, 'not_found')
     expect(online.json().details).toEqual([{ path: 'list_ids.1', message: expect.any(String) }])
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket!.identifier))).toHaveLength(0)
     const batch = await gateA.post('/redeem/batch', {
       scans: [
-        { code: ticket!.identifier, list_ids: [listId], nonce: 'x1' },
         { code: ticket!.identifier, list_ids: [typo], nonce: 'x2' },
+        { code: ticket!.identifier, list_ids: [listId], nonce: 'x1' },
       ],
     })
-    expectError(batch, 404, 'not_found')
-    expect(batch.json().details).toEqual([{ path: 'scans.1.list_ids.0', message: expect.any(String) }])
-    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket!.identifier))).toHaveLength(0)
-    // The genuine ticket still enters through the right list.
-    expect((await gateA.post('/redeem', { code: ticket!.identifier, list_ids: [listId] })).json().status).toBe('ok')
+    expect(batch.statusCode).toBe(200)
+    const [typoAnswer, genuine] = batch.json().results
+    expect(typoAnswer).toMatchObject({ status: 'refused', reason: 'invalid_scan', details: [{ path: 'scans.0.list_ids.0', message: expect.any(String) }] })
+    // The genuine ticket still enters through the right list, and only that scan is recorded.
+    expect(genuine).toMatchObject({ status: 'ok', reason: null })
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket!.identifier))).toHaveLength(1)
   })
 })
 

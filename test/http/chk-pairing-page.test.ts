@@ -21,6 +21,9 @@ describe('pairing link', () => {
     expect(qr.statusCode).toBe(200)
     expect(qr.headers['content-type']).toMatch(/^image\/svg\+xml/)
     expect(qr.body).toMatch(/^<svg/)
+    // The code a person can type, in text under the QR, for a phone that cannot scan it.
+    expect(qr.body).toContain(`>${created.pairing_code}</text></svg>`)
+    expect(qr.body).toMatch(/<path stroke="#000000" d="M4 4\.5h7/)
     // The same code pairs, once; after that the QR is gone.
     const paired = await ctx.app.inject({ method: 'POST', url: '/chk/v1/pair', payload: { pairing_code: created.pairing_code } })
     expect(paired.statusCode).toBe(201)

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { checkins } from '../../src/domain/checkin/checkin.table.js'
@@ -103,6 +104,13 @@ describe('POST /chk/v1/redeem', () => {
     expect(new Set(shapes.map((s) => s.join()))).toHaveProperty('size', 1)
   })
 
+  it('keeps an unknown code cut at a whole character, an emoji across the cut included', async () => {
+    const code = `${'A'.repeat(127)}😀 and more`
+    const res = await redeem(code, { nonce: 'emoji-cut' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'refused', reason: 'invalid', checkin: { identifier: 'A'.repeat(127) } })
+  })
+
   it('refuses a voided ticket, one outside its window of entry, and one whose product is on none of the lists', async () => {
     const voided = await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 1, variant: 'Inteira' }])
     expect((await adm.post(`/orders/${voided.id}/cancel`)).statusCode).toBe(200)
@@ -169,9 +177,27 @@ describe('POST /chk/v1/redeem', () => {
     expect((await redeem(ticket.identifier, { force: false })).json()).toMatchObject({ status: 'ok' })
   })
 
-  it('refuses a scan more than 5 minutes in the future with 400, recording nothing', async () => {
+  it('counts a scan whose scanned_at lies in the future when the server received it, with no error', async () => {
     const ticket = await buyOne()
-    expectError(await redeem(ticket.identifier, { scanned_at: new Date(Date.now() + 10 * 60_000).toISOString() }), 400, 'validation_error')
+    const before = Date.now()
+    const res = await redeem(ticket.identifier, { scanned_at: new Date(Date.now() + 6 * 60_000).toISOString() })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ status: 'ok', reason: null })
+    const scannedAt = Date.parse(res.json().checkin.scanned_at)
+    expect(scannedAt).toBeGreaterThanOrEqual(before)
+    expect(scannedAt).toBeLessThanOrEqual(Date.now())
+  })
+
+  it('keeps 400 for a code with control characters and 404 for a list the device cannot see, recording nothing', async () => {
+    const ticket = await buyOne()
+    const bad = await redeem(`${ticket.identifier}\u0007`)
+    expectError(bad, 400, 'validation_error')
+    expect(bad.json().details).toEqual([{ path: 'code', message: 'must not contain control characters' }])
+    const gone = await newList({ name: 'Deleted gate' })
+    expect((await adm.delete(`/checkin-lists/${gone}`)).statusCode).toBe(204)
+    const missing = await gate.post('/redeem', { code: ticket.identifier, list_ids: [listId, gone] })
+    expectError(missing, 404, 'not_found')
+    expect(missing.json().details).toEqual([{ path: 'list_ids.1', message: 'is not a list of this device' }])
     expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket.identifier))).toHaveLength(0)
   })
 })
@@ -201,17 +227,129 @@ describe('POST /chk/v1/redeem/batch', () => {
     expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, t1!.identifier))).toHaveLength(2)
   })
 
-  it('refuses more than 1,000 scans, or one scan from the future, with 400 and records none of it', async () => {
+  it('refuses only a malformed body whole: not {scans: [...]}, none, or more than 1,000 scans', async () => {
     const ticket = await buyOne()
     const scan = { code: ticket.identifier, list_ids: [listId], nonce: 'too-many' }
     expectError(await gate.post('/redeem/batch', { scans: Array.from({ length: 1001 }, () => scan) }), 400, 'validation_error')
-    expectError(
-      await gate.post('/redeem/batch', { scans: [scan, { ...scan, nonce: 'future', scanned_at: new Date(Date.now() + 3_600_000).toISOString() }] }),
-      400,
-      'validation_error',
-    )
     expectError(await gate.post('/redeem/batch', { scans: [] }), 400, 'validation_error')
+    expectError(await gate.post('/redeem/batch', { scans: scan }), 400, 'validation_error')
+    expectError(await gate.post('/redeem/batch', [scan]), 400, 'validation_error')
+    expectError(await gate.post('/redeem/batch', { scans: [scan], extra: true }), 400, 'validation_error')
     expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, ticket.identifier))).toHaveLength(0)
+  })
+
+  it('answers each scan that is not valid on its own invalid_scan in its place, records none of them, and judges the others', async () => {
+    const [first, last, later] = (await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 3, variant: 'Inteira' }])).tickets
+    const gone = await newList({ name: 'Deleted since' })
+    expect((await adm.delete(`/checkin-lists/${gone}`)).statusCode).toBe(204)
+    const otherEvent = await createTestEvent(ctx.app, a.seller.id)
+    const otherEventList = await newList({ name: 'Other event' }, otherEvent.id)
+    const eventOfB = await createTestEvent(ctx.app, b.seller.id)
+    const listOfB = await newList({ name: 'Gate of b' }, eventOfB.id)
+    const limitedGate = scanner(ctx.app, (await pairedDevice(ctx.app, adm, a.seller.id, { name: 'Limited', event_ids: [eventId] })).headers)
+    const valid = (code: string, nonce: string) => ({ code, list_ids: [listId], force: true, nonce })
+    const invalid: [string, unknown, string][] = [
+      ['no nonce', { code: first!.identifier, list_ids: [listId] }, 'scans.1.nonce'],
+      ['code over 2,048 characters', valid('A'.repeat(2049), 'i-long'), 'scans.2.code'],
+      ['code with a control character', valid(`${first!.identifier}\u0007`, 'i-bell'), 'scans.3.code'],
+      ['code with a NUL', valid(`${first!.identifier}\u0000`, 'i-nul'), 'scans.4.code'],
+      ['scanned_at not a date-time', { ...valid(first!.identifier, 'i-time'), scanned_at: 'yesterday' }, 'scans.5.scanned_at'],
+      ['unknown list', { ...valid(first!.identifier, 'i-unknown'), list_ids: [listId, randomUUID()] }, 'scans.6.list_ids.1'],
+      ['list deleted since', { ...valid(first!.identifier, 'i-deleted'), list_ids: [gone] }, 'scans.7.list_ids.0'],
+      ['another seller’s list', { ...valid(first!.identifier, 'i-seller'), list_ids: [listOfB] }, 'scans.8.list_ids.0'],
+      ['an event the device is not limited to', { ...valid(first!.identifier, 'i-event'), list_ids: [otherEventList] }, 'scans.9.list_ids.0'],
+      ['not a scan at all', 42, 'scans.10'],
+      ['an unknown field', { ...valid(first!.identifier, 'i-field'), gate: 'north' }, 'scans.11.gate'],
+    ]
+    const scans = [valid(first!.identifier, 'v-first'), ...invalid.map(([, scan]) => scan), valid(last!.identifier, 'v-last')]
+    const res = await limitedGate.post('/redeem/batch', { scans })
+    expect(res.statusCode).toBe(200)
+    const results = res.json().results
+    expect(results).toHaveLength(scans.length)
+    expect(results[0]).toMatchObject({ status: 'ok', reason: null })
+    expect(results.at(-1)).toMatchObject({ status: 'ok', reason: null })
+    for (const [n, [kind, , path]] of invalid.entries()) {
+      expect(results[n + 1], kind).toMatchObject({ status: 'refused', reason: 'invalid_scan', ticket: null, list_id: null, checkin: null })
+      expect(
+        results[n + 1].details.map((d: { path: string }) => d.path),
+        kind,
+      ).toContain(path)
+    }
+    expect(await recordedNonces('i-')).toBe(0)
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, first!.identifier))).toHaveLength(1)
+    // An invalid scan used up nothing: its nonce serves the next scan.
+    const reused = await limitedGate.post('/redeem/batch', { scans: [valid(later!.identifier, 'i-bell')] })
+    expect(reused.json().results[0]).toMatchObject({ status: 'ok', reason: null })
+  })
+
+  it('records a scan whose scanned_at lies in the future as received, with the rest of its batch', async () => {
+    const [ticket, other] = (await buyTickets(ctx.app, a, [{ inventory_id: inventoryId, quantity: 2, variant: 'Inteira' }])).tickets
+    const before = Date.now()
+    const res = await gate.post('/redeem/batch', {
+      scans: [
+        { code: ticket!.identifier, list_ids: [listId], force: true, nonce: 'fast-1', scanned_at: new Date(Date.now() + 6 * 60_000).toISOString() },
+        { code: other!.identifier, list_ids: [listId], force: true, nonce: 'fast-2', scanned_at: new Date(Date.now() + 3_600_000).toISOString() },
+      ],
+    })
+    expect(res.statusCode).toBe(200)
+    for (const result of res.json().results) {
+      expect(result).toMatchObject({ status: 'ok', reason: null, checkin: { forced: false } })
+      expect(Date.parse(result.checkin.scanned_at)).toBeGreaterThanOrEqual(before)
+      expect(Date.parse(result.checkin.scanned_at)).toBeLessThanOrEqual(Date.now())
+    }
+    expect(await recordedNonces('fast-')).toBe(2)
+  })
+
+  it('answers a replayed batch that names a deleted list the same again, recording nothing twice', async () => {
+    const [kept, lost, both] = (await buyTickets(ctx.app, a, [{ inventory_id: vipId, quantity: 3 }])).tickets
+    const mainOnly = await newList({ name: 'Main only', inventory_ids: [inventoryId] })
+    const vipOnly = await newList({ name: 'VIP only', inventory_ids: [vipId] })
+    const scans = [
+      { code: kept!.identifier, list_ids: [vipOnly], force: true, nonce: 'replay-1' },
+      { code: lost!.identifier, list_ids: [mainOnly], force: true, nonce: 'replay-2' },
+      { code: both!.identifier, list_ids: [vipOnly, mainOnly], force: true, nonce: 'replay-3' },
+    ]
+    expect((await adm.delete(`/checkin-lists/${mainOnly}`)).statusCode).toBe(204)
+    const first = await gate.post('/redeem/batch', { scans })
+    expect(first.json().results.map((r: { status: string; reason: string | null }) => [r.status, r.reason])).toEqual([
+      ['ok', null],
+      ['refused', 'invalid_scan'],
+      ['refused', 'invalid_scan'],
+    ])
+    const replay = await gate.post('/redeem/batch', { scans })
+    expect(replay.json()).toEqual(first.json())
+    expect(await recordedNonces('replay-')).toBe(1)
+    expect(await ctx.app.db.select().from(checkins).where(eq(checkins.identifier, kept!.identifier))).toHaveLength(1)
+  })
+
+  it('records the valid half of 1,000 scans where every other one is invalid, and answers the other half invalid_scan', async () => {
+    const event = await createTestEvent(ctx.app, a.seller.id)
+    const sectors = await Promise.all(
+      Array.from({ length: 25 }, (_, n) => createTestInventory(ctx.app, event, { name: `Sector ${n + 1}`, date: dayFromToday(0), capacity: 20 })),
+    )
+    const sold = (
+      await buyTickets(
+        ctx.app,
+        a,
+        sectors.map((sector) => ({ inventory_id: sector.id, quantity: 20 })),
+      )
+    ).tickets
+    const eventList = await newList({ name: 'Stadium gate' }, event.id)
+    const scans = sold.flatMap((ticket, n) => [
+      { code: ticket.identifier, list_ids: [eventList], force: true, nonce: `half-${n}` },
+      n % 2 === 0
+        ? { code: ticket.identifier, list_ids: [eventList], force: true }
+        : { code: `${ticket.identifier}\n`, list_ids: [eventList], force: true, nonce: `bad-${n}` },
+    ])
+    expect(scans).toHaveLength(1000)
+    const res = await gate.post('/redeem/batch', { scans })
+    expect(res.statusCode).toBe(200)
+    const results: { status: string; reason: string | null }[] = res.json().results
+    expect(results.filter((_, n) => n % 2 === 0).every((r) => r.status === 'ok' && r.reason === null)).toBe(true)
+    expect(results.filter((_, n) => n % 2 === 1).every((r) => r.status === 'refused' && r.reason === 'invalid_scan')).toBe(true)
+    expect(await recordedNonces('half-')).toBe(500)
+    expect(await recordedNonces('bad-')).toBe(0)
+    expect((await adm.get(`/checkin-lists/${eventList}/status`)).json()).toMatchObject({ tickets: 500, checked_in: 500, inside: 500 })
   })
 })
 

@@ -12,10 +12,11 @@ export const SCAN_REASONS = ['invalid', 'voided', 'already_redeemed', 'product',
 export type ScanReason = (typeof SCAN_REASONS)[number]
 
 /**
- * What a scan may be answered: a recorded reason, or `nonce_conflict`, a batch's scan that reused a
- * nonce of this device for another request (nothing is recorded for it).
+ * What a scan may be answered: a recorded reason; or, for a batch's scan, recording nothing:
+ * `nonce_conflict` (it reused a nonce of this device for another request) or `invalid_scan` (it
+ * is not valid on its own, e.g. it names a list the device cannot see).
  */
-export const ANSWER_REASONS = [...SCAN_REASONS, 'nonce_conflict'] as const
+export const ANSWER_REASONS = [...SCAN_REASONS, 'nonce_conflict', 'invalid_scan'] as const
 export type AnswerReason = (typeof ANSWER_REASONS)[number]
 
 /**

@@ -89,53 +89,97 @@ const requestHash = (scan: Scan) =>
 /** How much of an unknown code a refused scan keeps. */
 const MAX_KEPT_CODE = 128
 
+/** An unknown code as its scan keeps it: its first characters, cut at a whole one (half an emoji cannot be stored). */
+const keptCode = (code: string) => {
+  const kept = code.slice(0, MAX_KEPT_CODE)
+  return /[\uD800-\uDBFF]$/.test(kept) ? kept.slice(0, -1) : kept
+}
+
 /** A concurrent scan of the same device and nonce committed first: judge again, and its answer is the answer. */
 class NonceTaken extends Error {}
 
 /**
- * Judges and records one scan (`POST /redeem`). A nonce the device used before answers the first
- * answer again and records nothing; with another request it is 409 `idempotency_conflict`.
+ * A scan of a batch that is not valid on its own (no nonce, a code over 2,048 characters or with
+ * control characters, a `scanned_at` that is not a date-time): what is wrong, at paths from the scan.
+ */
+export type InvalidScan = { invalid: ErrorDetail[] }
+
+const isScan = (entry: Scan | InvalidScan): entry is Scan => !('invalid' in entry)
+
+/**
+ * Judges and records one scan (`POST /redeem`). A list the device cannot see is 404, naming it.
+ * A nonce the device used before answers the first answer again and records nothing; with
+ * another request it is 409 `idempotency_conflict`.
  */
 export async function scanTicket(db: Db, codes: TicketCodes, device: DeviceContext, scan: Scan): Promise<RedeemAnswer> {
-  const [answer] = await scanTickets(db, codes, device, [scan], () => '')
+  const lists = await visibleLists(db, device, [scan])
+  const unseen = unseenLists(scan, lists)
+  if (unseen.length > 0) throw new AppError('not_found', { message: 'A check-in list was not found', details: unseen })
+  const [answer] = await scanTickets(db, codes, device, [scan], lists)
   if (answer === 'nonce_conflict') throw new AppError('idempotency_conflict', { message: 'This nonce was already used by this device for another scan' })
   return answer!
 }
 
 /**
  * Judges and records a batch of scans (`POST /redeem/batch`) as a set, each answered as if the
- * scans had come one by one in this order; a reused nonce with another request answers
- * `nonce_conflict` and records nothing.
+ * scans had come one by one in this order. One scan never holds up the others (an offline queue
+ * must never be stuck behind it): a scan that is not valid on its own, or that names a list the
+ * device cannot see (unknown, deleted since, another seller's or event's), is answered
+ * `invalid_scan` with what is wrong and recorded nowhere, so its nonce stays free; a reused nonce
+ * with another request answers `nonce_conflict` and records nothing.
  */
-export async function scanBatch(db: Db, codes: TicketCodes, device: DeviceContext, scans: readonly Scan[]): Promise<RedeemAnswer[]> {
-  return (await scanTickets(db, codes, device, scans, (n) => `scans.${n}.`)).map((answer) =>
-    answer === 'nonce_conflict' ? { status: 'refused', reason: 'nonce_conflict', attention: false, ticket: null, list_id: null, checkin: null } : answer,
-  )
+export async function scanBatch(db: Db, codes: TicketCodes, device: DeviceContext, entries: readonly (Scan | InvalidScan)[]): Promise<RedeemAnswer[]> {
+  const lists = await visibleLists(db, device, entries.filter(isScan))
+  const checked = entries.map((entry): Scan | InvalidScan => {
+    if (!isScan(entry)) return entry
+    const unseen = unseenLists(entry, lists)
+    return unseen.length > 0 ? { invalid: unseen } : entry
+  })
+  const valid = checked.filter(isScan)
+  const answers = valid.length > 0 ? await scanTickets(db, codes, device, valid, lists) : []
+  let next = 0
+  return checked.map((entry, n) => {
+    if (!isScan(entry)) return invalidScanAnswer(entry.invalid.map((detail) => underScan(n, detail)))
+    const answer = answers[next++]!
+    return answer === 'nonce_conflict' ? refusedAnswer('nonce_conflict') : answer
+  })
 }
 
+const refusedAnswer = (reason: 'nonce_conflict' | 'invalid_scan'): RedeemAnswer => ({
+  status: 'refused',
+  reason,
+  attention: false,
+  ticket: null,
+  list_id: null,
+  checkin: null,
+})
+
+/** A detail at a path from a scan, at its path from the batch's body. */
+const underScan = (n: number, detail: ErrorDetail): ErrorDetail => ({ ...detail, path: detail.path ? `scans.${n}.${detail.path}` : `scans.${n}` })
+
+const invalidScanAnswer = (details: ErrorDetail[]): RedeemAnswer => ({ ...refusedAnswer('invalid_scan'), details })
+
 /**
- * The scans' lists (each one the device can see, else 404 naming it), their codes verified, and
- * then one transaction in two round trips on PostgreSQL: BEGIN, the tickets' locks (in one order),
- * the device's earlier answers for the nonces and the tickets' places on the lists leave together;
- * the scans, the tickets' change marks and the webhook events leave with the COMMIT. The row locks
- * give gates scanning one ticket at once one `ok`. Two uploads with one nonce at once: the
- * second's insert breaks the unique key, its transaction rolls back, and it is judged again,
- * answering the first's answer.
+ * The scans' codes verified, and then one transaction in two round trips on PostgreSQL: BEGIN,
+ * the tickets' locks (in one order), the device's earlier answers for the nonces and the tickets'
+ * places on the lists leave together; the scans, the tickets' change marks and the webhook events
+ * leave with the COMMIT. The row locks give gates scanning one ticket at once one `ok`. Two uploads
+ * with one nonce at once: the second's insert breaks the unique key, its transaction rolls back,
+ * and it is judged again, answering the first's answer. Every list the scans name is in `lists`.
  */
 async function scanTickets(
   db: Db,
   codes: TicketCodes,
   device: DeviceContext,
   scans: readonly Scan[],
-  pathOf: (n: number) => string,
+  lists: ReadonlyMap<string, ListRow>,
 ): Promise<(RedeemAnswer | 'nonce_conflict')[]> {
-  const lists = await visibleLists(db, device, scans, pathOf)
   const identifiers = await Promise.all(
     scans.map(async (scan) => (looksSigned(scan.code) ? ((await codes.verify(device.sellerId, scan.code))?.tid ?? null) : scan.code)),
   )
   const known = [...new Set(identifiers.filter((id): id is string => id !== null))]
   const nonces = [...new Set(scans.flatMap((scan) => (scan.nonce === undefined ? [] : [scan.nonce])))]
-  const listIds = [...lists.keys()]
+  const listIds = [...new Set(scans.flatMap((scan) => scan.listIds))]
   for (let attempt = 1; ; attempt++) {
     try {
       const { result } = await transactionEndingWith(db, async (tx) => {
@@ -161,19 +205,16 @@ async function scanTickets(
 
 const rowsOf = (answer: unknown) => (answer as { rows: Record<string, unknown>[] }).rows
 
-/** The lists the scans name, by id; one the device cannot see (unknown, another seller's, another event's) is 404, naming where. */
-async function visibleLists(db: Db, device: DeviceContext, scans: readonly Scan[], pathOf: (n: number) => string): Promise<Map<string, ListRow>> {
+/** The lists the scans name that the device can see (of its seller, on its events), by id. */
+async function visibleLists(db: Db, device: DeviceContext, scans: readonly Scan[]): Promise<Map<string, ListRow>> {
   const named = [...new Set(scans.flatMap((scan) => scan.listIds))]
-  const lists = new Map((await deviceListRows(db, device.sellerId, device.eventIds, named)).map((list) => [list.id, list]))
-  if (lists.size === named.length) return lists
-  const details: ErrorDetail[] = []
-  for (const [n, scan] of scans.entries()) {
-    for (const [m, id] of scan.listIds.entries()) {
-      if (!lists.has(id)) details.push({ path: `${pathOf(n)}list_ids.${m}`, message: 'is not a list of this device' })
-    }
-  }
-  throw new AppError('not_found', { message: 'A check-in list was not found', details })
+  if (named.length === 0) return new Map()
+  return new Map((await deviceListRows(db, device.sellerId, device.eventIds, named)).map((list) => [list.id, list]))
 }
+
+/** Where a scan names a list the device cannot see (unknown, deleted, another seller's, another event's), at paths from the scan. */
+const unseenLists = (scan: Scan, lists: ReadonlyMap<string, ListRow>): ErrorDetail[] =>
+  scan.listIds.flatMap((id, m) => (lists.has(id) ? [] : [{ path: `list_ids.${m}`, message: 'is not a list of this device' }]))
 
 type Read = { tickets: Map<string, ScannedTicketRow>; answered: Map<string, NonceAnswer>; places: Map<string, ListPlace> }
 
@@ -267,7 +308,7 @@ function judgeOne(
     listId: list?.id ?? null,
     deviceId: device.id,
     ticketId: ticket?.id ?? null,
-    identifier: ticket?.identifier ?? scan.code.slice(0, MAX_KEPT_CODE),
+    identifier: ticket?.identifier ?? keptCode(scan.code),
     type: scan.type,
     successful,
     reason,

@@ -2,6 +2,7 @@ import type { AnswerReason, checkins, ScanReason, ScanType } from './checkin.tab
 import type { DeviceRow } from './devices.repo.js'
 import type { ListRow } from './lists.repo.js'
 import type { orderItems } from '../orders/orders.table.js'
+import type { ErrorDetail } from '../../platform/errors.js'
 
 /** A seat as sold (API.md 7.7 Seat): the order item's snapshot of it. */
 export type SoldSeat = NonNullable<(typeof orderItems.$inferSelect)['seats']>[number]
@@ -118,4 +119,6 @@ export type RedeemAnswer = {
   ticket: ScanTicketView | null
   list_id: string | null
   checkin: CheckinView | null
+  /** `invalid_scan` only: what is wrong with the scan. */
+  details?: ErrorDetail[]
 }

@@ -1,6 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import { AppError, type ErrorDetail } from '../errors.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's body schema itself refuses every unstorable string, where it can answer for
+     * the part that holds it (a batch of scans answers one scan `invalid_scan`, API.md 7.5).
+     */
+    bodyStringsBySchema?: boolean
+  }
+}
+
 const MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates'
 // Deeper than any schema goes; a body nested further is refused by its schema anyway.
 const MAX_DEPTH = 64
@@ -54,6 +64,7 @@ export function registerInputGuard(app: FastifyInstance) {
     done(found && refuse(found))
   })
   app.addHook('preValidation', (request, _reply, done) => {
+    if (request.routeOptions.config.bodyStringsBySchema) return done()
     const found = findUnstorable(request.body)
     done(found && refuse(found.length ? found : ['body']))
   })
