@@ -8,6 +8,7 @@ import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
 import { rawSell, saleState, seatedSaleState, webhookBacklog } from './flash-sale.js'
 import { checkinTally, seedCheckin } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
+import { seedStadium } from './seed-stadium.js'
 import { seedWaitlist, waitlistState } from './seed-waitlist.js'
 
 const int = (value: unknown, fallback: number, max: number) => {
@@ -104,6 +105,12 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.post('/waitlist/seed', { schema: { hide: true } }, async (request) => {
     const body = request.body as { seller_id: string; capacity: unknown }
     return seedWaitlist(app, { sellerId: body.seller_id, capacity: int(body.capacity, 1000, 100_000) })
+  })
+
+  /** The stadium row's plan and inventories, half sold and all but 2 seats a row sold: `{seller_id, customer_id, rows}` → StadiumSeed. */
+  app.post('/stadium/seed', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { seller_id: string; customer_id: string; rows: unknown }
+    return seedStadium(app, { sellerId: body.seller_id, customerId: body.customer_id, rows: Math.max(1, int(body.rows, 1000, 2000)) })
   })
 
   /** The waitlist row's inventory as the database holds it: `?since=<epoch ms>` times the offers from then. */
