@@ -65,15 +65,7 @@ export async function webhookBacklog(db: Db, endpointId: string) {
  * number, the tickets their items count, and items whose seat snapshot is not as long as their
  * quantity. `held` is also given by THE definition of held (a count, `heldQuantities`).
  */
-export function seatedSaleState(db: Db, inventoryId: string) {
-  // Every seat of a stadium is read: no statement timeout of the server's (5 s) for this reading of the benchmark's.
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`set local statement_timeout = 0`)
-    return readSeatedSaleState(tx, inventoryId)
-  })
-}
-
-async function readSeatedSaleState(db: Db, inventoryId: string) {
+export async function seatedSaleState(db: Db, inventoryId: string) {
   const [row] = (
     await db.execute<Record<string, number | string>>(sql`
       with st as (

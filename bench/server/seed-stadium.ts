@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { events } from '../../src/domain/catalog/events.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
@@ -8,6 +7,7 @@ import { blockSeats } from '../../src/domain/seating/block-seats.js'
 import { createSeatingPlan } from '../../src/domain/seating/create-seating-plan.js'
 import { gridPlan } from '../../src/domain/seating/grid-plan.js'
 import { DEFAULT_SETTINGS } from '../../src/domain/sellers/seller-settings.js'
+import type { Db } from '../../src/platform/db/database.js'
 import { SEATED_ROW_SEATS } from './seed-bench.js'
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
@@ -18,6 +18,8 @@ export type SeedStadiumOptions = {
   customerId: string
   /** Rows of 50 seats: 1,000 make the 50,000-seat stadium (10 in a smoke run). */
   rows: number
+  /** The same database without the server's statement timeout (routes.ts), for the blocks. */
+  patient: Db
 }
 
 /** Seats of each row sold in the holds' inventory: the middle half (13 to 37 of 50), as a stadium fills from the middle. */
@@ -129,18 +131,14 @@ export async function seedStadium(app: FastifyInstance, options: SeedStadiumOpti
   }
   await Promise.all(Array.from({ length: LANES }, lane))
   const soldMs = performance.now() - started
-  // Blocked as the back office blocks them, in one transaction without the server's statement
-  // timeout: each call reads how every seat of the stadium stands (seats.repo.ts, readSeatStandings).
+  // Blocked as the back office blocks them, on the patient handle: each call reads how every seat
+  // of the stadium stands (seats.repo.ts, readSeatStandings).
   const taken = chunksOf(sale.id, (n) => n < SALE_FREE.from || n > SALE_FREE.to).flatMap((chunk) => chunk.seats)
-  const blocked = await app.db.transaction(async (tx) => {
-    await tx.execute(sql`set local statement_timeout = 0`)
-    let count = 0
-    for (let first = 0; first < taken.length; first += BLOCK_SEATS) {
-      const seats = taken.slice(first, first + BLOCK_SEATS)
-      count += (await blockSeats(tx, { inventoryId: sale.id, seats, blocked: true, actor: { type: 'system' } })).length
-    }
-    return count
-  })
+  let blocked = 0
+  for (let first = 0; first < taken.length; first += BLOCK_SEATS) {
+    const seats = taken.slice(first, first + BLOCK_SEATS)
+    blocked += (await blockSeats(options.patient, { inventoryId: sale.id, seats, blocked: true, actor: { type: 'system' } })).length
+  }
   return {
     planId: plan.id,
     seats: plan.seats,
