@@ -30,6 +30,7 @@
  * seconds, few connections, small counts) never fails on a target: its figures mean nothing.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import argon2 from 'argon2'
@@ -43,6 +44,7 @@ import { buyTickets, scanAtGates, uploadOffline, type GatesOutcome, type Outcome
 import { flashSale, quantityOf, rawSale, type FlashOutcome } from './lib/flash.js'
 import { checkOutAll, concurrentHolds, explainHolds, latencyOf, sideBySide, type HoldAnswer } from './lib/stadium.js'
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
+import { send } from './lib/http.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
 import { cancelOrders, joinList, PER_ORDER, sellOut, stateOf, waitFor } from './lib/waitlist.js'
 import {
@@ -706,20 +708,25 @@ async function stadium(r: Run) {
     Object.entries(m)
       .map(([k, v]) => `${v} × ${k}`)
       .join(', ') || 'none'
-  const postJson = async <T>(url: string, body: object) => {
-    const response = await fetch(`${r.base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-    if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as T
-  }
+  // The seed sells 25,000 seats through checkouts: minutes on a busy machine, longer than fetch waits for an answer.
+  const seeded = await send(
+    new Agent(),
+    'POST',
+    `${r.base}/bench/stadium/seed`,
+    {},
+    JSON.stringify({ seller_id: r.seed.sellerId, customer_id: r.seed.customers[0]!.id, rows: stadiumRows }),
+    30 * 60_000,
+  )
+  if (seeded.status !== 200) throw new Error(`/bench/stadium/seed: ${seeded.status} ${seeded.body}`)
+  const st = JSON.parse(seeded.body) as StadiumSeed
   const seatsOf = async (id: string) => (await (await fetch(`${r.base}/bench/inventories/${id}/seats`)).json()) as SeatedSaleState
   // The targets are PostgreSQL's; on the embedded database (one connection) the figures are reported only.
   const target = (check: Omit<Check, 'kind'>) => {
     if (r.databaseUrl) r.checks.push({ ...check, kind: 'target' })
     else r.notes.push(`${check.target} (PostgreSQL's target, reported only): ${check.measured}`)
   }
-  const st = await postJson<StadiumSeed>('/bench/stadium/seed', { seller_id: r.seed.sellerId, customer_id: r.seed.customers[0]!.id, rows: stadiumRows })
   const seats = fmt(st.seats)
-  r.figures.stadium_seed = `${seats} seats (${st.rows} rows of ${SEATED_ROW_SEATS}): plan ${fmt(st.planMs)} ms; ${fmt(st.holdsSold)} seats sold in ${fmt(st.holdsOrders)} orders through the product's hold and checkout in ${fmt(st.soldMs)} ms; ${fmt(st.saleBlocked)} blocked through the back office's blockSeats; ${fmt(st.seedMs)} ms in all`
+  r.figures.stadium_seed = `${seats} seats (${st.rows} rows of ${SEATED_ROW_SEATS}): plan ${fmt(st.planMs)} ms; ${fmt(st.holdsSold)} seats sold in ${fmt(st.holdsOrders)} orders through the product's hold and checkout in ${fmt(st.soldMs)} ms; ${fmt(st.saleBlocked)} blocked by the back office's writes; ${fmt(st.seedMs)} ms in all`
   console.log(`  stadium: ${r.figures.stadium_seed}`)
   const client = { baseUrl: r.base, authorization: r.authorization, customers: r.seed.customers }
   const before = await seatsOf(st.holds)

@@ -3,11 +3,11 @@ import { events } from '../../src/domain/catalog/events.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { createBasket } from '../../src/domain/baskets/create-basket.js'
 import { placeOrder } from '../../src/domain/orders/place-order.js'
-import { blockSeats } from '../../src/domain/seating/block-seats.js'
+import { lockInventories } from '../../src/domain/inventory/inventory.repo.js'
+import { announceSeatsChanged, writeSeatBlocks } from '../../src/domain/seating/seats.repo.js'
 import { createSeatingPlan } from '../../src/domain/seating/create-seating-plan.js'
 import { gridPlan } from '../../src/domain/seating/grid-plan.js'
 import { DEFAULT_SETTINGS } from '../../src/domain/sellers/seller-settings.js'
-import type { Db } from '../../src/platform/db/database.js'
 import { SEATED_ROW_SEATS } from './seed-bench.js'
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
@@ -18,8 +18,6 @@ export type SeedStadiumOptions = {
   customerId: string
   /** Rows of 50 seats: 1,000 make the 50,000-seat stadium (10 in a smoke run). */
   rows: number
-  /** The same database without the server's statement timeout (routes.ts), for the blocks. */
-  patient: Db
 }
 
 /** Seats of each row sold in the holds' inventory: the middle half (13 to 37 of 50), as a stadium fills from the middle. */
@@ -28,7 +26,7 @@ export const HOLDS_SOLD = { from: 13, to: 37 }
 export const SALE_FREE = { from: 49, to: 50 }
 /** Seats sold by one seeded order: the most one basket item holds. */
 const ORDER_SEATS = 20
-/** Seats blocked by one call (two parameters a seat in one insert: well under PostgreSQL's 65,535). */
+/** Seats blocked by one insert (two parameters a seat: well under PostgreSQL's 65,535 a statement). */
 const BLOCK_SEATS = 10_000
 /** Seeded orders written at a time. */
 const LANES = 2
@@ -43,10 +41,10 @@ const LANES = 2
  *   call, hence the very SQL that holds and sells a seat, whatever keeps the seats' standings), in
  *   orders of 20 named seats (the most an item holds), `LANES` at a time, as one customer's;
  * - `sale`: every seat blocked but the last two of each row (`SALE_FREE`: 2,000 seats on sale at
- *   1,000 rows), the stadium flash sale's inventory. Blocked through the back office's own
- *   `blockSeats`, 10,000 seats a call: a blocked seat is as taken as a sold one (seat_standings.sql) and
- *   the sale reads every one of them, while selling 48,000 seats through checkouts would take
- *   the seed minutes;
+ *   1,000 rows), the stadium flash sale's inventory. Blocked by the back office's own writes
+ *   (`writeSeatBlocks`) under the inventory's locks: a blocked seat is as taken as a sold one
+ *   (seat_standings.sql) and the sale reads every one of them, while selling 48,000 seats
+ *   through checkouts would take the seed minutes;
  * - `pairs`: three unseated inventories of as many tickets as `sale` has on sale (a warm-up and
  *   two measured runs), its baseline.
  * Answers the inventories and how long the seed took.
@@ -131,14 +129,16 @@ export async function seedStadium(app: FastifyInstance, options: SeedStadiumOpti
   }
   await Promise.all(Array.from({ length: LANES }, lane))
   const soldMs = performance.now() - started
-  // Blocked as the back office blocks them, on the patient handle: each call reads how every seat
-  // of the stadium stands (seats.repo.ts, readSeatStandings).
+  // Blocked by the back office's own writes (seats.repo.ts, as blockSeats writes them) under the
+  // inventory's locks, without blockSeats' reading of each named seat's standing first: the
+  // inventory is new (nothing held or sold), and on the slow seat code that reading compares every
+  // seat of the stadium with every seat named (minutes for 48,000).
   const taken = chunksOf(sale.id, (n) => n < SALE_FREE.from || n > SALE_FREE.to).flatMap((chunk) => chunk.seats)
-  let blocked = 0
-  for (let first = 0; first < taken.length; first += BLOCK_SEATS) {
-    const seats = taken.slice(first, first + BLOCK_SEATS)
-    blocked += (await blockSeats(options.patient, { inventoryId: sale.id, seats, blocked: true, actor: { type: 'system' } })).length
-  }
+  await app.db.transaction(async (tx) => {
+    await lockInventories(tx, sellerId, [sale.id])
+    for (let first = 0; first < taken.length; first += BLOCK_SEATS) await writeSeatBlocks(tx, sale.id, taken.slice(first, first + BLOCK_SEATS), true)
+    await announceSeatsChanged(tx, { id: sale.id, sellerId }, false)
+  })
   return {
     planId: plan.id,
     seats: plan.seats,
@@ -147,7 +147,7 @@ export async function seedStadium(app: FastifyInstance, options: SeedStadiumOpti
     holdsSold: sold,
     holdsOrders: chunks.length,
     sale: sale.id,
-    saleBlocked: blocked,
+    saleBlocked: taken.length,
     onSale,
     pairsWarmUp: pairs[0]!.id,
     pairs: pairs.slice(1).map((row) => row.id),
