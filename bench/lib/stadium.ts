@@ -100,9 +100,10 @@ export type ExplainedStatement = { text: string; ms: number; plan: unknown }
  * The database time of one best-available hold on PostgreSQL, as auto_explain measures it: an
  * app of the product's (the benchmark's server, `buildBenchApp`) is built in this process over
  * the benchmark's database, its connections opened with auto_explain loaded and set to report
- * every top-level statement (its execution time, and its plan with the rows each node read:
- * ANALYZE without per-node timing, which would cost more than the statement) as a NOTICE, which
- * is collected here. Each hold is one POST /stf/v1/baskets of `quantity` best available, sent
+ * every top-level statement (its execution time, and its plan with the rows and buffers each
+ * node read: ANALYZE without per-node timing, which would cost more than the statement; the
+ * statements inside a function are not reported, its call's time includes them) as a NOTICE,
+ * which is collected here. Each hold is one POST /stf/v1/baskets of `quantity` best available, sent
  * through `app.inject` with nothing else running on that app; its database time is the sum of
  * the execution times of the statements it sent (the take, and around it the basket's writes and
  * readings). `holds` of them, one after another; every basket is then checked out (by the same
