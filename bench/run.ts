@@ -844,7 +844,9 @@ async function stadium(r: Run) {
       stadium_hold_db_statements: typical.statements.map((one) => `${one.ms.toFixed(2)} ms ${describe(one.text)}`).join(' | '),
     })
     writeFileSync(path.join(root, 'bench/results/stadium-hold-plans.json'), `${JSON.stringify(typical.statements, null, 2)}\n`)
-    r.notes.push(`stadium: the plans of the median hold's statements (auto_explain: rows and buffers of each top-level statement; a function's inner statements are not shown) are in bench/results/stadium-hold-plans.json`)
+    r.notes.push(
+      `stadium: the plans of the median hold's statements (auto_explain: rows and buffers of each top-level statement; a function's inner statements are not shown) are in bench/results/stadium-hold-plans.json`,
+    )
     r.checks.push(
       {
         target: `stadium: the ${STADIUM.explained} explained holds answered 201 and checked out`,
