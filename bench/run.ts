@@ -837,15 +837,18 @@ async function stadium(r: Run) {
     const times = ex.measured.map((one) => one.ms)
     const medianMs = median(times)
     const typical = ex.measured.find((one) => one.ms === medianMs)!
-    const top = [...typical.statements].sort((a, b) => b.ms - a.ms)[0]
+    const sentByApp = typical.statements.filter((one) => !one.nested)
+    const top = [...sentByApp].sort((a, b) => b.ms - a.ms)[0]
+    const inner = [...typical.statements].filter((one) => one.nested).sort((a, b) => b.ms - a.ms)[0]
     const describe = (text: string) => text.replace(/\s+/g, ' ').slice(0, 60)
     Object.assign(r.figures, {
       stadium_hold_db_ms: `median ${medianMs.toFixed(2)} (runs ${times.map((ms) => ms.toFixed(2)).join(' ')}): the execution time of the hold's statements, auto_explain`,
-      stadium_hold_db_statements: typical.statements.map((one) => `${one.ms.toFixed(2)} ms ${describe(one.text)}`).join(' | '),
+      stadium_hold_db_statements: sentByApp.map((one) => `${one.ms.toFixed(2)} ms ${describe(one.text)}`).join(' | '),
+      stadium_hold_db_longest_inner_statement: inner ? `${inner.ms.toFixed(2)} ms ${describe(inner.text)}` : 'none',
     })
     writeFileSync(path.join(root, 'bench/results/stadium-hold-plans.json'), `${JSON.stringify(typical.statements, null, 2)}\n`)
     r.notes.push(
-      `stadium: the plans of the median hold's statements (auto_explain: rows and buffers of each top-level statement; a function's inner statements are not shown) are in bench/results/stadium-hold-plans.json`,
+      `stadium: the plans of the median hold's statements, those run inside a function too (\`nested\`), with the rows and buffers each node read (auto_explain), are in bench/results/stadium-hold-plans.json`,
     )
     r.checks.push(
       {
@@ -856,7 +859,7 @@ async function stadium(r: Run) {
       },
       {
         target: `stadium: a best-available hold of 2 ≤ ${TARGETS.stadiumHoldDbMs} ms of database time (median of ${STADIUM.explained}, auto_explain, PostgreSQL)`,
-        measured: `${medianMs.toFixed(2)} ms in ${typical.statements.length} statements, the longest ${top ? `${top.ms.toFixed(2)} ms (${describe(top.text)})` : 'none'}`,
+        measured: `${medianMs.toFixed(2)} ms in ${sentByApp.length} statements, the longest ${top ? `${top.ms.toFixed(2)} ms (${describe(top.text)})` : 'none'}`,
         pass: medianMs <= TARGETS.stadiumHoldDbMs,
         kind: 'target',
       },

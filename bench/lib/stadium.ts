@@ -93,20 +93,23 @@ export const latencyOf = (values: readonly number[]) => {
   return { p50: ms(percentile(sorted, 50)), p99: ms(percentile(sorted, 99)), max: ms(sorted.at(-1) ?? 0) }
 }
 
-/** A top-level statement as auto_explain reported it: its text, its execution time, its plan (JSON). */
-export type ExplainedStatement = { text: string; ms: number; plan: unknown }
+/**
+ * A statement as auto_explain reported it: its text, its execution time, its plan (JSON), and
+ * whether it ran inside another (a PL/pgSQL function's statement) rather than as sent by the app.
+ */
+export type ExplainedStatement = { text: string; ms: number; plan: unknown; nested: boolean }
 
 /**
  * The database time of one best-available hold on PostgreSQL, as auto_explain measures it: an
  * app of the product's (the benchmark's server, `buildBenchApp`) is built in this process over
  * the benchmark's database, its connections opened with auto_explain loaded and set to report
- * every top-level statement (its execution time, and its plan with the rows and buffers each
- * node read: ANALYZE without per-node timing, which would cost more than the statement; the
- * statements inside a function are not reported, its call's time includes them) as a NOTICE,
- * which is collected here. Each hold is one POST /stf/v1/baskets of `quantity` best available, sent
- * through `app.inject` with nothing else running on that app; its database time is the sum of
- * the execution times of the statements it sent (the take, and around it the basket's writes and
- * readings). `holds` of them, one after another; every basket is then checked out (by the same
+ * every statement (its execution time, and its plan with the rows and buffers each node read:
+ * ANALYZE without per-node timing, which would cost more than the statement), those run inside
+ * a function too, as a NOTICE, which is collected here. Each hold is one POST /stf/v1/baskets of
+ * `quantity` best available, sent through `app.inject` with nothing else running on that app; its
+ * database time is the sum of the execution times of the statements it sent (the take, and
+ * around it the basket's writes and readings): a statement whose text the app did not send ran
+ * inside one that it did, whose time includes it (`nested`). `holds` of them, one after another; every basket is then checked out (by the same
  * app), so that nothing stays held. Planning is not counted: each statement is planned once per
  * connection (plan_cache_mode, prepared statements).
  */
@@ -128,6 +131,7 @@ export async function explainHolds(options: {
       'auto_explain.log_analyze=on',
       'auto_explain.log_timing=off',
       'auto_explain.log_buffers=on',
+      'auto_explain.log_nested_statements=on',
       'auto_explain.log_format=json',
       'auto_explain.log_level=notice',
       'client_min_messages=notice',
@@ -135,7 +139,9 @@ export async function explainHolds(options: {
       .map((setting) => `-c ${setting}`)
       .join(' '),
   )
-  let recording: ExplainedStatement[] | null = null
+  let recording: Omit<ExplainedStatement, 'nested'>[] | null = null
+  /** The texts of the statements the app sent while recording. */
+  const sent = new Set<string>()
   const onNotice = (notice: { message?: string }) => {
     const message = notice.message ?? ''
     const match = /^duration: ([\d.]+) ms\s+plan:\s*([\s\S]*)$/.exec(message)
@@ -149,11 +155,19 @@ export async function explainHolds(options: {
     const text = (plan as { 'Query Text'?: string })?.['Query Text'] ?? ''
     recording.push({ text, ms: Number(match[1]), plan })
   }
-  // Every client of this process from now on hears its notices (the app's pool makes its own).
+  // Every client of this process from now on hears its notices (the app's pool makes its own),
+  // and what it sends is noted while recording.
   const connect = pg.Client.prototype.connect
   pg.Client.prototype.connect = function (this: pg.Client, ...args: unknown[]) {
     this.on('notice', onNotice)
     return (connect as (...a: unknown[]) => unknown).apply(this, args)
+  } as never
+  const query = pg.Client.prototype.query
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string } | undefined
+    const text = typeof first === 'string' ? first : first?.text
+    if (recording && typeof text === 'string') sent.add(text)
+    return (query as (...a: unknown[]) => unknown).apply(this, args)
   } as never
   const [{ buildBenchApp }, { loadConfig }] = await Promise.all([import('../server/app.js'), import('../../src/platform/config.js')])
   const app = await buildBenchApp({ config: loadConfig({ ...options.env, LOG_LEVEL: 'warn', DATABASE_URL: url.toString() }), startWorkers: false })
@@ -163,16 +177,18 @@ export async function explainHolds(options: {
     for (let n = 0; n < options.holds; n++) {
       const headers = { authorization: options.authorization, 'x-customer-token': options.customers[n % options.customers.length]!.token }
       recording = []
+      sent.clear()
       const answer = await app.inject({
         method: 'POST',
         url: '/stf/v1/baskets',
         headers,
         payload: { items: [{ inventory_id: options.inventoryId, quantity: options.quantity }] },
       })
-      const statements = recording
+      const statements = recording.map((one) => ({ ...one, nested: !sent.has(one.text) }))
       recording = null
       if (answer.statusCode === 201) baskets.push({ id: (answer.json() as { id: string }).id, customer: n })
-      measured.push({ ms: statements.reduce((sum, one) => sum + one.ms, 0), statements, status: answer.statusCode })
+      const ms = statements.filter((one) => !one.nested).reduce((sum, one) => sum + one.ms, 0)
+      measured.push({ ms, statements, status: answer.statusCode })
     }
     const checkouts = []
     for (const basket of baskets) {
@@ -188,5 +204,6 @@ export async function explainHolds(options: {
   } finally {
     await app.close()
     pg.Client.prototype.connect = connect
+    pg.Client.prototype.query = query
   }
 }
