@@ -7,9 +7,9 @@
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
- * While iterating: `--only=auth,catalogue,health,baskets,flash,seated,webhooks,login,checkin,waitlist` runs some groups,
+ * While iterating: `--only=auth,catalogue,health,baskets,flash,seated,stadium,webhooks,login,checkin,waitlist` runs some groups,
  * `--duration=<s>`, `--buyers=<n>`, `--capacity=<n>` (tickets of each flash inventory, and of the
- * split ones together, and seats of the seated sale's plan, rounded to rows of 50), `--starts=<n>` and `--waitlist=<n>` (tickets and entries of the waitlist row) override the sizes, `--pool=<n>` sets the measured
+ * split ones together, and seats of the seated sale's plan, rounded to rows of 50), `--starts=<n>`, `--waitlist=<n>` (tickets and entries of the waitlist row) and `--stadium-rows=<n>` (rows of 50 seats of the stadium's plan) override the sizes, `--pool=<n>` sets the measured
  * server's pool, and `--cpu-prof` has the measured server write a CPU profile
  * (bench/results/*.cpuprofile) when it stops.
  *
@@ -30,17 +30,21 @@
  * seconds, few connections, small counts) never fails on a target: its figures mean nothing.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent } from 'node:http'
 import os from 'node:os'
 import path from 'node:path'
 import argon2 from 'argon2'
 import type { SeatedSaleState } from './server/flash-sale.js'
 import { SEATED_ROW_SEATS, type BenchSeed } from './server/seed-bench.js'
 import type { CheckinSeed } from './server/seed-checkin.js'
+import type { StadiumSeed } from './server/seed-stadium.js'
 import type { WaitlistSeed } from './server/seed-waitlist.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
 import { buyTickets, scanAtGates, uploadOffline, type GatesOutcome, type Outcomes, type UploadOutcome } from './lib/checkin.js'
 import { flashSale, quantityOf, rawSale, type FlashOutcome } from './lib/flash.js'
+import { checkOutAll, concurrentHolds, explainHolds, latencyOf, sideBySide, type HoldAnswer } from './lib/stadium.js'
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
+import { send } from './lib/http.js'
 import { alternate, load, run, toRow, type LoadSettings, type Row } from './lib/load.js'
 import { cancelOrders, joinList, PER_ORDER, sellOut, stateOf, waitFor } from './lib/waitlist.js'
 import {
@@ -66,7 +70,7 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
-const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'seated' | 'webhooks' | 'login' | 'checkin' | 'waitlist') =>
+const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'seated' | 'stadium' | 'webhooks' | 'login' | 'checkin' | 'waitlist') =>
   !only || only.includes(group)
 /** `--name=<n>` as a whole number of at least `min`, or undefined when not given; anything else stops the run. */
 const countOption = (name: string, min: number): number | undefined => {
@@ -82,6 +86,7 @@ const capacityOption = countOption('capacity', 0)
 const buyersOption = countOption('buyers', 1)
 const startsOption = countOption('starts', 1)
 const waitlistOption = countOption('waitlist', 1)
+const stadiumRowsOption = countOption('stadium-rows', 1)
 if (servers > 1 && !process.env.DATABASE_URL) throw new Error('--servers > 1 needs DATABASE_URL: the embedded database belongs to one process')
 
 const S = {
@@ -126,6 +131,13 @@ const S = {
 if (S.servers > S.writeConnections) throw new Error(`--servers=${S.servers}: more servers than the ${S.writeConnections} write connections to spread over them`)
 /** The seated sale's plan: rows of 50 seats, as many as make the flash stock (20 rows, 1,000 seats; 2 in a smoke run). */
 const seatedRows = Math.max(1, Math.round(S.flashCapacity / SEATED_ROW_SEATS))
+/** The stadium's plan: rows of 50 seats (1,000 rows, 50,000 seats; 10 in a smoke run; `--stadium-rows=<n>`). */
+const stadiumRows = stadiumRowsOption ?? (smoke ? 10 : 1000)
+/**
+ * The stadium row's sizes: best-available holds sent at once, rounds of them, holds one at a time
+ * before (a warm-up), holds explained for their database time, and buyers of the stadium sale per seat on sale.
+ */
+const STADIUM = { holds: 40, rounds: smoke ? 1 : 3, warmUp: 4, explained: smoke ? 3 : 7, buyersPerSeat: 10 }
 const read: LoadSettings = { duration: S.duration, connections: S.readConnections, warmUp: S.warmUp }
 const write: LoadSettings = { duration: S.duration, connections: S.writeConnections, warmUp: S.warmUp }
 const TARGETS = {
@@ -144,6 +156,9 @@ const TARGETS = {
   checkinUploadMs: 1000,
   checkinP99Ms: 100,
   waitlistAllOffersMs: 10_000,
+  stadiumHoldsMaxMs: 1000,
+  stadiumHoldDbMs: 5,
+  stadiumRatio: 0.5,
 }
 /** Check-in: paired gates at the doors, and the rate they scan at in all when paced. */
 const CHECKIN = { gates: 50, rate: 200 }
@@ -657,6 +672,311 @@ async function seated(r: Run) {
         st.sold === sale.ticketsSold &&
         st.held === 0 &&
         Object.keys(sale.unexpected).length === 0,
+      kind: 'correctness',
+    })
+  }
+}
+
+/**
+ * The stadium (issue 45, bench/README.md): a plan of 1,000 rows of 50 seats (50,000; 10 rows in a
+ * smoke run, `--stadium-rows=<n>` otherwise), seeded by POST /bench/stadium/seed (seed-stadium.ts):
+ * - holds: on an inventory with half its seats sold (the middle half of every row, through the
+ *   product's checkout), first a few holds one at a time (a warm-up), then `STADIUM.holds` (40)
+ *   best-available holds of 2 sent at once, each on a connection opened beforehand, `STADIUM.rounds`
+ *   times; each answer's time (target: the slowest within 1 s), each hold 2 seats side by side,
+ *   no seat held twice. Every basket is then checked out through the API;
+ * - a hold's database time (PostgreSQL): `STADIUM.explained` best-available holds of 2 on that
+ *   inventory through an app of the product's built in this process, whose connections have
+ *   auto_explain report every statement (lib/stadium.ts, `explainHolds`); target: the median
+ *   hold's statements ≤ 5 ms of execution in all;
+ * - the stadium flash sale: an inventory of the same plan with every seat taken (blocked) but the
+ *   last two of each row (2,000 on sale; 20), 10 buyers a seat asking for best available 2,
+ *   against the same sale without seats (an unseated inventory of as many tickets, 2 a buyer),
+ *   unseated, seated, unseated (each sale after an unseated warm-up of a fifth of the buyers);
+ *   target: seated sales/s while selling ≥ 50 % of the unseated runs'.
+ * The targets are PostgreSQL's (reported only on the embedded database). Correctness: on each inventory, every seat on at most one valid ticket, sold = seats sold =
+ * tickets in confirmed orders, none held at the end; the sale sells every seat on sale and strands none.
+ */
+async function stadium(r: Run) {
+  const fmt = (n: number) => n.toLocaleString('en-US')
+  const tally = (keys: string[]) => {
+    const counts: Record<string, number> = {}
+    for (const key of keys) counts[key] = (counts[key] ?? 0) + 1
+    return counts
+  }
+  const list = (m: Record<string, number>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${v} × ${k}`)
+      .join(', ') || 'none'
+  // The seed sells 25,000 seats through checkouts: minutes on a busy machine, longer than fetch waits for an answer.
+  const seeded = await send(
+    new Agent(),
+    'POST',
+    `${r.base}/bench/stadium/seed`,
+    {},
+    JSON.stringify({ seller_id: r.seed.sellerId, customer_id: r.seed.customers[0]!.id, rows: stadiumRows }),
+    30 * 60_000,
+  )
+  if (seeded.status !== 200) throw new Error(`/bench/stadium/seed: ${seeded.status} ${seeded.body}`)
+  const st = JSON.parse(seeded.body) as StadiumSeed
+  const seatsOf = async (id: string) => (await (await fetch(`${r.base}/bench/inventories/${id}/seats`)).json()) as SeatedSaleState
+  // The targets are PostgreSQL's; on the embedded database (one connection) the figures are reported only.
+  const target = (check: Omit<Check, 'kind'>) => {
+    if (r.databaseUrl) r.checks.push({ ...check, kind: 'target' })
+    else r.notes.push(`${check.target} (PostgreSQL's target, reported only): ${check.measured}`)
+  }
+  const seats = fmt(st.seats)
+  r.figures.stadium_seed = `${seats} seats (${st.rows} rows of ${SEATED_ROW_SEATS}): plan ${fmt(st.planMs)} ms; ${fmt(st.holdsSold)} seats sold in ${fmt(st.holdsOrders)} orders through the product's hold and checkout in ${fmt(st.soldMs)} ms; ${fmt(st.saleBlocked)} blocked by the back office's writes; ${fmt(st.seedMs)} ms in all`
+  console.log(`  stadium: ${r.figures.stadium_seed}`)
+  const client = { baseUrl: r.base, authorization: r.authorization, customers: r.seed.customers }
+  const before = await seatsOf(st.holds)
+  r.checks.push({
+    target: `stadium seed: ${seats} seats, half of them sold (${fmt(st.seats / 2)}), each on one valid ticket of a confirmed order`,
+    measured: `seats ${fmt(before.seats)}, sold ${fmt(before.seats_sold)} (count ${fmt(before.sold)}), valid tickets ${fmt(before.tickets)} (${fmt(before.tickets_confirmed)} confirmed) in ${fmt(before.distinct_seats)} seats; held ${before.held}`,
+    pass:
+      before.seats === st.seats &&
+      before.seats_sold === st.seats / 2 &&
+      st.holdsSold === st.seats / 2 &&
+      before.sold === before.seats_sold &&
+      before.tickets === before.seats_sold &&
+      before.tickets_confirmed === before.tickets &&
+      before.seats_on_one_ticket === before.tickets &&
+      before.held === 0,
+    kind: 'correctness',
+  })
+
+  // The concurrent holds: a warm-up one at a time, then the rounds; every basket checked out after its round.
+  let customer = 0
+  const holdAnswers: HoldAnswer[] = []
+  const checkouts: { status: number; ms: number; tickets: number }[] = []
+  const roundMax: number[] = []
+  const holdRound = async (count: number, concurrency: number) => {
+    const answers: HoldAnswer[] = []
+    for (let sent = 0; sent < count; sent += concurrency) {
+      const n = Math.min(concurrency, count - sent)
+      answers.push(...(await concurrentHolds(client, st.holds, n, 2, customer)))
+      customer += n
+    }
+    const first = customer - count
+    checkouts.push(
+      ...(await checkOutAll(
+        client,
+        answers.map((a) => a.basketId),
+        Math.min(10, count),
+        first,
+      )),
+    )
+    return answers
+  }
+  await holdRound(STADIUM.warmUp, 1)
+  for (let round = 0; round < STADIUM.rounds; round++) {
+    const answers = await holdRound(STADIUM.holds, STADIUM.holds)
+    holdAnswers.push(...answers)
+    roundMax.push(Math.round(Math.max(...answers.map((a) => a.ms))))
+  }
+  const holdLatency = latencyOf(holdAnswers.map((a) => a.ms))
+  const statuses = tally(holdAnswers.map((a) => (a.status === 201 ? '201' : a.status === 0 ? 'lost' : `${a.status} ${a.code}`)))
+  const heldSeats = holdAnswers.flatMap((a) => a.seats.map((seat) => seat.id))
+  const together = holdAnswers.filter((a) => a.status === 201 && sideBySide(a.seats, 2)).length
+  const checkoutLatency = latencyOf(checkouts.map((c) => c.ms))
+  const holdsName = `stadium: ${STADIUM.holds} best-available holds of 2 at once (${seats} seats, half sold)`
+  r.rows.push(
+    {
+      scenario: holdsName,
+      rps: 0,
+      p50: holdLatency.p50,
+      p99: holdLatency.p99,
+      requests: holdAnswers.length,
+      errors: statuses.lost ?? 0,
+      non2xx: holdAnswers.filter((a) => a.status !== 0 && a.status !== 201).length,
+      '5xx': holdAnswers.filter((a) => a.status >= 500).length,
+      note: `${STADIUM.rounds} rounds of ${STADIUM.holds}; slowest ${holdLatency.max} ms (by round: ${roundMax.join(', ')} ms); after ${STADIUM.warmUp} holds one at a time`,
+    },
+    {
+      scenario: 'stadium: checkout of those baskets (10 at a time)',
+      rps: 0,
+      p50: checkoutLatency.p50,
+      p99: checkoutLatency.p99,
+      requests: checkouts.length,
+      errors: checkouts.filter((c) => c.status === 0).length,
+      non2xx: checkouts.filter((c) => c.status !== 0 && c.status !== 201).length,
+      '5xx': checkouts.filter((c) => c.status >= 500).length,
+      note: `slowest ${checkoutLatency.max} ms`,
+    },
+  )
+  Object.assign(r.figures, {
+    stadium_holds_ms: `p50 ${holdLatency.p50}, p99 ${holdLatency.p99}, max ${holdLatency.max} (${holdAnswers.length} holds in ${STADIUM.rounds} rounds of ${STADIUM.holds} at once)`,
+    stadium_holds_max_ms_by_round: roundMax.join(' '),
+    stadium_checkouts_ms: `p50 ${checkoutLatency.p50}, p99 ${checkoutLatency.p99}, max ${checkoutLatency.max}`,
+  })
+  r.checks.push({
+    target: `${holdsName}: every hold answered 201 with 2 seats side by side in one row, no seat held twice`,
+    measured: `answers ${list(statuses)}; ${together} of ${holdAnswers.length} side by side; ${heldSeats.length} seats, ${new Set(heldSeats).size} distinct`,
+    pass: statuses['201'] === holdAnswers.length && together === holdAnswers.length && new Set(heldSeats).size === heldSeats.length,
+    kind: 'correctness',
+  })
+  target({
+    target: `${holdsName}: every answer within ${fmt(TARGETS.stadiumHoldsMaxMs)} ms (the slowest)`,
+    measured: `slowest ${fmt(holdLatency.max)} ms, p99 ${fmt(holdLatency.p99)} ms, p50 ${fmt(holdLatency.p50)} ms`,
+    pass: holdLatency.max <= TARGETS.stadiumHoldsMaxMs,
+  })
+
+  // A hold's database time, by auto_explain (PostgreSQL).
+  let explained = 0
+  if (r.databaseUrl) {
+    const ex = await explainHolds({
+      env: r.env,
+      databaseUrl: r.databaseUrl,
+      authorization: r.authorization,
+      customers: r.seed.customers,
+      inventoryId: st.holds,
+      quantity: 2,
+      holds: STADIUM.explained,
+    })
+    explained = ex.tickets
+    const times = ex.measured.map((one) => one.ms)
+    const medianMs = median(times)
+    const typical = ex.measured.find((one) => one.ms === medianMs)!
+    const sentByApp = typical.statements.filter((one) => !one.nested)
+    const top = [...sentByApp].sort((a, b) => b.ms - a.ms)[0]
+    const inner = [...typical.statements].filter((one) => one.nested).sort((a, b) => b.ms - a.ms)[0]
+    const describe = (text: string) => text.replace(/\s+/g, ' ').slice(0, 60)
+    Object.assign(r.figures, {
+      stadium_hold_db_ms: `median ${medianMs.toFixed(2)} (runs ${times.map((ms) => ms.toFixed(2)).join(' ')}): the execution time of the hold's statements, auto_explain`,
+      stadium_hold_db_statements: sentByApp.map((one) => `${one.ms.toFixed(2)} ms ${describe(one.text)}`).join(' | '),
+      stadium_hold_db_longest_inner_statement: inner ? `${inner.ms.toFixed(2)} ms ${describe(inner.text)}` : 'none',
+    })
+    writeFileSync(path.join(root, 'bench/results/stadium-hold-plans.json'), `${JSON.stringify(typical.statements, null, 2)}\n`)
+    r.notes.push(
+      `stadium: the plans of the median hold's statements, those run inside a function too (\`nested\`), with the rows and buffers each node read (auto_explain), are in bench/results/stadium-hold-plans.json`,
+    )
+    r.checks.push(
+      {
+        target: `stadium: the ${STADIUM.explained} explained holds answered 201 and checked out`,
+        measured: `holds ${ex.measured.map((one) => one.status).join(' ')}; checkouts ${ex.checkouts.join(' ')}`,
+        pass: ex.measured.every((one) => one.status === 201) && ex.checkouts.length === ex.measured.length && ex.checkouts.every((s) => s === 201),
+        kind: 'correctness',
+      },
+      {
+        target: `stadium: a best-available hold of 2 ≤ ${TARGETS.stadiumHoldDbMs} ms of database time (median of ${STADIUM.explained}, auto_explain, PostgreSQL)`,
+        measured: `${medianMs.toFixed(2)} ms in ${sentByApp.length} statements, the longest ${top ? `${top.ms.toFixed(2)} ms (${describe(top.text)})` : 'none'}`,
+        pass: medianMs <= TARGETS.stadiumHoldDbMs,
+        kind: 'target',
+      },
+    )
+  } else r.notes.push(`stadium: a hold's database time is measured by PostgreSQL's auto_explain; not on the embedded database`)
+
+  const after = await seatsOf(st.holds)
+  const expected = st.holdsSold + checkouts.reduce((n, c) => n + c.tickets, 0) + explained
+  r.figures.stadium_holds_state = `seats ${fmt(after.seats)}: sold ${fmt(after.seats_sold)}, held ${after.seats_held}, free ${fmt(after.seats_free)}; valid tickets ${fmt(after.tickets)} (${fmt(after.tickets_confirmed)} confirmed) in ${fmt(after.distinct_seats)} seats; ${fmt(after.orders)} orders of ${fmt(after.ordered)} tickets`
+  r.checks.push({
+    target: 'stadium holds: no seat sold twice; sold = seats sold = tickets in confirmed orders = the seed and every checkout; none held at the end',
+    measured: `sold ${fmt(after.sold)} = ${fmt(after.seats_sold)} seats = ${fmt(after.tickets_confirmed)} confirmed tickets (${fmt(after.tickets)} valid, ${fmt(after.ordered)} ordered) = ${fmt(expected)}; ${fmt(after.seats_on_one_ticket)} seats on exactly one ticket, ${after.off_plan} off the plan; held ${after.seats_held} seats, ${after.held} by count; checkouts ${list(tally(checkouts.map((c) => String(c.status))))}`,
+    pass:
+      after.sold === expected &&
+      after.seats_sold === expected &&
+      after.tickets === expected &&
+      after.tickets_confirmed === expected &&
+      after.ordered === expected &&
+      after.distinct_seats === expected &&
+      after.seats_on_one_ticket === expected &&
+      after.off_plan === 0 &&
+      after.items_seats_mismatch === 0 &&
+      after.seats_held === 0 &&
+      after.held === 0 &&
+      checkouts.every((c) => c.status === 201),
+    kind: 'correctness',
+  })
+
+  // The stadium flash sale: unseated, seated, unseated.
+  const buyers = STADIUM.buyersPerSeat * st.onSale
+  // Ten minutes at most: the slow seat code of the baseline sells a seat pair in a tenth of a second or more.
+  const common = { ...saleLoad(r, r.seed.customers), buyers, quantity: () => 2, maxSeconds: smoke ? 60 : 600 }
+  const pairsSale = (inventoryId: string, count = buyers) => sampleCpu(r.pids, () => flashSale({ ...common, buyers: count, inventoryId }))
+  if (S.warmUp) await pairsSale(st.pairsWarmUp, Math.round(buyers / 5))
+  const pairs1 = await pairsSale(st.pairs[0]!)
+  const seatedRun = await sampleCpu(r.pids, () => flashSale({ ...common, inventoryId: st.sale, refusals: ['insufficient_inventory', 'seats_not_together'] }))
+  const pairs2 = await pairsSale(st.pairs[1]!)
+  const sale = seatedRun.result
+  const pairs = [pairs1.result, pairs2.result]
+  const sellingRate = (outcomes: FlashOutcome[]) =>
+    outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
+  const seatedRate = sellingRate([sale])
+  const pairsRate = sellingRate(pairs)
+  const saleName = `stadium flash sale: POST basket (best available 2 of ${fmt(st.onSale)} left of ${seats}) + checkout`
+  r.rows.push(flashRow('flash sale, 2 tickets each, no seats (baseline of the stadium sale)', ...pairs), flashRow(saleName, sale))
+  const meanP99 = Math.round(((pairs[0]!.winners.p99 + pairs[1]!.winners.p99) / 2) * 10) / 10
+  Object.assign(r.figures, {
+    stadium_sale: `${fmt(st.onSale)} seats on sale of ${seats} (the rest blocked), ${fmt(buyers)} buyers of 2`,
+    stadium_sale_checkouts_per_s_until_sold_out: Math.round(seatedRate),
+    stadium_sale_sold_out_ms: Math.round(sale.lastSaleMs),
+    stadium_sale_winners_p50_ms: sale.winners.p50,
+    stadium_sale_winners_p99_ms: sale.winners.p99,
+    stadium_sale_cpu_while_selling: cpuShares(seatedRun.until(sale.lastSaleMs)),
+    stadium_pairs_checkouts_per_s_until_sold_out: Math.round(pairsRate),
+    stadium_pairs_runs_checkouts_per_s_until_sold_out: pairs.map((o) => Math.round(sellingRate([o]))).join(' and '),
+    stadium_pairs_winners_p99_ms: pairs.map((o) => o.winners.p99).join(' and '),
+  })
+  const ratio = seatedRate / pairsRate
+  target({
+    target: `stadium flash sale: sales/s while selling ≥ ${TARGETS.stadiumRatio * 100} % of the same sale without seats (the mean of the runs before and after)`,
+    measured: `${Math.round(seatedRate)} vs ${Math.round(pairsRate)} /s = ${pct(ratio)} (winners' p99 ${sale.winners.p99} vs ${meanP99} ms)`,
+    pass: ratio >= TARGETS.stadiumRatio,
+  })
+  const ss = await seatsOf(st.sale)
+  r.figures.stadium_sale_state = `seats ${fmt(ss.seats)}: sold ${fmt(ss.seats_sold)}, blocked ${fmt(ss.seats_blocked)}, held ${ss.seats_held}, free ${ss.seats_free} (stranded ${ss.stranded}); valid tickets ${fmt(ss.tickets)} in ${fmt(ss.distinct_seats)} seats; ${fmt(ss.orders)} orders of ${fmt(ss.ordered)} tickets`
+  r.checks.push(
+    {
+      target: `${saleName}: every buyer done within the time limit; every refusal a 409 (insufficient_inventory or seats_not_together), nothing else`,
+      measured: `${sale.finished ? fmt(sale.buyers) : 'not all'} buyers in ${(sale.elapsedMs / 1000).toFixed(1)} s; refusals: ${list(sale.refusals)}; anything else: ${list(sale.unexpected)}`,
+      pass: sale.finished && Object.keys(sale.unexpected).length === 0,
+      kind: 'correctness',
+    },
+    {
+      target: `stadium flash sale: every seat on sale sold exactly once (${fmt(st.onSale / 2)} orders × 2), no seat sold twice, sold = tickets in confirmed orders, none held or stranded`,
+      measured: `${fmt(ss.orders)} orders of ${fmt(ss.ordered)} tickets (${fmt(sale.sales)} answered, ${fmt(sale.ticketsSold)} tickets); ${fmt(ss.tickets)} valid tickets (${fmt(ss.tickets_confirmed)} confirmed) in ${fmt(ss.distinct_seats)} seats, ${fmt(ss.seats_on_one_ticket)} on exactly one; sold ${fmt(ss.sold)} = ${fmt(ss.seats_sold)} seats; blocked ${fmt(ss.seats_blocked)}, free ${ss.seats_free} (stranded ${ss.stranded}), held ${ss.seats_held} (${ss.held} by count)`,
+      pass:
+        ss.seats === st.seats &&
+        ss.orders === st.onSale / 2 &&
+        sale.sales === ss.orders &&
+        ss.ordered === st.onSale &&
+        sale.ticketsSold === st.onSale &&
+        ss.items_seats_mismatch === 0 &&
+        ss.tickets === st.onSale &&
+        ss.tickets_confirmed === st.onSale &&
+        ss.distinct_seats === st.onSale &&
+        ss.seats_on_one_ticket === st.onSale &&
+        ss.off_plan === 0 &&
+        ss.seats_sold === st.onSale &&
+        ss.sold === st.onSale &&
+        ss.seats_blocked === st.saleBlocked &&
+        ss.seats_free === 0 &&
+        ss.stranded === 0 &&
+        ss.seats_held === 0 &&
+        ss.held === 0,
+      kind: 'correctness',
+    },
+  )
+  for (const [n, id] of st.pairs.entries()) {
+    const outcome = pairs[n]!
+    const one = (await (await fetch(`${r.base}/bench/inventories/${id}/sale`)).json()) as {
+      capacity: number
+      sold: number
+      held: number
+      ordered: number
+      tickets: number
+    }
+    r.checks.push({
+      target: `stadium flash sale without seats ${n + 1}: sold out; sold = tickets in confirmed orders = answered; held 0; every refusal 409 insufficient_inventory`,
+      measured: `sold ${one.sold} of ${one.capacity} = ${one.ordered} (order items) = ${one.tickets} (tickets) = ${outcome.ticketsSold} (answers); held ${one.held}; anything else: ${list(outcome.unexpected)}`,
+      pass:
+        outcome.finished &&
+        one.sold === one.capacity &&
+        one.sold === one.ordered &&
+        one.sold === one.tickets &&
+        one.sold === outcome.ticketsSold &&
+        one.held === 0 &&
+        Object.keys(outcome.unexpected).length === 0,
       kind: 'correctness',
     })
   }
@@ -1249,6 +1569,7 @@ async function main() {
     if (runs('baskets')) await basketWrites(r)
     if (runs('flash')) await flash(r)
     if (runs('seated')) await seated(r)
+    if (runs('stadium')) await stadium(r)
     if (runs('webhooks')) await webhooks(r)
     if (runs('login')) await login(r)
     if (runs('checkin')) await checkin(r)
@@ -1261,7 +1582,7 @@ async function main() {
   figures.load_average_after = loadAverage()
 
   for (const row of rows) {
-    const refusals = row.scenario.startsWith('flash') || row.scenario.startsWith('raw') || row.scenario.startsWith('seated')
+    const refusals = ['flash', 'raw', 'seated', 'stadium flash'].some((kind) => row.scenario.startsWith(kind))
     checks.push({
       target: `${row.scenario}: no connection errors, timeouts or 5xx${refusals ? '' : ', every answer 2xx'}`,
       measured: `${row.errors} errors, ${row['5xx']} × 5xx, ${row.non2xx} non-2xx`,

@@ -4,8 +4,15 @@ import { REQUEST_TIMEOUT_S } from './load.js'
 /** What a request of a scenario got: its status (0: no answer), body and time. */
 export type Answer = { status: number; body: string; ms: number }
 
-/** One JSON request over `agent`; no answer (refused, reset, timed out) is status 0, counted, not thrown. */
-export function send(agent: Agent, method: string, url: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+/** One JSON request over `agent`; no answer (refused, reset, timed out: `timeoutMs`, `REQUEST_TIMEOUT_S` by default) is status 0, counted, not thrown. */
+export function send(
+  agent: Agent,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: string,
+  timeoutMs = REQUEST_TIMEOUT_S * 1000,
+): Promise<Answer> {
   const started = performance.now()
   return new Promise((resolve) => {
     const lost = () => resolve({ status: 0, body: '', ms: performance.now() - started })
@@ -14,7 +21,7 @@ export function send(agent: Agent, method: string, url: string, headers: Record<
       {
         method,
         agent,
-        timeout: REQUEST_TIMEOUT_S * 1000,
+        timeout: timeoutMs,
         headers: { ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }), ...headers },
       },
       (res) => {

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { openDatabase, type Database, type Db } from '../../src/platform/db/database.js'
 import type { FastifyPluginAsync } from 'fastify'
 import { registerEndUserAddress } from '../../src/storefront/end-user-address.js'
 import { registerSellerAuth } from '../../src/storefront/seller-auth.js'
@@ -8,6 +9,7 @@ import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
 import { rawSell, saleState, seatedSaleState, webhookBacklog } from './flash-sale.js'
 import { checkinTally, seedCheckin } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
+import { seedStadium } from './seed-stadium.js'
 import { seedWaitlist, waitlistState } from './seed-waitlist.js'
 
 const int = (value: unknown, fallback: number, max: number) => {
@@ -24,6 +26,20 @@ const int = (value: unknown, fallback: number, max: number) => {
  * from the OpenAPI document; plain JSON in and out.
  */
 export const benchRoutes: FastifyPluginAsync = async (app) => {
+  // The benchmark's own reading of every seat of a stadium (its state after a sale) may outlast the server's statement timeout (5 s, and the driver's query timeout
+  // a second after) on a busy machine: on PostgreSQL it runs on a handle of its own, a small pool
+  // over the same database without them. The embedded database is one connection without timeouts.
+  let patient: Promise<Database> | undefined
+  const patientDb = async (): Promise<Db> => {
+    const url = (app.db as unknown as { $client?: { options?: { connectionString?: string } } }).$client?.options?.connectionString
+    if (!url) return app.db
+    patient ??= openDatabase({ url, poolMax: 2, statementTimeoutMs: 600_000 })
+    return (await patient).db
+  }
+  app.addHook('onClose', async () => {
+    await (await patient)?.close()
+  })
+
   app.get('/ping', { schema: { hide: true } }, async () => ({ ok: true }))
 
   /** Where a load connection that has nothing left to do waits, without costing the server anything. */
@@ -106,6 +122,16 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
     return seedWaitlist(app, { sellerId: body.seller_id, capacity: int(body.capacity, 1000, 100_000) })
   })
 
+  /** The stadium row's plan and inventories, half sold and all but 2 seats a row sold: `{seller_id, customer_id, rows}` → StadiumSeed. */
+  app.post('/stadium/seed', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { seller_id: string; customer_id: string; rows: unknown }
+    return seedStadium(app, {
+      sellerId: body.seller_id,
+      customerId: body.customer_id,
+      rows: Math.max(1, int(body.rows, 1000, 2000)),
+    })
+  })
+
   /** The waitlist row's inventory as the database holds it: `?since=<epoch ms>` times the offers from then. */
   app.get('/waitlist/:id/state', { schema: { hide: true } }, async (request, reply) => {
     const since = Number((request.query as { since?: string }).since ?? 0)
@@ -120,7 +146,7 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
 
   /** A seated inventory's seats after its sale, as seat_standings has them, against its valid tickets. */
   app.get('/inventories/:id/seats', { schema: { hide: true } }, async (request, reply) => {
-    const state = await seatedSaleState(app.db, (request.params as { id: string }).id)
+    const state = await seatedSaleState(await patientDb(), (request.params as { id: string }).id)
     return state ?? reply.code(404).send({ code: 'not_found' })
   })
 }
