@@ -26,7 +26,7 @@ LANGUAGE sql STABLE AS $$
          CASE WHEN s.ticket_id IS NOT NULL THEN 'sold' WHEN s.blocked THEN 'blocked' WHEN m.held ? s.seat_id THEN 'held' ELSE 'free' END,
          (m.held ->> s.seat_id)::uuid, s.ticket_id
     FROM (SELECT coalesce(jsonb_object_agg(h.seat, h.basket_id), '{}'::jsonb) AS held FROM seats_held(p_inventory, p_except) AS h
-           WHERE p_only IS NULL OR h.seat = ANY (p_only)) AS m
+           WHERE p_only IS NULL OR h.seat IN (SELECT unnest(p_only))) AS m
     -- Two branches, not one OR: a generic plan (take_tickets.sql forces them) cannot tell which of
     -- `p_only IS NULL OR seat_id = ANY (p_only)` holds, and read every seat of the venue to find 200.
     CROSS JOIN LATERAL (SELECT o.* FROM inventory_seats AS o WHERE o.inventory_id = p_inventory AND p_only IS NULL

@@ -9,12 +9,14 @@
 -- p_together false: the best-ranked free seats anywhere (lowest zone and row, nearest the
 -- middle). seats: null when nothing fits; max_together: the largest block left (of every row
 -- when seats is null; of the rows read otherwise).
--- A hold costs what the seats it may take cost, not what the venue holds: it reads the first rows
--- that still have a seat neither sold, blocked, held nor excluded (inventory_seats_open_idx, in
--- the plan's order), 4 of them, then 64, then all (fewer: they are all). Rows are ranked before centres, so a block that
--- leaves no orphan found in the first rows with a free seat is the best of all; only when there
--- is none does it read further. Each seat is judged by seat_standings, asked for the seats of
--- those rows (p_only). LANGUAGE plpgsql, STABLE: read with the caller's snapshot (take_tickets.sql
+-- A hold costs what the seats it may take cost, not what the venue holds: it reads the rows that
+-- still have a seat neither sold, blocked, held nor excluded (inventory_seats_open_idx, in the
+-- plan's order) a few at a time, 2, then the next 4, 8, and so on, each row once, and stops at
+-- the first block that leaves no orphan: rows rank before centres, so it is the best of all. A
+-- block that strands a seat is kept from the first rows that have one, in case no later row has a
+-- better one. Only with no block anywhere and p_together false are all the free seats read at
+-- once, for the best-ranked ones. Each seat is judged by seat_standings, asked for the seats of the
+-- rows read (p_only). LANGUAGE plpgsql, STABLE: read with the caller's snapshot (take_tickets.sql
 -- asks it under the inventory's locks).
 CREATE OR REPLACE FUNCTION seats_best_available(p_inventory uuid, p_except uuid, p_quantity integer, p_together boolean, p_excluded text[])
 RETURNS TABLE (seats text[], max_together integer)
@@ -22,34 +24,29 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   excluded text[] := coalesce(p_excluded, '{}');
   held jsonb;
-  rows_read integer;
+  rows_read integer := 2;
+  last_row integer := -1;
   lo integer;
   hi integer;
   found_rows integer;
-  only_seats text[];
+  picked text[];
   orphaning boolean;
-  final boolean;
+  largest integer;
+  stranding text[];
+  only_seats text[];
 BEGIN
   held := (SELECT coalesce(jsonb_object_agg(h.seat, true), '{}'::jsonb) FROM seats_held(p_inventory, p_except) AS h);
-  FOREACH rows_read IN ARRAY ARRAY[4, 64, 0] LOOP
-    only_seats := NULL;
-    final := rows_read = 0;
-    IF rows_read > 0 THEN
-      SELECT min(x.r), max(x.r), count(*) INTO lo, hi, found_rows
-        FROM (SELECT DISTINCT s.row_index AS r FROM inventory_seats AS s
-               WHERE s.inventory_id = p_inventory AND s.ticket_id IS NULL AND NOT s.blocked
-                 AND NOT (held ? s.seat_id) AND NOT (s.seat_id = ANY (excluded))
-               ORDER BY 1 LIMIT rows_read) AS x;
-      IF found_rows = 0 THEN
-        seats := NULL; max_together := 0;
-        RETURN NEXT;
-        RETURN;
-      END IF;
-      -- Fewer rows than asked: these are all the rows with a free seat.
-      final := found_rows < rows_read;
-      only_seats := ARRAY(SELECT s.seat_id FROM inventory_seats AS s
-                           WHERE s.inventory_id = p_inventory AND s.ticket_id IS NULL AND NOT s.blocked AND s.row_index BETWEEN lo AND hi);
-    END IF;
+  max_together := 0;
+  LOOP
+    SELECT min(x.r), max(x.r), count(*) INTO lo, hi, found_rows
+      FROM (SELECT DISTINCT s.row_index AS r FROM inventory_seats AS s
+             WHERE s.inventory_id = p_inventory AND s.ticket_id IS NULL AND NOT s.blocked AND s.row_index > last_row
+               AND NOT (held ? s.seat_id) AND NOT (s.seat_id = ANY (excluded))
+             ORDER BY 1 LIMIT rows_read) AS x;
+    EXIT WHEN found_rows = 0;
+    -- A variable, not a subquery in the call: seat_standings is then inlined into the statement.
+    only_seats := ARRAY(SELECT o.seat_id FROM inventory_seats AS o
+                         WHERE o.inventory_id = p_inventory AND o.ticket_id IS NULL AND NOT o.blocked AND o.row_index BETWEEN lo AND hi);
     WITH free AS (
       SELECT s.seat_id, s.zone_index, s.row_index, s.run, s.ord, s.row_seats,
              s.ord - row_number() OVER (PARTITION BY s.zone_index, s.row_index, s.run ORDER BY s.ord) AS island
@@ -66,25 +63,33 @@ BEGIN
        ORDER BY 4, g.zone_index, g.row_index, abs((a.first + (p_quantity - 1) / 2.0) - (g.row_seats - 1) / 2.0), a.first
        LIMIT 1
     )
-    SELECT CASE
-             WHEN EXISTS (SELECT 1 FROM block) THEN
-               (SELECT array_agg(f.seat_id ORDER BY f.ord)
-                  FROM free AS f
-                  JOIN block AS b ON f.zone_index = b.zone_index AND f.row_index = b.row_index AND f.ord BETWEEN b.first AND b.first + p_quantity - 1)
-             WHEN NOT p_together AND final AND (SELECT count(*) FROM free) >= p_quantity THEN
-               (SELECT array_agg(x.seat_id)
-                  FROM (SELECT f.seat_id FROM free AS f
-                         ORDER BY f.zone_index, f.row_index, abs(f.ord - (f.row_seats - 1) / 2.0), f.ord
-                         LIMIT p_quantity) AS x)
-           END,
-           (SELECT coalesce(max(g.hi - g.lo + 1), 0)::integer FROM islands AS g),
-           (SELECT b.orphaning FROM block AS b)
-      INTO seats, max_together, orphaning;
-    -- The best block of these rows is the best of all unless it strands a seat and rows are left.
-    IF final OR (seats IS NOT NULL AND NOT orphaning) THEN
+    SELECT (SELECT array_agg(f.seat_id ORDER BY f.ord)
+              FROM free AS f
+              JOIN block AS b ON f.zone_index = b.zone_index AND f.row_index = b.row_index AND f.ord BETWEEN b.first AND b.first + p_quantity - 1),
+           (SELECT b.orphaning FROM block AS b),
+           (SELECT coalesce(max(g.hi - g.lo + 1), 0)::integer FROM islands AS g)
+      INTO picked, orphaning, largest;
+    max_together := greatest(max_together, largest);
+    IF picked IS NOT NULL AND NOT orphaning THEN
+      seats := picked;
       RETURN NEXT;
       RETURN;
     END IF;
+    stranding := coalesce(stranding, picked);
+    EXIT WHEN found_rows < rows_read;
+    last_row := hi;
+    rows_read := rows_read * 2;
   END LOOP;
+  -- No block leaves every seat a neighbour: the best that strands one (max_together: the largest
+  -- block of every row, all read). No block at all: with p_together false, the best-ranked free
+  -- seats anywhere.
+  seats := stranding;
+  IF seats IS NULL AND NOT p_together THEN
+    SELECT CASE WHEN count(*) >= p_quantity THEN (array_agg(x.seat_id ORDER BY x.k))[1:p_quantity] END INTO seats
+      FROM (SELECT s.seat_id, row_number() OVER (ORDER BY s.zone_index, s.row_index, abs(s.ord - (s.row_seats - 1) / 2.0), s.ord) AS k
+              FROM seat_standings(p_inventory, p_except, null) AS s
+             WHERE s.status = 'free' AND NOT (s.seat_id = ANY (excluded))) AS x;
+  END IF;
+  RETURN NEXT;
 END
 $$;
