@@ -10,7 +10,7 @@
 -- middle). seats: null when nothing fits; max_together: the largest block left (of every row
 -- when seats is null; of the rows read otherwise).
 -- A hold costs what the seats it may take cost, not what the venue holds: it reads the rows that
--- still have a seat neither sold, blocked, held nor excluded (inventory_seats_open_idx, in the
+-- still have a seat neither sold, blocked, held (a hashed set of seats_held) nor excluded (inventory_seats_open_idx, in the
 -- plan's order) a few at a time, 2, then the next 4, 8, and so on, each row once, and stops at
 -- the first block that leaves no orphan: rows rank before centres, so it is the best of all. A
 -- block that strands a seat is kept from the first rows that have one, in case no later row has a
@@ -23,7 +23,6 @@ RETURNS TABLE (seats text[], max_together integer)
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   excluded text[] := coalesce(p_excluded, '{}');
-  held jsonb;
   rows_read integer := 2;
   last_row integer := -1;
   lo integer;
@@ -35,13 +34,12 @@ DECLARE
   stranding text[];
   only_seats text[];
 BEGIN
-  held := (SELECT coalesce(jsonb_object_agg(h.seat, true), '{}'::jsonb) FROM seats_held(p_inventory, p_except) AS h);
   max_together := 0;
   LOOP
     SELECT min(x.r), max(x.r), count(*) INTO lo, hi, found_rows
       FROM (SELECT DISTINCT s.row_index AS r FROM inventory_seats AS s
              WHERE s.inventory_id = p_inventory AND s.ticket_id IS NULL AND NOT s.blocked AND s.row_index > last_row
-               AND NOT (held ? s.seat_id) AND NOT (s.seat_id = ANY (excluded))
+               AND s.seat_id NOT IN (SELECT h.seat FROM seats_held(p_inventory, p_except) AS h) AND NOT (s.seat_id = ANY (excluded))
              ORDER BY 1 LIMIT rows_read) AS x;
     EXIT WHEN found_rows = 0;
     -- A variable, not a subquery in the call: seat_standings is then inlined into the statement.
