@@ -3,9 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { tickets } from '../../src/domain/orders/orders.table.js'
 import { useTestApp } from '../build-app.js'
-import { createTestEvent, dayFromToday } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createTestPlan, type TestRow } from '../factories/seating.js'
+import { createSeatedInventory, type TestRow } from '../factories/seating.js'
 import { useTwoSellers, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
@@ -30,13 +29,7 @@ const create = (headers: Headers, items: Item[]) => ctx.app.inject({ method: 'PO
 const checkout = (basketId: string, headers: Headers) =>
   ctx.app.inject({ method: 'POST', url: `/stf/v1/baskets/${basketId}/checkout`, headers, payload: { payment_method: 'pix' } })
 
-async function seated(seller: TestSeller, rows: TestRow[], category = 'Plateia') {
-  const plan = await createTestPlan(ctx.app, seller.seller.id, rows)
-  const event = await createTestEvent(ctx.app, seller.seller.id)
-  const res = await adm.post(`/events/${event.id}/inventories`, { date: dayFromToday(7), name: category, price: 5000, seating: { plan_id: plan.id, category } })
-  expect(res.statusCode, res.body).toBe(201)
-  return { plan, event, inventory: res.json() as { id: string } }
-}
+const seated = (seller: TestSeller, rows: TestRow[]) => createSeatedInventory(ctx.app, adm, seller.seller.id, rows)
 
 /** The seats of the inventory whose kept standing differs from what its plan, tickets and blocks say. */
 async function drift(inventoryId: string) {

@@ -8,7 +8,7 @@ import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, dayFromToday } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { createTestPlan, PARTY_VARIANTS, type TestRow } from '../factories/seating.js'
+import { createSeatedInventory, createTestPlan, PARTY_VARIANTS, type TestRow } from '../factories/seating.js'
 import { useTwoSellers, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
@@ -35,19 +35,8 @@ const counts = async (eventId: string, inventoryId: string) =>
 const expire = (id: string) => ctx.app.db.update(baskets).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(baskets.id, id))
 
 /** A published event selling one category of a new plan of the seller through the back office. */
-async function seated(seller: TestSeller, rows: TestRow[], category = 'Plateia', extra: Record<string, unknown> = {}) {
-  const plan = await createTestPlan(ctx.app, seller.seller.id, rows)
-  const event = await createTestEvent(ctx.app, seller.seller.id)
-  const res = await adm.post(`/events/${event.id}/inventories`, {
-    date: dayFromToday(7),
-    name: category,
-    price: 5000,
-    seating: { plan_id: plan.id, category },
-    ...extra,
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  return { plan, event, inventory: res.json() as { id: string; capacity: number; available: number; seating: unknown } }
-}
+const seated = (seller: TestSeller, rows: TestRow[], category = 'Plateia', extra: Record<string, unknown> = {}) =>
+  createSeatedInventory(ctx.app, adm, seller.seller.id, rows, category, extra)
 
 describe('a seated inventory', () => {
   it('takes its capacity from its category and says its seating', async () => {
