@@ -67,9 +67,7 @@ DECLARE
   seat_count integer;
   party_v text[];
   party_q integer[];
-  party_k boolean[];
   party_together boolean;
-  taking text[];
   naming boolean;
   dealt integer;
   part text[];
@@ -101,7 +99,7 @@ BEGIN
       seat_count := 0;
       bad_unknown := '{}'; bad_unavailable := '{}'; bad_stranded := '{}'; most_together := NULL;
       plan := seated_plans[array_position(seated, r.id)];
-      party_v := '{}'; party_q := '{}'; party_k := '{}'; party_together := false; taking := '{}'; naming := false;
+      party_v := '{}'; party_q := '{}'; party_together := false; naming := false;
       FOR e IN
         SELECT x.v, x.q, x.s, x.t, x.k
           FROM (SELECT d->>'v' AS v, (d->>'q')::integer AS q,
@@ -119,7 +117,6 @@ BEGIN
           -- Best available: one party with the other such entries, picked after every fixed seat.
           party_v := array_append(party_v, e.v);
           party_q := array_append(party_q, e.q);
-          party_k := array_append(party_k, e.k);
           party_together := party_together OR e.t;
           CONTINUE;
         END IF;
@@ -147,19 +144,18 @@ BEGIN
           naming := true;
         END IF;
         excluded := excluded || e.s;
-        taking := taking || e.s;
         seat_count := seat_count + coalesce(e.q, 0);
         seats := seats || jsonb_build_array(jsonb_build_object('v', e.v, 's', seats_json(plan, e.s)));
         IF NOT e.k THEN
           writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', e.v, 'q', cardinality(e.s), 's', to_jsonb(e.s)));
         END IF;
       END LOOP;
-      -- Every seat named or kept, judged at once: a seat this basket takes is never stranded. The
-      -- seller's setting is read only when seats are named.
+      -- Every seat named or kept (excluded, until the party's pick), judged at once: a seat this
+      -- basket takes is never stranded. The seller's setting is read only when seats are named.
       IF naming AND cardinality(bad_unknown) = 0 AND cardinality(bad_unavailable) = 0 THEN
         SELECT sl.seating_no_orphans INTO no_orphans FROM sellers sl WHERE sl.id = p_seller;
         IF no_orphans THEN
-          bad_stranded := seats_stranded(r.id, p_basket, taking, '{}');
+          bad_stranded := seats_stranded(r.id, p_basket, excluded, '{}');
         END IF;
       END IF;
       -- The party: one block of its summed quantity, dealt to its entries in the request's order.
@@ -182,9 +178,8 @@ BEGIN
           excluded := excluded || part;
           seat_count := seat_count + coalesce(party_q[m], 0);
           seats := seats || jsonb_build_array(jsonb_build_object('v', party_v[m], 's', seats_json(plan, part)));
-          IF NOT party_k[m] THEN
-            writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', party_v[m], 'q', cardinality(part), 's', to_jsonb(part)));
-          END IF;
+          -- Kept entries name their seats: a party's are all new, each written to its item.
+          writes := writes || jsonb_build_array(jsonb_build_object('i', r.id, 'v', party_v[m], 'q', cardinality(part), 's', to_jsonb(part)));
         END LOOP;
       END IF;
       -- Every ticket of a seated inventory has its seat: entries that do not cover the quantity are a caller's bug.
