@@ -67,6 +67,20 @@ export const ERRORS = {
   seating_conflict: { status: 409, message: 'This seating conflicts with another inventory or with seats already held or sold' },
   /** Deleting a seating plan that an inventory uses. */
   seating_plan_in_use: { status: 409, message: 'An inventory uses this seating plan' },
+  /** A payment or the buyer's withdrawal on a cancelled order (API.md 7.9). */
+  order_cancelled: { status: 409, message: 'This order is cancelled' },
+  /** A payment that is not what the order still owes; `details.outstanding`. Nothing is recorded. */
+  amount_mismatch: { status: 409, message: 'The amount is not what the order owes' },
+  /** A payment with a new reference on an order already paid. */
+  order_paid: { status: 409, message: 'This order is paid already' },
+  /** A payment on an expired order whose tickets could not all be taken again: nothing is recorded; return the money at the provider. */
+  order_expired: { status: 409, message: 'This order expired unpaid and its tickets are no longer available' },
+  /** The tickets' images, or a transfer, of an order awaiting payment (or expired unpaid). */
+  order_pending: { status: 409, message: 'This order is not paid: its tickets have no codes' },
+  /** Refunds above what was paid, counting refunds not yet done. */
+  refund_exceeds_paid: { status: 409, message: 'The refund exceeds what is left of what was paid' },
+  /** The buyer's cancellation after its window (API.md 7.9); `details.until`. */
+  withdrawal_closed: { status: 409, message: 'The withdrawal period for this order is over' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   /** A waiting list's offer accepted or declined after its `offer_expires_at`. */
   offer_expired: { status: 410, message: 'The offer has expired' },

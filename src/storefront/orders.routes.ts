@@ -47,6 +47,8 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'A coupon that no longer applies refuses the checkout with its 422, the code the basket shows as the coupon’s `reason` (remove it with DELETE /baskets/{id}/coupon). ' +
           'With `expected_total`, a total other than what the partner charged: 409 `price_changed`, nothing sold, the hold kept. ' +
           'Empty basket: 422 `basket_empty`; lapsed basket: 410 `basket_expired`; basket already checked out: 409 `basket_checked_out` with `details.order_id`. ' +
+          'With `await_payment: true` the order is `pending` (API.md 7.9): its tickets are taken as sold ones are, without codes, until ' +
+          '`payment_due_at`; POST /orders/{id}/payments confirms it, else it expires and its tickets go back on sale. ' +
           'Honours `Idempotency-Key` (a replay answers the first order).',
         security: withCustomer,
         headers: ZIdempotencyHeaders,
@@ -66,6 +68,8 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         paymentMethod: request.body.payment_method,
         installments: request.body.installments,
         paymentReference: request.body.payment_reference,
+        awaitPayment: request.body.await_payment,
+        paymentMinutes: request.seller.settings.payment_minutes,
         expectedTotal: request.body.expected_total,
         idempotencyKey: request.headers['idempotency-key'],
         actor: storefrontActor(request),
@@ -138,7 +142,8 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     })
     const ticket = order.tickets.find((t) => t.identifier === request.params.identifier)
     if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
-    return ticket
+    if (ticket.code === null) throw new AppError('order_pending')
+    return { ...ticket, code: ticket.code }
   }
 
   app.get(
@@ -150,10 +155,10 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "A ticket's QR code, as SVG",
         description:
           'The ticket’s signed `code` as a QR image (`image/svg+xml`; error correction M, a 4-module quiet zone), for a ticket page: one `<img>`. ' +
-          'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it.',
+          'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it. A ticket of an order not paid (`pending`, `expired`) has no code: 409 `order_pending`.',
         security: sellerOnly,
         params: ZTicketQrParams,
-        response: { 200: ZSvgDocument, ...errorResponses(400, 401, 404) },
+        response: { 200: ZSvgDocument, ...errorResponses(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -175,7 +180,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         security: sellerOnly,
         params: ZTicketQrParams,
         querystring: ZTicketPngQuery,
-        response: { 200: z.string().describe('A PNG image').meta({ contentMediaType: 'image/png' }), ...errorResponses(400, 401, 404) },
+        response: { 200: z.string().describe('A PNG image').meta({ contentMediaType: 'image/png' }), ...errorResponses(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -198,10 +203,10 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'One A5 page per valid ticket (`application/pdf`): the QR of its signed `code`, the event, the date (its inventory’s current one), ' +
           'the inventory, the variant, the holder and, once seating assigns one, the seat, in the seller’s `locale` (one language per page; ' +
           'a character its font cannot draw, such as an emoji, is left out). An order of this seller (under ' +
-          '`X-Affiliate-Code`, of that affiliate), else 404; an order without a valid ticket: 404.',
+          '`X-Affiliate-Code`, of that affiliate), else 404; an order without a valid ticket: 404; one not paid (`pending`, `expired`): 409 `order_pending`.',
         security: sellerOnly,
         params: ZOrderParams,
-        response: { 200: z.string().describe('A PDF document').meta({ contentMediaType: 'application/pdf' }), ...errorResponses(400, 401, 404) },
+        response: { 200: z.string().describe('A PDF document').meta({ contentMediaType: 'application/pdf' }), ...errorResponses(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {

@@ -8,6 +8,14 @@ export const ZCheckoutBody = z
     payment_method: z.string().min(1).max(32).describe('credit_card, pix or boleto; others: 422 unsupported_payment_method'),
     installments: z.number().int().min(1).max(99).optional().describe('One of the plans of POST /baskets/{id}/installments (default 1)'),
     payment_reference: z.string().min(1).max(255).optional().describe("The partner's payment capture reference"),
+    await_payment: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: the order awaits payment (`pending`, API.md 7.9): its tickets are taken as sold ones are, without codes, until `payment_due_at` ' +
+          '(checkout + the seller’s `payment_minutes` of the method); POST /orders/{id}/payments confirms it, otherwise it expires. ' +
+          'Default false: the partner captured the payment already and the order is `confirmed` with it',
+      ),
     expected_total: z
       .number()
       .int()
@@ -20,10 +28,38 @@ export const ZCheckoutBody = z
   })
   .meta({ id: 'CheckoutRequest' })
 
+export const ZPayment = z
+  .object({
+    id: z.uuid(),
+    order_id: z.uuid(),
+    amount: z.number().int().describe('Centavos'),
+    method: z.string(),
+    installments: z.number().int(),
+    reference: z.string().nullable().describe('The provider’s reference: one payment per reference per order'),
+    created_at: ZInstant,
+  })
+  .meta({ id: 'Payment' })
+
+export const ZRefund = z
+  .object({
+    id: z.uuid(),
+    order_id: z.uuid(),
+    amount: z.number().int().describe('Centavos'),
+    tickets: z.array(z.string()).describe('The identifiers of the tickets it pays back (voided when it was created)'),
+    reason: z.string(),
+    status: z.enum(['pending', 'done']).describe('`pending` until the partner confirms its provider executed it'),
+    reference: z.string().nullable(),
+    created_at: ZInstant,
+    done_at: ZInstant.nullable(),
+  })
+  .meta({ id: 'Refund' })
+
 export const ZOrder = z
   .object({
     id: z.uuid(),
-    status: z.enum(['confirmed', 'cancelled']),
+    status: z
+      .enum(['pending', 'confirmed', 'expired', 'cancelled'])
+      .describe('`pending`: awaiting payment until `payment_due_at`; `confirmed`: paid; `expired`: unpaid in time, its tickets back on sale; `cancelled`'),
     customer_id: z.uuid(),
     affiliate_code: z.string().nullable(),
     items: z.array(ZOrderItem),
@@ -34,18 +70,30 @@ export const ZOrder = z
       installment_amount: z.number().int(),
       reference: z.string().nullable(),
     }),
+    payment_due_at: ZInstant.nullable().describe('When a pending order expires unless paid (kept after payment); null: paid at checkout'),
+    paid_total: z.number().int().describe('The sum of its payments, in centavos'),
+    refunded_total: z.number().int().describe('The sum of its done refunds, in centavos'),
+    payments: z.array(ZPayment),
+    refunds: z.array(ZRefund),
     tickets: z.array(
       z
         .object({
           identifier: z.string(),
           inventory_id: z.uuid(),
           variant: z.string().nullable().describe('The variant of its item, or null'),
-          status: z.enum(['valid', 'voided']).describe('`voided`: cancelled with its order or alone; not valid for entry, and back on sale'),
+          status: z
+            .enum(['pending', 'valid', 'voided', 'expired'])
+            .describe(
+              '`pending`: its order awaits payment (no code; refused at the door as `unpaid`); `voided`: cancelled or refunded with its order or ' +
+                'alone, back on sale; `expired`: its order was not paid in time, back on sale',
+            ),
           seat: ZSeat.nullable().describe('Reserved seating: the seat it sits in, as sold; null: an unseated inventory'),
           first_access_at: ZInstant.nullable(),
           code: z
             .string()
+            .nullable()
             .describe(
+              'Null while its order is unpaid (`pending`, `expired`). ' +
               'The signed code to put in the QR: a compact JWS (EdDSA, Ed25519, `kid` in its header), at most 280 characters (QR version 12 at ' +
                 'error correction M), verifiable offline with the keys of GET /chk/v1/keys. Its payload is binary (big-endian): version `1`; the ' +
                 'identifier’s 128 bits (`tid`); event id (`eid`) and inventory id (`inv`), 16 bytes each; the date as days since 2000-01-01 (`d`, 2 ' +

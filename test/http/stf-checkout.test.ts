@@ -64,7 +64,22 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
     const res = await checkout(basket.id, alice.headers, { payment_method: 'credit_card', installments: 2, payment_reference: 'tx-42' })
     expect(res.statusCode).toBe(201)
     const order = res.json()
-    expect(Object.keys(order).sort()).toEqual(['affiliate_code', 'created_at', 'customer_id', 'id', 'items', 'payment', 'status', 'tickets', 'totals'])
+    expect(Object.keys(order).sort()).toEqual([
+      'affiliate_code',
+      'created_at',
+      'customer_id',
+      'id',
+      'items',
+      'paid_total',
+      'payment',
+      'payment_due_at',
+      'payments',
+      'refunded_total',
+      'refunds',
+      'status',
+      'tickets',
+      'totals',
+    ])
     // 10000 in 2 at 2.99 %: 5225 each.
     expect(order).toMatchObject({
       status: 'confirmed',

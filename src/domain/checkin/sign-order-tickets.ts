@@ -1,11 +1,15 @@
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from './ticket-codes.js'
 
+/** The statuses of a ticket whose order is not paid: no code, and refused at the door as `unpaid`. */
+export const UNPAID_TICKET_STATUSES: ReadonlySet<string> = new Set(['pending', 'expired'])
+
 type OrderLike = {
   items: readonly { inventory_id: string; event_id: string; date: string }[]
   tickets: readonly {
     identifier: string
     inventory_id: string
+    status: string
     variant: string | null
     seat: { zone: string; row: string; number: string } | null
     signing_key_id: string | null
@@ -17,15 +21,16 @@ type OrderLike = {
  * key the ticket names. Codes are made when an order is answered, never stored: signing is
  * deterministic, so a ticket's code is the same on every read. Keys not yet opened in this
  * process are read through `db`, the order's transaction when it has one. A seated ticket's code
- * names its seat (`s`: zone, row, number).
+ * names its seat (`s`: zone, row, number). A ticket of an unpaid order (`pending`, `expired`) has
+ * no code (API.md 7.9): null.
  */
 export async function withTicketCodes<O extends OrderLike>(
   db: Db,
   codes: TicketCodes,
   sellerId: string,
   order: O,
-): Promise<Omit<O, 'tickets'> & { tickets: (Omit<O['tickets'][number], 'signing_key_id'> & { code: string })[] }> {
-  type Signed = Omit<O['tickets'][number], 'signing_key_id'> & { code: string }
+): Promise<Omit<O, 'tickets'> & { tickets: (Omit<O['tickets'][number], 'signing_key_id'> & { code: string | null })[] }> {
+  type Signed = Omit<O['tickets'][number], 'signing_key_id'> & { code: string | null }
   const itemOf = new Map(order.items.map((item) => [item.inventory_id, item]))
   const sign = await codes.signer(
     db,
@@ -34,6 +39,7 @@ export async function withTicketCodes<O extends OrderLike>(
   )
   const tickets = order.tickets.map(({ signing_key_id, ...ticket }) => {
     const item = itemOf.get(ticket.inventory_id)!
+    if (UNPAID_TICKET_STATUSES.has(ticket.status)) return <Signed>{ ...ticket, code: null }
     return <Signed>{
       ...ticket,
       code: sign(

@@ -2,7 +2,8 @@ import type { Db } from '../../platform/db/database.js'
 import { withTicketCodes } from '../checkin/sign-order-tickets.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { orderDetails, type OrderItemRow, type OrderRow, type TicketRow } from './orders.repo.js'
-import type { CouponSnapshot } from './orders.table.js'
+import type { CouponSnapshot, OrderStatus } from './orders.table.js'
+import { toPaymentView, toRefundView, type PaymentRow, type PaymentView, type RefundRow, type RefundView } from '../payments/payment-views.js'
 import type { Seat } from '../inventory/inventory.repo.js'
 
 /** An item sold: prices and the coupon as they were at checkout; the items' totals add up to the order's subtotal − discount. */
@@ -42,17 +43,24 @@ export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
 /** An order before its tickets' signed codes are added (`signOrderView`). */
 export type UnsignedOrderView = {
   id: string
-  status: 'confirmed' | 'cancelled'
+  status: OrderStatus
   customer_id: string
   affiliate_code: string | null
   items: OrderItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }
   payment: { method: string; installments: number; installment_amount: number; reference: string | null }
+  /** A pending order's deadline (kept after payment); null: paid at checkout. */
+  payment_due_at: string | null
+  paid_total: number
+  /** What its done refunds gave back. */
+  refunded_total: number
+  payments: PaymentView[]
+  refunds: RefundView[]
   tickets: {
     identifier: string
     inventory_id: string
     variant: string | null
-    status: 'valid' | 'voided'
+    status: TicketStatus
     /** Reserved seating: the seat it sits in, as sold (null: unseated). */
     seat: Seat | null
     first_access_at: string | null
@@ -65,16 +73,31 @@ export type UnsignedOrderView = {
   cancelled_at: string | null
 }
 
-/** The API shape of an order (API.md 3.5 and 7.5): every ticket with its signed `code`. */
+/** The API shape of an order (API.md 3.5, 7.5 and 7.9): every ticket with its signed `code` (null while its order is unpaid). */
 export type OrderView = Omit<UnsignedOrderView, 'tickets'> & {
-  tickets: (Omit<UnsignedOrderView['tickets'][number], 'signing_key_id'> & { code: string })[]
+  tickets: (Omit<UnsignedOrderView['tickets'][number], 'signing_key_id'> & { code: string | null })[]
 }
+
+export type TicketStatus = 'pending' | 'valid' | 'voided' | 'expired'
+
+/**
+ * A ticket's status, from its own void and its order's status (API.md 7.9): a ticket of an order
+ * awaiting payment is `pending`, of an order that expired unpaid `expired` (voided with it).
+ */
+export function ticketStatus(orderStatus: OrderStatus, voided: boolean): TicketStatus {
+  if (orderStatus === 'expired') return 'expired'
+  if (voided) return 'voided'
+  return orderStatus === 'pending' ? 'pending' : 'valid'
+}
+
+/** An order's payments and refunds, oldest first. */
+export type OrderMoney = { payments: PaymentRow[]; refunds: RefundRow[] }
 
 /** The order with its tickets' signed codes, the keys read through `db` when this process has not opened them yet. */
 export const signOrderView = (db: Db, codes: TicketCodes, view: UnsignedOrderView): Promise<OrderView> => withTicketCodes(db, codes, view.seller_id, view)
 
 /** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order (and a seated item's, its seats'). */
-export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[]): UnsignedOrderView {
+export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[], money: OrderMoney): UnsignedOrderView {
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
   const variantOf = new Map(sortedItems.map((item) => [item.id, item.variant]))
@@ -99,11 +122,16 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
       installment_amount: order.installmentAmount,
       reference: order.paymentReference,
     },
+    payment_due_at: order.paymentDueAt?.toISOString() ?? null,
+    paid_total: order.paidTotal,
+    refunded_total: order.refundedTotal,
+    payments: money.payments.map(toPaymentView),
+    refunds: money.refunds.map(toRefundView),
     tickets: sortedTickets.map((t) => ({
       identifier: t.identifier,
       inventory_id: t.inventoryId,
       variant: variantOf.get(t.orderItemId) ?? null,
-      status: t.voidedAt ? 'voided' : 'valid',
+      status: ticketStatus(order.status, t.voidedAt !== null),
       seat: seatOf(t),
       first_access_at: t.firstAccessAt?.toISOString() ?? null,
       signing_key_id: t.signingKeyId,
@@ -116,7 +144,7 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
 
 /** Orders with their items and tickets, in the order given, signed. */
 export async function loadOrderViews(db: Db, codes: TicketCodes, rows: OrderRow[]): Promise<OrderView[]> {
-  const { items, tickets } = await orderDetails(
+  const { items, tickets, payments, refunds } = await orderDetails(
     db,
     rows.map((o) => o.id),
   )
@@ -127,6 +155,7 @@ export async function loadOrderViews(db: Db, codes: TicketCodes, rows: OrderRow[
       order,
       items.filter((i) => i.orderId === order.id),
       tickets.filter((t) => t.orderId === order.id),
+      { payments: payments.filter((p) => p.orderId === order.id), refunds: refunds.filter((r) => r.orderId === order.id) },
     )
     views.push(await signOrderView(db, codes, view))
   }

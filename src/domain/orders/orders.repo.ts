@@ -5,6 +5,7 @@ import { events } from '../catalog/events.table.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { customers } from '../customers/customers.table.js'
 import { orderItems, orders, tickets } from './orders.table.js'
+import { payments, refunds } from '../payments/payments.table.js'
 
 export type OrderRow = typeof orders.$inferSelect
 export type OrderItemRow = typeof orderItems.$inferSelect
@@ -28,9 +29,9 @@ export async function pageOrders(db: Db, where: SQL | undefined, limit: number, 
   return { rows, total: Number(total?.n ?? 0) }
 }
 
-/** The items and tickets of these orders, in order. */
+/** The items, tickets, payments and refunds of these orders, in order. */
 export async function orderDetails(db: Db, orderIds: readonly string[]) {
-  if (orderIds.length === 0) return { items: [] as OrderItemRow[], tickets: [] as TicketRow[] }
+  if (orderIds.length === 0) return { items: [] as OrderItemRow[], tickets: [] as TicketRow[], payments: [], refunds: [] }
   const items = await db
     .select()
     .from(orderItems)
@@ -41,7 +42,17 @@ export async function orderDetails(db: Db, orderIds: readonly string[]) {
     .from(tickets)
     .where(inArray(tickets.orderId, [...orderIds]))
     .orderBy(asc(tickets.identifier))
-  return { items, tickets: ticketRows }
+  const paymentRows = await db
+    .select()
+    .from(payments)
+    .where(inArray(payments.orderId, [...orderIds]))
+    .orderBy(asc(payments.createdAt), asc(payments.id))
+  const refundRows = await db
+    .select()
+    .from(refunds)
+    .where(inArray(refunds.orderId, [...orderIds]))
+    .orderBy(asc(refunds.createdAt), asc(refunds.id))
+  return { items, tickets: ticketRows, payments: paymentRows, refunds: refundRows }
 }
 
 /** The order a checked-out basket became (one per basket), with its items in order. */
@@ -56,13 +67,19 @@ export async function findOrderOfBasket(db: Db, basketId: string): Promise<{ ord
 export const findOrderIdOfBasket = async (db: Db, basketId: string): Promise<string | null> =>
   (await db.select({ id: orders.id }).from(orders).where(eq(orders.basketId, basketId)))[0]?.id ?? null
 
-/** An order to write: every column but those the database sets (status, timestamps). */
-export type NewOrder = Omit<typeof orders.$inferInsert, 'status' | 'createdAt' | 'updatedAt' | 'cancelledAt'> & { id: string }
+/**
+ * An order to write: every column but those the database sets (timestamps), with its payment
+ * deadline as minutes from the database's now (null: paid at checkout).
+ */
+export type NewOrder = Omit<
+  typeof orders.$inferInsert,
+  'createdAt' | 'updatedAt' | 'cancelledAt' | 'expiredAt' | 'paymentDueAt' | 'refundedTotal' | 'status' | 'paidTotal'
+> & { id: string; status: 'pending' | 'confirmed'; paymentDueMinutes: number | null; paidTotal: number }
 export type NewOrderItem = Omit<typeof orderItems.$inferInsert, 'id' | 'orderId'> & { id: string }
 export type NewTicket = { id: string; orderItemId: string; inventoryId: string; identifier: string; seatId: string | null }
 
 /**
- * The statements writing a confirmed order with its items and their tickets (ids made by the
+ * The statements writing an order (confirmed, or pending) with its items and their tickets (ids made by the
  * caller), to send together (`inOrder`): each answers the rows the database wrote (RETURNING),
  * defaults and timestamps included. Built from the tables once per connection (`preparedOn`):
  * every checkout writes them, and building an insert of many values costs more of this process
@@ -130,6 +147,9 @@ const prepareInsertOrder = (db: Db) => ({
       installments: placeholder('installments'),
       installmentAmount: placeholder('installmentAmount'),
       paymentReference: placeholder('paymentReference'),
+      status: placeholder('status'),
+      paymentDueAt: sql`now() + make_interval(mins => ${placeholder('paymentDueMinutes')}::int)`,
+      paidTotal: placeholder('paidTotal'),
     })
     .returning()
     .prepare('insert_order'),

@@ -10,7 +10,9 @@ import { affiliates } from '../sellers/affiliates.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 import type { Seat } from '../inventory/inventory.repo.js'
 
-export const ORDER_STATUSES = ['confirmed', 'cancelled'] as const
+/** An order's life (API.md 7.9); which change may happen in which status is decided in order-states.ts. */
+export const ORDER_STATUSES = ['pending', 'confirmed', 'expired', 'cancelled'] as const
+export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
 export type CouponSnapshot = { code: string; type: 'percent' | 'fixed'; value: number }
 
@@ -43,15 +45,25 @@ export const orders = pgTable(
     installments: integer().notNull(),
     installmentAmount: bigint({ mode: 'number' }).notNull(),
     paymentReference: text(),
+    /** A pending order's deadline: unpaid then, it expires (API.md 7.9); kept after payment. Null: paid at checkout. */
+    paymentDueAt: timestamp({ withTimezone: true }),
+    /** The sum of its payments, and of its done refunds (the ledger's money rows add up to their difference). */
+    paidTotal: bigint({ mode: 'number' }).notNull().default(0),
+    refundedTotal: bigint({ mode: 'number' }).notNull().default(0),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     cancelledAt: timestamp({ withTimezone: true }),
+    expiredAt: timestamp({ withTimezone: true }),
   },
   (t) => [
     uniqueIndex('orders_basket_key').on(t.basketId),
     index('orders_seller_created_idx').on(t.sellerId, t.createdAt),
     index('orders_seller_customer_idx').on(t.sellerId, t.customerId, t.createdAt),
     check('orders_total_check', sql`${t.total} = ${t.subtotal} - ${t.discount} + ${t.interest} and ${t.total} >= 0`),
+    check('orders_status_check', sql`${t.status} in ('pending', 'confirmed', 'expired', 'cancelled')`),
+    check('orders_money_check', sql`${t.paidTotal} >= 0 and ${t.paidTotal} <= ${t.total} and ${t.refundedTotal} >= 0 and ${t.refundedTotal} <= ${t.paidTotal}`),
+    // What the expiry sweep reads: the pending orders by deadline.
+    index('orders_payment_due_idx').on(t.paymentDueAt).where(sql`${t.status} = 'pending'`),
   ],
 )
 

@@ -33,6 +33,9 @@ import { signOrderView, toOrderView, type OrderView } from './order-view.js'
 import { insertOrderQueries, type TicketRow } from './orders.repo.js'
 import { couponRedemptions } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
+import { DEFAULT_SETTINGS, type PaymentMinutes } from '../sellers/seller-settings.js'
+import { insertLedgerRows, paymentRows, saleRows } from '../payments/ledger.js'
+import { insertPaymentQuery } from '../payments/payments.repo.js'
 
 export type PlaceOrderOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
@@ -48,6 +51,10 @@ export type PlaceOrderOptions = {
   installments?: number | undefined
   /** The partner's payment capture reference. */
   paymentReference?: string | null | undefined
+  /** The order awaits payment (API.md 7.9): `pending` until `payment_due_at`, `payment_minutes` of its method from now. */
+  awaitPayment?: boolean | undefined
+  /** The seller's `payment_minutes` (default: the defaults). */
+  paymentMinutes?: PaymentMinutes | undefined
   /** What the partner charged (interest included): a total computed otherwise refuses with 409 price_changed. */
   expectedTotal?: number | undefined
   idempotencyKey?: string | undefined
@@ -233,7 +240,7 @@ async function sellOnce(db: Db, budgetMs: number, members: PlaceOrderOptions[], 
     const selling = going.flatMap(({ k }, m) => (placed[m]!.sale ? [k] : []))
     const sales = placed.flatMap((one) => (one.sale ? [one.sale] : []))
     const events = placed.flatMap((one) => {
-      const event = webhookEventsStatement(one.view.seller_id, [orderEvent('order.confirmed', one.view)])
+      const event = webhookEventsStatement(one.view.seller_id, [orderEvent(placedEvent(one.view), one.view)])
       return event ? [sqlStatement(tx, event)] : []
     })
     const sale = sales.length > 0 ? takeTicketsGroup(sales, budgetMs) : undefined
@@ -251,6 +258,9 @@ async function sellOnce(db: Db, budgetMs: number, members: PlaceOrderOptions[], 
   })
   return result
 }
+
+/** The event of a checkout: an order paid at once is confirmed; one awaiting payment is pending. */
+const placedEvent = (view: OrderView) => (view.status === 'pending' ? 'order.pending' : 'order.confirmed')
 
 /** Runs each in turn, settling each (on a connection that does not pipeline, side by side gains nothing). */
 async function inTurns<T>(works: readonly (() => Promise<T>)[]): Promise<PromiseSettledResult<T>[]> {
@@ -280,7 +290,7 @@ async function placeOrderAlone(db: Db, options: PlaceOrderOptions): Promise<{ bo
         if (!placed) return { result }
         // After the answer is stored for a replay: the sale may still refuse, rolling it back. The
         // order's webhook event, made from the rows written, travels with the sale and the COMMIT.
-        const event = webhookEventsStatement(options.sellerId, [orderEvent('order.confirmed', placed.view)])
+        const event = webhookEventsStatement(options.sellerId, [orderEvent(placedEvent(placed.view), placed.view)])
         return { result, last: placed.sale && takeTickets(placed.sale), alongside: event ? [sqlStatement(tx, event)] : [] }
       })
       return result
@@ -316,8 +326,9 @@ const guardOf = (options: PlaceOrderOptions) =>
           options.paymentMethod,
           options.installments ?? null,
           options.paymentReference ?? null,
-          // Absent from the keys stored before it existed, so that their replays still match.
+          // Absent from the keys stored before they existed, so that their replays still match.
           ...(options.expectedTotal === undefined ? [] : [options.expectedTotal]),
+          ...(options.awaitPayment ? [{ await_payment: true }] : []),
         ],
       }
     : undefined
@@ -443,8 +454,11 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       seatId: item.seats?.[n]?.id ?? null,
     })),
   )
+  // Nothing to pay (a free order) is paid already.
+  const pending = options.awaitPayment === true && plan!.total > 0
   const order = {
     id: orderId,
+    status: pending ? ('pending' as const) : ('confirmed' as const),
     sellerId,
     basketId,
     affiliateId: affiliate?.id ?? null,
@@ -460,11 +474,21 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     installments: plan!.installments,
     installmentAmount: plan!.amount,
     paymentReference: options.paymentReference ?? null,
+    paymentDueMinutes: pending ? (options.paymentMinutes ?? DEFAULT_SETTINGS.payment_minutes)[method] : null,
+    paidTotal: pending ? 0 : plan!.total,
   }
+  // Paid at checkout: the payment, and the ledger's sale and payment, are written with the order.
+  const payment = pending
+    ? undefined
+    : { id: randomUUID(), sellerId, orderId, amount: plan!.total, method, installments: plan!.installments, reference: order.paymentReference }
+  const ledgerOrder = { id: orderId, sellerId, interest: order.interest, affiliateCode: order.affiliateCode, coupon: order.coupon }
+  const ledger = payment ? [...saleRows(ledgerOrder, items, method), ...paymentRows(ledgerOrder, payment)] : []
   await options.codes.ensureKeys(tx, sellerId)
-  const [[written], writtenItems, writtenTickets] = await inOrder(
+  const [[written], writtenItems, writtenTickets, writtenPayments] = await inOrder(
     tx,
     ...insertOrderQueries(tx, order, items, issued),
+    insertPaymentQuery(tx, payment),
+    insertLedgerRows(tx, ledger),
     checkOutBasketQuery(tx, basketId, customerId),
     auditInsert(tx, options.actor, {
       action: 'stf.order.placed',
@@ -480,7 +504,8 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       },
     }),
   )
-  return signOrderView(tx, options.codes, toOrderView(written!, writtenItems, await withSigningKeys(tx, options.codes, sellerId, writtenTickets)))
+  const signed = await withSigningKeys(tx, options.codes, sellerId, writtenTickets)
+  return signOrderView(tx, options.codes, toOrderView(written!, writtenItems, signed, { payments: writtenPayments, refunds: [] }))
 }
 
 /**

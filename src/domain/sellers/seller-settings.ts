@@ -23,9 +23,18 @@ export type SellerSettings = {
   locale: Locale
   /** Named seats that would strand a single free seat are refused (409 seat_orphan) rather than held. */
   seating_no_orphans: boolean
+  /** How many minutes an order awaiting payment keeps its tickets, per method (API.md 7.9). */
+  payment_minutes: PaymentMinutes
+  /** The buyer may withdraw this many days after the purchase (0: never)… */
+  withdrawal_days: number
+  /** …until this many hours before the earliest ticket's date. */
+  withdrawal_cutoff_hours: number
 }
 
-type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale' | 'seating_no_orphans'>
+/** Minutes to pay, per payment method. */
+export type PaymentMinutes = { pix: number; boleto: number; credit_card: number }
+
+type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale' | 'seating_no_orphans' | 'payment_minutes'>
 
 /** The languages buyers are written to in (emails, seat map, PDF ticket). */
 export const LOCALES = ['pt-BR', 'en'] as const
@@ -47,6 +56,9 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   waiting_list_max_quantity: 4,
   locale: 'pt-BR',
   seating_no_orphans: false,
+  payment_minutes: Object.freeze({ pix: 30, boleto: 4320, credit_card: 30 }),
+  withdrawal_days: 7,
+  withdrawal_cutoff_hours: 48,
 })
 
 /** Whether this is an IANA time zone name this process knows (the database knows the same list). */
@@ -72,6 +84,8 @@ export const SETTINGS_BOUNDS = Object.freeze({
   min_installment_amount: { min: 1, max: 100_000_000, int: true },
   waiting_list_offer_minutes: { min: 5, max: 10_080, int: true },
   waiting_list_max_quantity: { min: 1, max: 20, int: true },
+  withdrawal_days: { min: 0, max: 30, int: true },
+  withdrawal_cutoff_hours: { min: 0, max: 720, int: true },
 } satisfies Record<NumericSetting, { min: number; max: number; int: boolean }>)
 
 export const settingsOf = (seller: SellerRow): SellerSettings => ({
@@ -86,6 +100,9 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   waiting_list_max_quantity: seller.waitingListMaxQuantity,
   locale: seller.locale,
   seating_no_orphans: seller.seatingNoOrphans,
+  payment_minutes: { ...DEFAULT_SETTINGS.payment_minutes, ...seller.paymentMinutes },
+  withdrawal_days: seller.withdrawalDays,
+  withdrawal_cutoff_hours: seller.withdrawalCutoffHours,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -101,6 +118,9 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.waiting_list_max_quantity !== undefined ? { waitingListMaxQuantity: settings.waiting_list_max_quantity } : {}),
   ...(settings?.locale !== undefined ? { locale: settings.locale } : {}),
   ...(settings?.seating_no_orphans !== undefined ? { seatingNoOrphans: settings.seating_no_orphans } : {}),
+  ...(settings?.payment_minutes !== undefined ? { paymentMinutes: settings.payment_minutes } : {}),
+  ...(settings?.withdrawal_days !== undefined ? { withdrawalDays: settings.withdrawal_days } : {}),
+  ...(settings?.withdrawal_cutoff_hours !== undefined ? { withdrawalCutoffHours: settings.withdrawal_cutoff_hours } : {}),
 })
 
 /**

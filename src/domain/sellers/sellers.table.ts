@@ -1,5 +1,5 @@
-import { boolean, doublePrecision, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
-import { DEFAULT_SETTINGS, LOCALES } from './seller-settings.js'
+import { boolean, doublePrecision, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { DEFAULT_SETTINGS, LOCALES, type PaymentMinutes } from './seller-settings.js'
 
 export const SELLER_STATUSES = ['active', 'disabled'] as const
 
@@ -24,6 +24,11 @@ export const sellers = pgTable('sellers', {
   locale: text({ enum: LOCALES }).notNull().default(DEFAULT_SETTINGS.locale),
   /** Named seats that would strand a single seat are refused (409 seat_orphan) rather than held. */
   seatingNoOrphans: boolean().notNull().default(DEFAULT_SETTINGS.seating_no_orphans),
+  /** How long an order awaiting payment keeps its tickets, per payment method (API.md 7.9). */
+  paymentMinutes: jsonb().$type<PaymentMinutes>().notNull().default(DEFAULT_SETTINGS.payment_minutes),
+  /** The buyer's withdrawal (API.md 7.9): days after the purchase (0: off), and hours before the earliest ticket's date it closes. */
+  withdrawalDays: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_days),
+  withdrawalCutoffHours: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_cutoff_hours),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

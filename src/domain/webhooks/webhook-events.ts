@@ -1,3 +1,4 @@
+import type { RefundView } from '../payments/payment-views.js'
 import { randomUUID } from 'node:crypto'
 import { type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
@@ -53,11 +54,19 @@ export async function recordWebhookEvents(db: Db, sellerId: string, events: read
 }
 
 /** An order event: `data` is the Order as the API answers it, ordered with the order's other events. */
-export const orderEvent = (type: 'order.confirmed' | 'order.cancelled', order: OrderView): WebhookEventInput => ({
+export const orderEvent = (type: 'order.pending' | 'order.confirmed' | 'order.expired' | 'order.cancelled', order: OrderView): WebhookEventInput => ({
   type,
   data: order,
   affiliateCode: order.affiliate_code,
   orderingKey: order.id,
+})
+
+/** A refund event: `data` is the Refund, ordered with its order's other events. */
+export const refundEvent = (type: 'refund.created' | 'refund.done', refund: RefundView, affiliateCode: string | null): WebhookEventInput => ({
+  type,
+  data: refund,
+  affiliateCode,
+  orderingKey: refund.order_id,
 })
 
 /** A ticket event: `data` is the ticket as the API answers it, with its order's id. */

@@ -4,8 +4,12 @@ import { OUTBOX_STATUSES } from '../../platform/outbox/lease.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 export const WEBHOOK_EVENT_TYPES = [
+  'order.pending',
   'order.confirmed',
+  'order.expired',
   'order.cancelled',
+  'refund.created',
+  'refund.done',
   'ticket.voided',
   'ticket.first_access',
   'ticket.checked_in',

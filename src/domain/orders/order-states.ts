@@ -1,0 +1,47 @@
+import { AppError } from '../../platform/errors.js'
+import type { OrderStatus } from './orders.table.js'
+
+/**
+ * An order's life (API.md 7.9), decided here and nowhere else:
+ *
+ *   pending ──pay──▶ confirmed ──cancel / withdraw / refund of all──▶ cancelled
+ *      │ └─cancel / withdraw──▶ cancelled
+ *      └─due, unpaid──▶ expired ──pay, its tickets taken again──▶ confirmed
+ *
+ * Each change is asked with what is to happen; the answer is the status it leads to, `same` for
+ * a repeat that changes nothing (answered as the order is), or the refusal to send.
+ */
+export type OrderChange = 'pay' | 'expire' | 'cancel' | 'withdraw'
+
+export type Verdict = { to: OrderStatus } | { same: true }
+
+const TRANSITIONS: Record<OrderChange, Record<OrderStatus, Verdict | (() => AppError)>> = {
+  // A payment confirms a pending order; an expired one only if its tickets can be taken again (pay-order.ts).
+  pay: {
+    pending: { to: 'confirmed' },
+    expired: { to: 'confirmed' },
+    confirmed: () => new AppError('order_paid'),
+    cancelled: () => new AppError('order_cancelled'),
+  },
+  // Only a pending order expires; one paid or ended meanwhile is left alone.
+  expire: { pending: { to: 'expired' }, expired: { same: true }, confirmed: { same: true }, cancelled: { same: true } },
+  // The back office: a pending order ends with nothing to refund, a confirmed one with a refund of what is left.
+  cancel: { pending: { to: 'cancelled' }, confirmed: { to: 'cancelled' }, expired: { same: true }, cancelled: { same: true } },
+  // The buyer's withdrawal: a pending order simply ends; a confirmed one within its window (withdraw-order.ts).
+  withdraw: {
+    pending: { to: 'cancelled' },
+    confirmed: { to: 'cancelled' },
+    expired: () => new AppError('order_expired', { message: 'This order expired unpaid: there is nothing to withdraw from' }),
+    cancelled: () => new AppError('order_cancelled'),
+  },
+}
+
+/** Where `change` takes an order in `status`: its next status, `same`, or a thrown refusal. */
+export function decide(status: OrderStatus, change: OrderChange): Verdict {
+  const verdict = TRANSITIONS[change][status]
+  if (typeof verdict === 'function') throw verdict()
+  return verdict
+}
+
+/** Whether an order in this status has sold its tickets for good: a void or refund of them is written to the ledger. */
+export const isSold = (status: OrderStatus) => status === 'confirmed'
