@@ -94,7 +94,7 @@ export const ZOrder = z
             .nullable()
             .describe(
               'Null while its order is unpaid (`pending`, `expired`). ' +
-              'The signed code to put in the QR: a compact JWS (EdDSA, Ed25519, `kid` in its header), at most 280 characters (QR version 12 at ' +
+                'The signed code to put in the QR: a compact JWS (EdDSA, Ed25519, `kid` in its header), at most 280 characters (QR version 12 at ' +
                 'error correction M), verifiable offline with the keys of GET /chk/v1/keys. Its payload is binary (big-endian): version `1`; the ' +
                 'identifier’s 128 bits (`tid`); event id (`eid`) and inventory id (`inv`), 16 bytes each; the date as days since 2000-01-01 (`d`, 2 ' +
                 'bytes); the variant (`v`) and the seat (`s`), each a length byte (0: none) and UTF-8 (at most 34 and 24 bytes; a longer variant cut, ' +

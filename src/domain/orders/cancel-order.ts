@@ -1,15 +1,14 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
-import { lockCoupons } from '../coupons/coupons.repo.js'
-import { coupons } from '../coupons/coupons.table.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { recordWebhookEvents, orderEvent } from '../webhooks/webhook-events.js'
 import { lockOrder } from './orders.repo.js'
-import { couponRedemptions, orders, tickets } from './orders.table.js'
+import { orders } from './orders.table.js'
+import { countByInventory, releaseOrders } from './release-order.js'
 
 export type CancelOrderOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
@@ -32,28 +31,9 @@ export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
     if (!order || (options.sellerId && order.sellerId !== options.sellerId)) throw new AppError('not_found')
     if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, options.codes, [order]))[0]!, changed: false }
 
-    // Tickets voided one by one are back on sale already: only the valid ones return now.
-    const voided = await tx
-      .update(tickets)
-      .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
-      .where(and(eq(tickets.orderId, order.id), isNull(tickets.voidedAt)))
-      .returning({ inventoryId: tickets.inventoryId })
-    const quantities = new Map<string, number>()
-    for (const { inventoryId } of voided) quantities.set(inventoryId, (quantities.get(inventoryId) ?? 0) + 1)
-    if (quantities.size > 0) await stock.release(order.sellerId, quantities)
-
-    const redeemed = await tx.select().from(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
-    const couponIds = [...new Set(redeemed.map((r) => r.couponId))]
-    if (couponIds.length > 0) {
-      await lockCoupons(tx, couponIds)
-      for (const id of couponIds) {
-        await tx
-          .update(coupons)
-          .set({ uses: sql`greatest(${coupons.uses} - 1, 0)` })
-          .where(eq(coupons.id, id))
-      }
-      await tx.delete(couponRedemptions).where(eq(couponRedemptions.orderId, order.id))
-    }
+    const released = await releaseOrders(tx, stock, [order])
+    const quantities = countByInventory(released.tickets)
+    const couponIds = released.couponIds
 
     const [cancelled] = await tx
       .update(orders)

@@ -13,4 +13,9 @@ export const insertPaymentQuery = (tx: Db, payment: NewPayment | undefined): Exe
 
 /** The payment of this order with this reference, if any. */
 export const findPaymentByReference = async (tx: Db, orderId: string, reference: string) =>
-  (await tx.select().from(payments).where(and(eq(payments.orderId, orderId), eq(payments.reference, reference))))[0]
+  (
+    await tx
+      .select()
+      .from(payments)
+      .where(and(eq(payments.orderId, orderId), eq(payments.reference, reference)))
+  )[0]

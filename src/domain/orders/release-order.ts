@@ -1,0 +1,75 @@
+import { and, inArray, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { lockCoupons } from '../coupons/coupons.repo.js'
+import { coupons } from '../coupons/coupons.table.js'
+import type { TicketsFreed } from '../inventory/freeing-tickets.js'
+import { couponRedemptions, tickets } from './orders.table.js'
+
+/** A ticket an order gave back. */
+export type ReleasedTicket = { orderId: string; orderItemId: string; inventoryId: string; identifier: string }
+
+/**
+ * What ending orders (a cancellation, a withdrawal, an expiry) does to what they took: their
+ * valid tickets are voided and go back on sale (sold decreases under the inventory locks, taken
+ * once per seller, sellers in id order, so a batch of orders locks as any other change does), and
+ * their coupons' uses are given back. Call it with the orders locked; answers the tickets released
+ * and the coupons whose uses came back.
+ */
+export async function releaseOrders(
+  tx: Db,
+  stock: TicketsFreed,
+  orders: readonly { id: string; sellerId: string }[],
+): Promise<{ tickets: ReleasedTicket[]; couponIds: string[] }> {
+  if (orders.length === 0) return { tickets: [], couponIds: [] }
+  const ids = orders.map((order) => order.id)
+  // Tickets voided one by one are back on sale already: only the valid ones return now.
+  const released = await tx
+    .update(tickets)
+    .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
+    .where(and(inArray(tickets.orderId, ids), isNull(tickets.voidedAt)))
+    .returning({ orderId: tickets.orderId, orderItemId: tickets.orderItemId, inventoryId: tickets.inventoryId, identifier: tickets.identifier })
+  const sellerOf = new Map(orders.map((order) => [order.id, order.sellerId]))
+  const bySeller = new Map<string, Map<string, number>>()
+  for (const ticket of released) {
+    const sellerId = sellerOf.get(ticket.orderId)!
+    const quantities = bySeller.get(sellerId) ?? new Map<string, number>()
+    quantities.set(ticket.inventoryId, (quantities.get(ticket.inventoryId) ?? 0) + 1)
+    bySeller.set(sellerId, quantities)
+  }
+  for (const sellerId of [...bySeller.keys()].sort()) await stock.release(sellerId, bySeller.get(sellerId)!)
+  return { tickets: released, couponIds: await giveBackCoupons(tx, ids) }
+}
+
+/** The coupon uses these orders took are given back (the coupons locked in id order, after the inventories), their redemptions deleted. */
+async function giveBackCoupons(tx: Db, orderIds: readonly string[]): Promise<string[]> {
+  const redeemed = await tx
+    .select()
+    .from(couponRedemptions)
+    .where(inArray(couponRedemptions.orderId, [...orderIds]))
+  if (redeemed.length === 0) return []
+  const uses = new Map<string, number>()
+  for (const { couponId } of redeemed) uses.set(couponId, (uses.get(couponId) ?? 0) + 1)
+  await lockCoupons(tx, [...uses.keys()])
+  for (const [id, n] of uses) {
+    await tx
+      .update(coupons)
+      .set({ uses: sql`greatest(${coupons.uses} - ${n}, 0)` })
+      .where(sql`${coupons.id} = ${id}`)
+  }
+  await tx.delete(couponRedemptions).where(inArray(couponRedemptions.orderId, [...orderIds]))
+  return [...uses.keys()].sort()
+}
+
+/** How many of these tickets each inventory gave back. */
+export function countByInventory(released: readonly ReleasedTicket[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const ticket of released) counts.set(ticket.inventoryId, (counts.get(ticket.inventoryId) ?? 0) + 1)
+  return counts
+}
+
+/** How many of these tickets each order item gave back. */
+export function countByItem(released: readonly ReleasedTicket[]): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const ticket of released) counts.set(ticket.orderItemId, (counts.get(ticket.orderItemId) ?? 0) + 1)
+  return counts
+}
