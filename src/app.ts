@@ -32,6 +32,7 @@ import { createMailer } from './platform/mail/mailer.js'
 import { countEmailsByStatus } from './platform/mail/outbox.repo.js'
 import { createHttpSender } from './platform/outbox/http-sender.js'
 import { outboxPlugin } from './platform/outbox/plugin.js'
+import { orderExpiryChannel } from './domain/payments/expire-orders.js'
 import { resolveSecrets } from './platform/secrets.js'
 import './platform/types.js'
 import { catalogueCachePlugin } from './storefront/catalogue-cache.js'
@@ -130,6 +131,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         emailChannel({ db: scope.db, mailer, logger: log }),
         webhookChannel({ db: scope.db, sender, logger: log, secretKey: secrets.webhookSecrets, retryBaseMs: config.webhooks.retryBaseMs }),
         waitingList.channel,
+        orderExpiryChannel({ db: scope.db, codes: scope.ticketCodes, logger: log }),
       ]
     },
   })

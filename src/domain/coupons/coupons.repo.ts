@@ -70,3 +70,25 @@ export async function countCustomerRedemptions(db: Db, customerId: string, coupo
   for (const row of rows) counts.set(row.couponId, Number(row.uses))
   return counts
 }
+
+/**
+ * Takes one use of each coupon again for an order coming back to life (an expired order paid,
+ * API.md 7.9), within every limit, total and per customer: the coupons locked in id order (after
+ * the inventories, as a checkout locks them). Answers false, having taken nothing that counts
+ * (the caller rolls back), when one is used up.
+ */
+export async function redeemCouponsAgain(db: Db, order: { id: string; customerId: string }, couponIds: readonly string[]): Promise<boolean> {
+  if (couponIds.length === 0) return true
+  const locked = await lockCoupons(db, couponIds)
+  const byCustomer = await countCustomerRedemptions(db, order.customerId, couponIds)
+  for (const coupon of locked) {
+    if (coupon.maxUses !== null && coupon.uses >= coupon.maxUses) return false
+    if (coupon.maxUsesPerCustomer !== null && (byCustomer.get(coupon.id) ?? 0) >= coupon.maxUsesPerCustomer) return false
+  }
+  await db
+    .update(coupons)
+    .set({ uses: sql`${coupons.uses} + 1` })
+    .where(inArray(coupons.id, [...couponIds]))
+  await db.insert(couponRedemptions).values(couponIds.map((couponId) => ({ couponId, orderId: order.id, customerId: order.customerId })))
+  return true
+}

@@ -1,0 +1,84 @@
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm'
+import type { Logger } from 'pino'
+import type { Db } from '../../platform/db/database.js'
+import { enqueueEmails } from '../../platform/mail/outbox.repo.js'
+import type { OutboxChannel, OutboxItem } from '../../platform/outbox/worker.js'
+import type { TicketCodes } from '../checkin/ticket-codes.js'
+import { freeingTickets } from '../inventory/freeing-tickets.js'
+import { orderEmailContexts, orderExpiredEmail } from '../orders/order-emails.js'
+import { decide } from '../orders/order-states.js'
+import { loadOrderViews } from '../orders/order-view.js'
+import { orders } from '../orders/orders.table.js'
+import { releaseOrders } from '../orders/release-order.js'
+import { orderEvent, recordWebhookEvents } from '../webhooks/webhook-events.js'
+
+/**
+ * Expires up to `limit` orders whose payment is due (API.md 7.9), oldest deadline first, in one
+ * transaction: each is locked with SKIP LOCKED, so that every process may sweep at once and each
+ * order expires once (one that a payment holds is left to it: paid, it is no longer pending; not
+ * paid, the next sweep takes it). Their tickets go back on sale (the waiting lists first: a
+ * release is heard as any void is), their coupons' uses come back, and `order.expired` and the
+ * buyer's email are queued, in the same transaction: a process that dies in the middle expires
+ * nothing, and the next sweep does it all. Answers the orders expired.
+ */
+export const expireDueOrders = (db: Db, codes: TicketCodes, limit: number): Promise<string[]> =>
+  freeingTickets(db, async (tx, stock) => {
+    const due = await tx
+      .select()
+      .from(orders)
+      .where(and(eq(orders.status, 'pending'), lte(orders.paymentDueAt, sql`now()`)))
+      .orderBy(asc(orders.paymentDueAt))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const expiring = due.filter((order) => 'to' in decide(order.status, 'expire'))
+    if (expiring.length === 0) return []
+    await releaseOrders(tx, stock, expiring)
+    const expired = await tx
+      .update(orders)
+      .set({ status: 'expired', expiredAt: sql`now()`, updatedAt: sql`now()` })
+      .where(
+        inArray(
+          orders.id,
+          expiring.map((order) => order.id),
+        ),
+      )
+      .returning()
+    const views = await loadOrderViews(tx, codes, expired)
+    for (const view of views) await recordWebhookEvents(tx, view.seller_id, [orderEvent('order.expired', view)])
+    const contexts = await orderEmailContexts(
+      tx,
+      views.map((view) => view.id),
+    )
+    await enqueueEmails(
+      tx,
+      views.flatMap((view) => {
+        const context = contexts.get(view.id)
+        return context ? [orderExpiredEmail(context, view)] : []
+      }),
+    )
+    return views.map((view) => view.id)
+  })
+
+/** Orders expired per transaction: the inventories' locks are never held long, however many orders are due at once. */
+export const EXPIRY_BATCH = 200
+
+/**
+ * The expiry sweep as an outbox channel: the worker runs it in every process at its poll
+ * interval (well within the 60 s API.md 7.9 allows), and again at once after a full batch. A
+ * "claim" expires the due orders; there is nothing left to send.
+ */
+export function orderExpiryChannel(options: { db: Db; codes: TicketCodes; logger: Logger }): OutboxChannel<OutboxItem, null> {
+  return {
+    kind: 'order_expiry',
+    batchSize: EXPIRY_BATCH,
+    concurrency: 1,
+    async claim(limit) {
+      const expired = await expireDueOrders(options.db, options.codes, limit)
+      if (expired.length > 0) options.logger.info({ orders: expired.length }, 'orders expired unpaid')
+      return expired.map((id) => ({ id, attempts: 1 }))
+    },
+    send: async () => ({ delivered: true, detail: null }),
+    retryInMs: () => null,
+    settle: async () => {},
+  }
+}

@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { payOrder } from '../domain/payments/pay-order.js'
+import { errorResponses } from '../platform/http/schemas.js'
+import { storefrontActor } from './actor.js'
+import { ZOrderParams, ZPayment } from './orders.schemas.js'
+import { PAYMENT_DESCRIPTION, ZPaymentBody } from './payments.schemas.js'
+
+/** Paying an order that awaits payment (API.md 7.9). */
+export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/orders/:id/payments',
+    {
+      schema: {
+        tags: ['storefront'],
+        operationId: 'payOrder',
+        summary: 'Pay an order',
+        description: `${PAYMENT_DESCRIPTION} An order of this seller (under \`X-Affiliate-Code\`, of that affiliate), else 404.`,
+        security: [{ sellerBasic: [] }],
+        params: ZOrderParams,
+        body: ZPaymentBody,
+        response: { 200: ZPayment, 201: ZPayment, ...errorResponses(400, 401, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { payment, created } = await payOrder(app.db, {
+        codes: app.ticketCodes,
+        orderId: request.params.id,
+        sellerId: request.seller.id,
+        affiliate: request.affiliate,
+        ...request.body,
+        actor: storefrontActor(request),
+      })
+      return reply.code(created ? 201 : 200).send(payment)
+    },
+  )
+}
