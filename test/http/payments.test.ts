@@ -94,7 +94,9 @@ describe('a checkout awaiting payment', () => {
   it('places a pending order due in the seller’s minutes for its method, its tickets taken without codes', async () => {
     const inventoryId = await newInventory()
     const before = Date.now()
+    const mailsBefore = (await emailsTo('stf.order_pending')).length
     const order = await pending(inventoryId)
+    expect((await emailsTo('stf.order_pending')).length).toBe(mailsBefore + 1)
     expect(order).toMatchObject({ status: 'pending', paid_total: 0, refunded_total: 0, payments: [], totals: { total: 10000 } })
     const due = Date.parse(order.payment_due_at!)
     expect(due).toBeGreaterThanOrEqual(before + 29 * 60_000)
