@@ -4,6 +4,7 @@ import type { OrderStatus } from './orders.table.js'
 /**
  * An order's life (API.md 7.9), decided here and nowhere else:
  *
+ *   checkout ─▶ pending (awaiting payment) | confirmed (paid at once)
  *   pending ──pay──▶ confirmed ──cancel / withdraw / refund of all──▶ cancelled
  *      │ └─cancel / withdraw──▶ cancelled
  *      └─due, unpaid──▶ expired ──pay, its tickets taken again──▶ confirmed
@@ -36,12 +37,12 @@ const TRANSITIONS: Record<OrderChange, Record<OrderStatus, Verdict | (() => AppE
   },
 }
 
+/** A checkout's order: awaiting payment when asked and there is something to pay (a free order is paid already), else confirmed. */
+export const placedStatus = (awaitPayment: boolean, total: number): 'pending' | 'confirmed' => (awaitPayment && total > 0 ? 'pending' : 'confirmed')
+
 /** Where `change` takes an order in `status`: its next status, `same`, or a thrown refusal. */
 export function decide(status: OrderStatus, change: OrderChange): Verdict {
   const verdict = TRANSITIONS[change][status]
   if (typeof verdict === 'function') throw verdict()
   return verdict
 }
-
-/** Whether an order in this status has sold its tickets for good: a void or refund of them is written to the ledger. */
-export const isSold = (status: OrderStatus) => status === 'confirmed'

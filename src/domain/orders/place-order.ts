@@ -38,6 +38,7 @@ import { insertLedgerRows, paymentRows, saleRows } from '../payments/ledger.js'
 import { insertPaymentQuery } from '../payments/payments.repo.js'
 import { enqueueEmail, type EmailMessage } from '../../platform/mail/outbox.repo.js'
 import { orderEmailContexts, orderPendingEmail, type OrderEmailContext } from './order-emails.js'
+import { placedStatus } from './order-states.js'
 
 export type PlaceOrderOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
@@ -462,11 +463,11 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       seatId: item.seats?.[n]?.id ?? null,
     })),
   )
-  // Nothing to pay (a free order) is paid already.
-  const pending = options.awaitPayment === true && plan!.total > 0
+  const status = placedStatus(options.awaitPayment === true, plan!.total)
+  const pending = status === 'pending'
   const order = {
     id: orderId,
-    status: pending ? ('pending' as const) : ('confirmed' as const),
+    status,
     sellerId,
     basketId,
     affiliateId: affiliate?.id ?? null,

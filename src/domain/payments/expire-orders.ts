@@ -7,6 +7,7 @@ import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { orderEmailContexts, orderExpiredEmail } from '../orders/order-emails.js'
 import { decide } from '../orders/order-states.js'
+import { auditInsertsWhere } from '../audit/record-audit.js'
 import { loadOrderViews } from '../orders/order-view.js'
 import { orders } from '../orders/orders.table.js'
 import { releaseOrders } from '../orders/release-order.js'
@@ -43,6 +44,14 @@ export const expireDueOrders = (db: Db, codes: TicketCodes, limit: number): Prom
         ),
       )
       .returning()
+    await auditInsertsWhere(
+      tx,
+      expired.map((order) => ({
+        actor: { type: 'system' as const },
+        entry: { action: 'order.expired', target: { type: 'order', id: order.id }, sellerId: order.sellerId, data: { payment_due_at: order.paymentDueAt } },
+      })),
+      sql`true`,
+    ).execute()
     const views = await loadOrderViews(tx, codes, expired)
     for (const view of views) await recordWebhookEvents(tx, view.seller_id, [orderEvent('order.expired', view)])
     const contexts = await orderEmailContexts(
