@@ -6,7 +6,7 @@ import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { apiKeys } from '../../src/domain/sellers/api-keys.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
-import { insertSignedInCustomer } from '../factories/orders.js'
+import { insertSignedInCustomer, placeTestOrder } from '../factories/orders.js'
 import { basicAuth, createTestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { usesPostgres } from '../support/database.js'
@@ -361,23 +361,9 @@ describe('payment and withdrawal settings (API.md 7.9)', () => {
       withdrawal_days: 3,
       withdrawal_cutoff_hours: 72,
     })
-    const basket = await ctx.app.inject({
-      method: 'POST',
-      url: '/stf/v1/baskets',
-      headers: buyer.headers,
-      payload: { items: [{ inventory_id: inventory.id, quantity: 1 }] },
-    })
-    expect(basket.statusCode, basket.body).toBe(201)
-    const order = await ctx.app.inject({
-      method: 'POST',
-      url: `/stf/v1/baskets/${basket.json().id}/checkout`,
-      headers: buyer.headers,
-      payload: { payment_method: 'pix', await_payment: true },
-    })
-    expect(order.statusCode, order.body).toBe(201)
-    const { status, created_at, payment_due_at } = order.json()
+    const { status, created_at, payment_due_at } = await placeTestOrder(ctx.app, buyer.headers, [{ inventory_id: inventory.id, quantity: 1 }])
     expect(status).toBe('pending')
-    expect(new Date(payment_due_at).getTime() - new Date(created_at).getTime()).toBe(12 * 60_000)
+    expect(new Date(payment_due_at!).getTime() - new Date(created_at).getTime()).toBe(12 * 60_000)
   })
 })
 

@@ -4,6 +4,7 @@ import { orderEmailContexts, orderPendingEmail } from '../../src/domain/orders/o
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { createTestCustomer } from '../factories/customers.js'
+import { placeTestOrder } from '../factories/orders.js'
 import { createTestSeller } from '../factories/sellers.js'
 
 const ctx = useTestApp()
@@ -20,26 +21,10 @@ describe('orderEmailContexts', () => {
     const play = await createTestEvent(ctx.app, shop.seller.id, { title: 'Hamlet' })
     const lawn = await createTestInventory(ctx.app, festival, { name: 'Lawn', price: 123_456 })
     const stalls = await createTestInventory(ctx.app, play, { name: 'Stalls', price: 5000 })
-    const basket = await ctx.app.inject({
-      method: 'POST',
-      url: '/stf/v1/baskets',
-      headers: buyer.headers,
-      payload: {
-        items: [
-          { inventory_id: lawn.id, quantity: 2 },
-          { inventory_id: stalls.id, quantity: 1 },
-        ],
-      },
-    })
-    expect(basket.statusCode, basket.body).toBe(201)
-    const placed = await ctx.app.inject({
-      method: 'POST',
-      url: `/stf/v1/baskets/${basket.json().id}/checkout`,
-      headers: buyer.headers,
-      payload: { payment_method: 'pix', await_payment: true },
-    })
-    expect(placed.statusCode, placed.body).toBe(201)
-    const orderId: string = placed.json().id
+    const { id: orderId } = await placeTestOrder(ctx.app, buyer.headers, [
+      { inventory_id: lawn.id, quantity: 2 },
+      { inventory_id: stalls.id, quantity: 1 },
+    ])
 
     const contexts = await orderEmailContexts(ctx.app.db, [orderId, '00000000-0000-4000-8000-000000000000'])
     expect([...contexts.keys()]).toEqual([orderId])
