@@ -9,6 +9,7 @@ import { eventRoutes } from './events.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
 import { inventorySeatRoutes } from './inventory-seats.routes.js'
 import { orderRoutes } from './orders.routes.js'
+import { refundRoutes } from './refunds.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
 import { ticketKeyRoutes } from './ticket-keys.routes.js'
@@ -30,6 +31,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(seatingPlanRoutes)
   await app.register(couponRoutes)
   await app.register(orderRoutes)
+  await app.register(refundRoutes)
   await app.register(webhookRoutes)
   await app.register(deviceRoutes)
   await app.register(ticketKeyRoutes)

@@ -8,6 +8,7 @@ import { declareCustomerTokenHeader } from './customer-auth.js'
 import { registerEndUserAddress } from './end-user-address.js'
 import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
+import { refundRoutes } from './refunds.routes.js'
 import { seatMapRoutes } from './seat-map.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
@@ -28,6 +29,7 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(catalogRoutes)
   await app.register(basketRoutes)
   await app.register(orderRoutes)
+  await app.register(refundRoutes)
   await app.register(waitingListRoutes)
   await app.register(seatingPlanRoutes)
   await app.register(seatMapRoutes)
