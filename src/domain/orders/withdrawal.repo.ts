@@ -12,7 +12,8 @@ export type WithdrawalClock = {
   cutoff: number | null
 }
 
-const epochMs = (instant: ReturnType<typeof sql>) => sql<number>`(extract(epoch from ${instant}) * 1000)::float8`.mapWith(Number)
+/** An instant as whole milliseconds, as JavaScript's Date keeps it (extract is exact: numeric). */
+const epochMs = (instant: ReturnType<typeof sql>) => sql<number>`floor(extract(epoch from ${instant}) * 1000)::float8`.mapWith(Number)
 
 /**
  * An order's withdrawal clock. The earliest ticket is read from its inventory as it is now (a
