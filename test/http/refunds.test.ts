@@ -1,6 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { orders, tickets } from '../../src/domain/orders/orders.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
@@ -9,7 +8,7 @@ import { useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { expectError } from '../support/customer-auth.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
-import { emailsAbout, ledgerOf, soldOf, webhookPayloadsOf, webhookTypesOf } from '../support/order-records.js'
+import { auditOf, emailsAbout, ledgerOf, soldOf, webhookPayloadsOf, webhookTypesOf } from '../support/order-records.js'
 import { createStaff } from '../support/staff.js'
 
 /** API.md 7.9: refunds, their confirmation, and the back office's cancel and void as they touch money and the ledger. */
@@ -74,10 +73,7 @@ describe('POST /adm/v1/orders/{id}/refunds', () => {
     const emails = await emailsAbout(ctx.app.db, 'stf.order_refunded', order.id)
     expect(emails).toHaveLength(1)
     expect(emails[0]!.text).toContain('25,00')
-    const audit = await ctx.app.db
-      .select()
-      .from(auditLog)
-      .where(and(eq(auditLog.action, 'adm.refund.created'), eq(auditLog.targetId, order.id)))
+    const audit = await auditOf(ctx.app.db, 'adm.refund.created', order.id)
     expect(audit).toHaveLength(1)
     expect(audit[0]!.data).toMatchObject({ refund_id: body.id, amount: 2500, status: 'done' })
   })
@@ -283,10 +279,7 @@ describe('POST /{adm,stf}/v1/refunds/{id}/confirm', () => {
     const res = await stfConfirm(pending.id, 'provider-77')
     expect(res.statusCode, res.body).toBe(200)
     expect(res.json()).toMatchObject({ id: pending.id, status: 'done', reference: 'provider-77' })
-    const audit = await ctx.app.db
-      .select()
-      .from(auditLog)
-      .where(and(eq(auditLog.action, 'stf.refund.confirmed'), eq(auditLog.targetId, order.id)))
+    const audit = await auditOf(ctx.app.db, 'stf.refund.confirmed', order.id)
     expect(audit).toHaveLength(1)
   })
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { orderItems } from '../../src/domain/orders/orders.table.js'
+import type { TransactionView as Transaction } from '../../src/domain/payments/list-transactions.js'
 import { transactions } from '../../src/domain/payments/payments.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
@@ -25,23 +26,6 @@ let balconyId: string
 const placed: TestOrder[] = []
 let couponCode: string
 
-type Transaction = {
-  id: string
-  seller_id: string
-  order_id: string
-  kind: string
-  amount: number
-  tickets: number
-  gross: number
-  discount: number
-  interest: number
-  payment_method: string | null
-  affiliate_code: string | null
-  coupon_code: string | null
-  inventory_id: string | null
-  variant: string | null
-  created_at: string
-}
 type Page = { data: Transaction[]; next_cursor: string | null }
 
 /** A basket with a 10 % coupon, paid by credit card in 3 installments (with interest), through the storefront. */

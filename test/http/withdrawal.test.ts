@@ -1,6 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { orders, tickets } from '../../src/domain/orders/orders.table.js'
 import { useTestApp } from '../build-app.js'
@@ -11,7 +10,7 @@ import { createTestSeller, type TestSeller, useTwoSellers } from '../factories/s
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { expectError } from '../support/customer-auth.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
-import { emailsAbout, ledgerOf, soldOf, webhookTypesOf } from '../support/order-records.js'
+import { auditOf, emailsAbout, ledgerOf, soldOf, webhookTypesOf } from '../support/order-records.js'
 import { createStaff } from '../support/staff.js'
 
 /** API.md 7.9: the buyer's withdrawal, POST /stf/v1/orders/{id}/cancel, judged on the database's clock. */
@@ -78,10 +77,7 @@ describe('POST /stf/v1/orders/{id}/cancel: within the window', () => {
     ])
     expect(await webhookTypesOf(ctx.app.db, order.id)).toEqual(['order.confirmed', 'order.cancelled', 'refund.created'])
     expect(await emailsAbout(ctx.app.db, 'stf.order_refunded', order.id)).toHaveLength(1)
-    const audit = await ctx.app.db
-      .select()
-      .from(auditLog)
-      .where(and(eq(auditLog.action, 'stf.order.withdrawn'), eq(auditLog.targetId, order.id)))
+    const audit = await auditOf(ctx.app.db, 'stf.order.withdrawn', order.id)
     expect(audit).toHaveLength(1)
     expect(audit[0]).toMatchObject({ actorType: 'customer', actorId: customer.id, data: { refund_amount: 10000 } })
 

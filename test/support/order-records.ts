@@ -1,5 +1,6 @@
 import { and, asc, eq, like } from 'drizzle-orm'
 import type { Db } from '../../src/platform/db/database.js'
+import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { transactions } from '../../src/domain/payments/payments.table.js'
 import { webhookEvents } from '../../src/domain/webhooks/webhooks.table.js'
@@ -41,3 +42,10 @@ export const emailsAbout = (db: Db, kind: string, orderId: string) =>
 /** An inventory's `sold`. */
 export const soldOf = async (db: Db, inventoryId: string) =>
   (await db.select({ sold: inventories.sold }).from(inventories).where(eq(inventories.id, inventoryId)))[0]!.sold
+
+/** The audit entries of one action on the order. */
+export const auditOf = (db: Db, action: string, orderId: string) =>
+  db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, action), eq(auditLog.targetId, orderId)))
