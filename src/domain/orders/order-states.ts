@@ -5,14 +5,14 @@ import type { OrderStatus } from './orders.table.js'
  * An order's life (API.md 7.9), decided here and nowhere else:
  *
  *   checkout ─▶ pending (awaiting payment) | confirmed (paid at once)
- *   pending ──pay──▶ confirmed ──cancel / withdraw / refund of all──▶ cancelled
+ *   pending ──pay──▶ confirmed ──cancel / withdraw / refund of everything left──▶ cancelled
  *      │ └─cancel / withdraw──▶ cancelled
  *      └─due, unpaid──▶ expired ──pay, its tickets taken again──▶ confirmed
  *
  * Each change is asked with what is to happen; the answer is the status it leads to, `same` for
  * a repeat that changes nothing (answered as the order is), or the refusal to send.
  */
-export type OrderChange = 'pay' | 'expire' | 'cancel' | 'withdraw'
+export type OrderChange = 'pay' | 'expire' | 'cancel' | 'withdraw' | 'refund'
 
 export type Verdict = { to: OrderStatus } | { same: true }
 
@@ -35,6 +35,14 @@ const TRANSITIONS: Record<OrderChange, Record<OrderStatus, Verdict | (() => AppE
     expired: () => new AppError('order_expired', { message: 'This order expired unpaid: there is nothing to withdraw from' }),
     cancelled: () => new AppError('order_cancelled'),
   },
+  // A refund of everything left, naming no tickets (refund-order.ts): a paid order ends with it; a cancelled one
+  // (its tickets gone already) is refunded as it is. An order never paid has nothing to refund.
+  refund: {
+    pending: () => new AppError('refund_exceeds_paid', { message: 'This order is not paid: there is nothing to refund' }),
+    expired: () => new AppError('refund_exceeds_paid', { message: 'This order expired unpaid: there is nothing to refund' }),
+    confirmed: { to: 'cancelled' },
+    cancelled: { same: true },
+  },
 }
 
 /** A checkout's order: awaiting payment when asked and there is something to pay (a free order is paid already), else confirmed. */
@@ -46,3 +54,6 @@ export function decide(status: OrderStatus, change: OrderChange): Verdict {
   if (typeof verdict === 'function') throw verdict()
   return verdict
 }
+
+/** Whether an order in this status has sold its tickets for good: a void or refund of them is written to the ledger. */
+export const isSold = (status: OrderStatus) => status === 'confirmed'
