@@ -34,11 +34,12 @@ describe.skipIf(!available)('/docs in a real browser', () => {
     const expected = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
     expect(expected.length).toBeGreaterThan(0)
 
-    const page = await browser.newPage()
+    // The UI draws only the operations in view: a page tall enough to show them all at once.
+    const page = await browser.newPage({ viewport: { width: 1280, height: 40_000 } })
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
     await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' })
-    await page.waitForSelector('.opblock-summary', { timeout: 15_000 })
+    await page.waitForFunction((n) => document.querySelectorAll('.opblock-summary').length >= n, expected.length, { timeout: 30_000, polling: 200 })
     const listed = await page.$$eval('.opblock-summary', (blocks) =>
       blocks.map((b) => {
         const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? ''
