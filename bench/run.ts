@@ -1483,7 +1483,7 @@ async function waitlist(r: Run) {
  *   together); winners' p50 and p99 of both beside it;
  * - `S.pendingOrders` (10,000) orders awaiting payment placed by a flash sale whose stock is exactly
  *   what its buyers want (every buyer wins); half of them (every other one) paid through the
- *   storefront, 100 at a time; the other half made due at once (the bench's own UPDATE of
+ *   storefront, 50 at a time; the other half made due at once (the bench's own UPDATE of
  *   `payment_due_at`), then left to the server's outbox worker, as it runs in production. Timed from
  *   the instant they fell due until the inventory's `sold` is back to the paid tickets, both by the
  *   database's clock, polled every 100 ms; target: ≤ 60 s.
@@ -1620,7 +1620,7 @@ async function payments(r: Run) {
   const unpaid = placed.filter((_, n) => n % 2 === 1)
   const paidTickets = paid.reduce((n, o) => n + o.tickets, 0)
   const unpaidTickets = unpaid.reduce((n, o) => n + o.tickets, 0)
-  const paying = await payOrders({ baseUrl: r.base, authorization: r.authorization }, paid, Math.min(S.writeConnections, 100), Date.now().toString(36))
+  const paying = await payOrders({ baseUrl: r.base, authorization: r.authorization }, paid, Math.min(S.writeConnections, 50), Date.now().toString(36))
   r.rows.push(paying.row)
   Object.assign(r.figures, {
     payments_per_s: paying.row.rps,
