@@ -576,8 +576,6 @@ async function seated(r: Run) {
   const pairs = [pairs1.result, pairs2.result]
   const sales = [seated1.result, seated2.result]
 
-  const sellingRate = (outcomes: FlashOutcome[]) =>
-    outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
   const meanP99 = (outcomes: FlashOutcome[]) => Math.round((outcomes.reduce((n, o) => n + o.winners.p99, 0) / outcomes.length) * 10) / 10
   const seatedRate = sellingRate(sales)
   const pairsRate = sellingRate(pairs)
@@ -585,21 +583,10 @@ async function seated(r: Run) {
     flashRow('flash sale, 2 tickets each, no seats (baseline of the seated sale)', ...pairs),
     flashRow(`seated flash sale: POST basket (best available 2 of ${plan.seats} seats) + checkout`, ...sales),
   )
-  const each = (outcomes: FlashOutcome[], f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
-  /** One sale's figures, each run's side by side, under `prefix`. */
-  const saleFigures = (prefix: string, outcomes: FlashOutcome[], rate: number, cpu: string) => ({
-    [`${prefix}_checkouts_per_s_until_sold_out`]: Math.round(rate),
-    [`${prefix}_runs_checkouts_per_s_until_sold_out`]: each(outcomes, (o) => Math.round(sellingRate([o]))),
-    [`${prefix}_sold_out_ms`]: each(outcomes, (o) => Math.round(o.lastSaleMs)),
-    [`${prefix}_winners_p50_ms`]: each(outcomes, (o) => o.winners.p50),
-    [`${prefix}_winners_p99_ms`]: each(outcomes, (o) => o.winners.p99),
-    [`${prefix}_winners_checkout_p99_ms`]: each(outcomes, (o) => o.winners.checkoutP99),
-    [`${prefix}_cpu_while_selling`]: cpu,
-  })
   Object.assign(r.figures, {
     seated_seats: `${plan.seats} (${seatedRows} rows of ${SEATED_ROW_SEATS}, one category, no aisle)`,
-    ...saleFigures('seated', sales, seatedRate, cpuShares(seated1.until(seated1.result.lastSaleMs))),
-    ...saleFigures('pairs', pairs, pairsRate, cpuShares(pairs1.until(pairs1.result.lastSaleMs))),
+    ...saleFigures('seated', sales, cpuShares(seated1.until(seated1.result.lastSaleMs))),
+    ...saleFigures('pairs', pairs, cpuShares(pairs1.until(pairs1.result.lastSaleMs))),
   })
   const ratio = seatedRate / pairsRate
   const seatedP99 = meanP99(sales)
@@ -907,8 +894,6 @@ async function stadium(r: Run) {
   const pairs2 = await pairsSale(st.pairs[1]!)
   const sale = seatedRun.result
   const pairs = [pairs1.result, pairs2.result]
-  const sellingRate = (outcomes: FlashOutcome[]) =>
-    outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
   const seatedRate = sellingRate([sale])
   const pairsRate = sellingRate(pairs)
   const saleName = `stadium flash sale: POST basket (best available 2 of ${fmt(st.onSale)} left of ${seats}) + checkout`
@@ -1085,8 +1070,6 @@ type CpuSampled = Awaited<ReturnType<typeof sampleCpu<FlashOutcome>>>
  */
 async function handWrittenResults(r: Run, hand: HandWritten, runs: CpuSampled[], sale: FlashOutcome) {
   const outcomes = runs.map((one) => one.result)
-  const sellingRate = (list: FlashOutcome[]) =>
-    list.reduce((n, o) => n + o.sales, 0) / (list.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
   const handRate = sellingRate(outcomes)
   const saleRate = sellingRate([sale])
   const handP99 = Math.round((outcomes.reduce((n, o) => n + o.winners.p99, 0) / outcomes.length) * 10) / 10
@@ -1151,6 +1134,24 @@ async function handWrittenResults(r: Run, hand: HandWritten, runs: CpuSampled[],
 
 const cpuShares = (shares: { server: number; postgres: number; bench: number; spanMs: number }) =>
   `server ${shares.server}, postgres ${shares.postgres}, load generator ${shares.bench} (cores, over ${shares.spanMs} ms)`
+
+/** Sales per second while selling, over one or more runs of a sale: all their sales over all their time to each one's last sale. */
+const sellingRate = (outcomes: FlashOutcome[]) =>
+  outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
+
+/** One sale's figures over its runs, each run's side by side, under `prefix`. */
+function saleFigures(prefix: string, outcomes: FlashOutcome[], cpu: string) {
+  const each = (f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
+  return {
+    [`${prefix}_checkouts_per_s_until_sold_out`]: Math.round(sellingRate(outcomes)),
+    [`${prefix}_runs_checkouts_per_s_until_sold_out`]: each((o) => Math.round(sellingRate([o]))),
+    [`${prefix}_sold_out_ms`]: each((o) => Math.round(o.lastSaleMs)),
+    [`${prefix}_winners_p50_ms`]: each((o) => o.winners.p50),
+    [`${prefix}_winners_p99_ms`]: each((o) => o.winners.p99),
+    [`${prefix}_winners_checkout_p99_ms`]: each((o) => o.winners.checkoutP99),
+    [`${prefix}_cpu_while_selling`]: cpu,
+  }
+}
 
 /** A flash-sale row: buyers per second over the whole run; latencies of every request. */
 function flashRow(name: string, ...outcomes: FlashOutcome[]): Row {
@@ -1529,28 +1530,16 @@ async function payments(r: Run) {
   const plain2 = await sale(seed.plain[1]!, false)
   const plains = [plain1.result, plain2.result]
   const awaitings = [awaiting1.result, awaiting2.result]
-  const sellingRate = (outcomes: FlashOutcome[]) =>
-    outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
   const meanOf = (outcomes: FlashOutcome[], f: (o: FlashOutcome) => number) => Math.round((outcomes.reduce((n, o) => n + f(o), 0) / outcomes.length) * 10) / 10
-  const each = (outcomes: FlashOutcome[], f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
   const plainRate = sellingRate(plains)
   const awaitingRate = sellingRate(awaitings)
   r.rows.push(
     flashRow('flash sale paid at checkout (baseline of the sale awaiting payment)', ...plains),
     flashRow('flash sale awaiting payment: POST basket (1–4) + checkout with await_payment (pix)', ...awaitings),
   )
-  const saleFigures = (prefix: string, outcomes: FlashOutcome[], rate: number, cpu: string) => ({
-    [`${prefix}_checkouts_per_s_until_sold_out`]: Math.round(rate),
-    [`${prefix}_runs_checkouts_per_s_until_sold_out`]: each(outcomes, (o) => Math.round(sellingRate([o]))),
-    [`${prefix}_sold_out_ms`]: each(outcomes, (o) => Math.round(o.lastSaleMs)),
-    [`${prefix}_winners_p50_ms`]: each(outcomes, (o) => o.winners.p50),
-    [`${prefix}_winners_p99_ms`]: each(outcomes, (o) => o.winners.p99),
-    [`${prefix}_winners_checkout_p99_ms`]: each(outcomes, (o) => o.winners.checkoutP99),
-    [`${prefix}_cpu_while_selling`]: cpu,
-  })
   Object.assign(r.figures, {
-    ...saleFigures('payments_plain', plains, plainRate, cpuShares(plain1.until(plain1.result.lastSaleMs))),
-    ...saleFigures('payments_awaiting', awaitings, awaitingRate, cpuShares(awaiting1.until(awaiting1.result.lastSaleMs))),
+    ...saleFigures('payments_plain', plains, cpuShares(plain1.until(plain1.result.lastSaleMs))),
+    ...saleFigures('payments_awaiting', awaitings, cpuShares(awaiting1.until(awaiting1.result.lastSaleMs))),
   })
   const ratio = awaitingRate / plainRate
   r.checks.push({
