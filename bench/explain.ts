@@ -6,6 +6,12 @@
  * of each. SELECTs are explained as they are; with `--write` the writes are too, each in a
  * transaction that is rolled back (a write that depended on an earlier one of the same request
  * may then fail: its error is printed instead).
+ *
+ * The last scenario is not a request: one pass of the expiry sweep (API.md 7.9, the outbox
+ * channel `order_expiry`) over 200 orders awaiting payment made due, its statements grouped by
+ * text (a loop over the orders sends the same one many times), each group with its count and the
+ * time its statements took, as the driver waited for them, and explained once. Its writes have
+ * committed by then: the plans of `--write` read the rows as the sweep left them.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -15,10 +21,12 @@ import pg from 'pg'
 import type { InjectOptions } from 'fastify'
 import { buildBenchApp } from './server/app.js'
 import type { BenchSeed } from './server/seed-bench.js'
+import type { PaymentsSeed } from './server/seed-payments.js'
 import { loadConfig } from '../src/platform/config.js'
 import { createDatabase } from './lib/server.js'
 
-type Statement = { text: string; values: unknown[] }
+/** A statement as sent, and how long the driver waited for its answer (ms; undefined: no answer yet). */
+type Statement = { text: string; values: unknown[]; ms?: number }
 let recording: Statement[] | null = null
 type Runner = (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>
 let runner: Runner | undefined
@@ -28,8 +36,19 @@ const pgQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined]
   const text = typeof first === 'string' ? first : first?.text
-  if (recording && typeof text === 'string') recording.push({ text, values: (typeof first === 'string' ? second : first.values) ?? [] })
-  return pgQuery.apply(this, args)
+  if (!recording || typeof text !== 'string') return pgQuery.apply(this, args)
+  // drizzle passes a config object and its parameters beside it.
+  const statement: Statement = { text, values: (typeof first === 'string' ? second : (first.values ?? second)) ?? [] }
+  recording.push(statement)
+  const started = performance.now()
+  const answered = pgQuery.apply(this, args)
+  if (answered instanceof Promise) {
+    const timed = () => {
+      statement.ms = performance.now() - started
+    }
+    answered.then(timed, timed)
+  }
+  return answered
 } as never
 const pgliteQuery = PGlite.prototype.query
 PGlite.prototype.query = function (this: PGlite, text: string, values?: unknown[], options?: never) {
@@ -63,12 +82,44 @@ const app = await buildBenchApp({ config, startWorkers: false })
 const pool = database ? new pg.Pool({ connectionString: database.url, max: 1 }) : undefined
 const run: Runner = async (text, values) => (pool ? pool.query(text, values as unknown[]) : runner!(text, values))
 
-async function explain(title: string, request: InjectOptions) {
+/** Runs `work`, recording every statement it sends to the driver. */
+async function record<T>(work: () => Promise<T>): Promise<{ result: T; statements: Statement[] }> {
   recording = []
-  const response = await app.inject(request)
-  const statements = recording
-  recording = null
+  try {
+    return { result: await work(), statements: recording }
+  } finally {
+    recording = null
+  }
+}
+
+async function explain(title: string, request: InjectOptions) {
+  const { result: response, statements } = await record(() => app.inject(request))
   console.log(`\n=== ${title} → ${response.statusCode} (${statements.length} statements)`)
+  await explainEach(statements)
+  return response
+}
+
+/**
+ * Work that is not a request (a pass of a background channel): its statements grouped by text,
+ * the groups in the order they were first sent, each with its count and time, and explained once
+ * (with the first one's parameters).
+ */
+async function explainWork(title: string, work: () => Promise<unknown>) {
+  const started = performance.now()
+  const { result, statements } = await record(work)
+  const wallMs = performance.now() - started
+  const groups = new Map<string, Statement[]>()
+  for (const s of statements) groups.set(s.text, [...(groups.get(s.text) ?? []), s])
+  const ms = (list: Statement[]) => list.reduce((sum, s) => sum + (s.ms ?? 0), 0)
+  console.log(
+    `\n=== ${title} → ${JSON.stringify(result)}: ${statements.length} statements, ${groups.size} distinct, ${ms(statements).toFixed(1)} ms waited for in ${wallMs.toFixed(1)} ms`,
+  )
+  for (const [text, list] of groups) console.log(`-- × ${list.length}, ${ms(list).toFixed(1)} ms: ${text.replace(/\s+/g, ' ').slice(0, 140)}`)
+  await explainEach([...groups.values()].map((list) => list[0]!))
+}
+
+/** Each statement with its plan (SELECTs; with `--write` the writes too, in a transaction rolled back). */
+async function explainEach(statements: Statement[]) {
   for (const s of statements) {
     const isRead = /^\s*(select|with)\b/i.test(s.text) && !/for update/i.test(s.text)
     if (/^\s*(begin|commit|rollback|savepoint|release)\b/i.test(s.text)) {
@@ -90,7 +141,6 @@ async function explain(title: string, request: InjectOptions) {
       await run('rollback').catch(() => undefined)
     }
   }
-  return response
 }
 
 try {
@@ -139,6 +189,30 @@ try {
     headers: customer,
     payload: { payment_method: 'pix' },
   })
+
+  // The expiry sweep: 200 orders of 2 awaiting payment, made due, then one pass of the outbox channel.
+  const payments = (
+    await app.inject({ method: 'POST', url: '/bench/payments/seed', payload: { seller_id: seed.sellerId, capacity: 10, pending_capacity: 400 } })
+  ).json() as PaymentsSeed
+  const due: string[] = []
+  for (let n = 0; n < 200; n++) {
+    const buyer = { authorization, 'x-customer-token': seed.customers[n % seed.customers.length]!.token }
+    const held = await app.inject({
+      method: 'POST',
+      url: '/stf/v1/baskets',
+      headers: buyer,
+      payload: { items: [{ inventory_id: payments.pending, quantity: 2 }] },
+    })
+    const order = await app.inject({
+      method: 'POST',
+      url: `/stf/v1/baskets/${(held.json() as { id: string }).id}/checkout`,
+      headers: buyer,
+      payload: { payment_method: 'pix', await_payment: true },
+    })
+    due.push((order.json() as { id: string }).id)
+  }
+  await app.inject({ method: 'POST', url: '/bench/payments/due', payload: { order_ids: due } })
+  await explainWork('the expiry sweep: one pass of order_expiry over 200 orders due (orders expired)', () => app.outbox.runOnce('order_expiry'))
 } finally {
   await app.close()
   await pool?.end()

@@ -7,9 +7,9 @@
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
- * While iterating: `--only=auth,catalogue,health,baskets,flash,seated,stadium,webhooks,login,checkin,waitlist` runs some groups,
+ * While iterating: `--only=auth,catalogue,health,baskets,flash,seated,stadium,webhooks,login,checkin,waitlist,payments` runs some groups,
  * `--duration=<s>`, `--buyers=<n>`, `--capacity=<n>` (tickets of each flash inventory, and of the
- * split ones together, and seats of the seated sale's plan, rounded to rows of 50), `--starts=<n>`, `--waitlist=<n>` (tickets and entries of the waitlist row) and `--stadium-rows=<n>` (rows of 50 seats of the stadium's plan) override the sizes, `--pool=<n>` sets the measured
+ * split ones together, and seats of the seated sale's plan, rounded to rows of 50), `--starts=<n>`, `--waitlist=<n>` (tickets and entries of the waitlist row), `--pending=<n>` (the payments row's orders awaiting payment) and `--stadium-rows=<n>` (rows of 50 seats of the stadium's plan) override the sizes, `--pool=<n>` sets the measured
  * server's pool, and `--cpu-prof` has the measured server write a CPU profile
  * (bench/results/*.cpuprofile) when it stops.
  *
@@ -41,7 +41,8 @@ import type { StadiumSeed } from './server/seed-stadium.js'
 import type { WaitlistSeed } from './server/seed-waitlist.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
 import { buyTickets, scanAtGates, uploadOffline, type GatesOutcome, type Outcomes, type UploadOutcome } from './lib/checkin.js'
-import { flashSale, quantityOf, rawSale, type FlashOutcome } from './lib/flash.js'
+import { flashSale, quantityOf, rawSale, type FlashOutcome, type PlacedOrder } from './lib/flash.js'
+import { makeDue, paymentsStateOf, payOrders, seedPayments, waitForSold } from './lib/payments.js'
 import { checkOutAll, concurrentHolds, explainHolds, latencyOf, sideBySide, type HoldAnswer } from './lib/stadium.js'
 import { startWebhookReceiver } from './lib/webhook-receiver.js'
 import { send } from './lib/http.js'
@@ -70,8 +71,9 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
-const runs = (group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'seated' | 'stadium' | 'webhooks' | 'login' | 'checkin' | 'waitlist') =>
-  !only || only.includes(group)
+const runs = (
+  group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'seated' | 'stadium' | 'webhooks' | 'login' | 'checkin' | 'waitlist' | 'payments',
+) => !only || only.includes(group)
 /** `--name=<n>` as a whole number of at least `min`, or undefined when not given; anything else stops the run. */
 const countOption = (name: string, min: number): number | undefined => {
   const value = option(name)
@@ -86,6 +88,7 @@ const capacityOption = countOption('capacity', 0)
 const buyersOption = countOption('buyers', 1)
 const startsOption = countOption('starts', 1)
 const waitlistOption = countOption('waitlist', 1)
+const pendingOption = countOption('pending', 2)
 const stadiumRowsOption = countOption('stadium-rows', 1)
 if (servers > 1 && !process.env.DATABASE_URL) throw new Error('--servers > 1 needs DATABASE_URL: the embedded database belongs to one process')
 
@@ -105,6 +108,7 @@ const S = {
         checkinUpload: 100,
         checkinPerGate: 2,
         waitlist: 50,
+        pendingOrders: 50,
       }
     : {
         duration: 10,
@@ -120,12 +124,14 @@ const S = {
         checkinUpload: 1000,
         checkinPerGate: 60,
         waitlist: 1000,
+        pendingOrders: 10_000,
       }),
   ...(option('duration') ? { duration: Number(option('duration')) } : {}),
   ...(buyersOption !== undefined ? { buyers: buyersOption } : {}),
   ...(startsOption !== undefined ? { starts: startsOption } : {}),
   ...(capacityOption !== undefined ? { flashCapacity: capacityOption } : {}),
   ...(waitlistOption !== undefined ? { waitlist: waitlistOption } : {}),
+  ...(pendingOption !== undefined ? { pendingOrders: pendingOption } : {}),
   servers,
 }
 if (S.servers > S.writeConnections) throw new Error(`--servers=${S.servers}: more servers than the ${S.writeConnections} write connections to spread over them`)
@@ -159,6 +165,8 @@ const TARGETS = {
   stadiumHoldsMaxMs: 1000,
   stadiumHoldDbMs: 5,
   stadiumRatio: 0.5,
+  awaitingRatio: 0.9,
+  expiryMs: 60_000,
 }
 /** Check-in: paired gates at the doors, and the rate they scan at in all when paced. */
 const CHECKIN = { gates: 50, rate: 200 }
@@ -568,8 +576,6 @@ async function seated(r: Run) {
   const pairs = [pairs1.result, pairs2.result]
   const sales = [seated1.result, seated2.result]
 
-  const sellingRate = (outcomes: FlashOutcome[]) =>
-    outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
   const meanP99 = (outcomes: FlashOutcome[]) => Math.round((outcomes.reduce((n, o) => n + o.winners.p99, 0) / outcomes.length) * 10) / 10
   const seatedRate = sellingRate(sales)
   const pairsRate = sellingRate(pairs)
@@ -577,21 +583,10 @@ async function seated(r: Run) {
     flashRow('flash sale, 2 tickets each, no seats (baseline of the seated sale)', ...pairs),
     flashRow(`seated flash sale: POST basket (best available 2 of ${plan.seats} seats) + checkout`, ...sales),
   )
-  const each = (outcomes: FlashOutcome[], f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
-  /** One sale's figures, each run's side by side, under `prefix`. */
-  const saleFigures = (prefix: string, outcomes: FlashOutcome[], rate: number, cpu: string) => ({
-    [`${prefix}_checkouts_per_s_until_sold_out`]: Math.round(rate),
-    [`${prefix}_runs_checkouts_per_s_until_sold_out`]: each(outcomes, (o) => Math.round(sellingRate([o]))),
-    [`${prefix}_sold_out_ms`]: each(outcomes, (o) => Math.round(o.lastSaleMs)),
-    [`${prefix}_winners_p50_ms`]: each(outcomes, (o) => o.winners.p50),
-    [`${prefix}_winners_p99_ms`]: each(outcomes, (o) => o.winners.p99),
-    [`${prefix}_winners_checkout_p99_ms`]: each(outcomes, (o) => o.winners.checkoutP99),
-    [`${prefix}_cpu_while_selling`]: cpu,
-  })
   Object.assign(r.figures, {
     seated_seats: `${plan.seats} (${seatedRows} rows of ${SEATED_ROW_SEATS}, one category, no aisle)`,
-    ...saleFigures('seated', sales, seatedRate, cpuShares(seated1.until(seated1.result.lastSaleMs))),
-    ...saleFigures('pairs', pairs, pairsRate, cpuShares(pairs1.until(pairs1.result.lastSaleMs))),
+    ...saleFigures('seated', sales, cpuShares(seated1.until(seated1.result.lastSaleMs))),
+    ...saleFigures('pairs', pairs, cpuShares(pairs1.until(pairs1.result.lastSaleMs))),
   })
   const ratio = seatedRate / pairsRate
   const seatedP99 = meanP99(sales)
@@ -899,8 +894,6 @@ async function stadium(r: Run) {
   const pairs2 = await pairsSale(st.pairs[1]!)
   const sale = seatedRun.result
   const pairs = [pairs1.result, pairs2.result]
-  const sellingRate = (outcomes: FlashOutcome[]) =>
-    outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
   const seatedRate = sellingRate([sale])
   const pairsRate = sellingRate(pairs)
   const saleName = `stadium flash sale: POST basket (best available 2 of ${fmt(st.onSale)} left of ${seats}) + checkout`
@@ -994,8 +987,10 @@ async function webhooks(r: Run) {
   const receiver = await startWebhookReceiver()
   const post = async (url: string, body: object) =>
     (await fetch(`${r.base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
+  let endpointId: string | undefined
   try {
     const endpoint = (await post('/bench/webhooks', { seller_id: seed.sellerId, url: receiver.url })) as { id: string; secret: string }
+    endpointId = endpoint.id
     receiver.setSecret(endpoint.secret)
     const backlog = async () => (await (await fetch(`${r.base}/bench/webhooks/${endpoint.id}/backlog`)).json()) as Record<string, number>
     const common = saleLoad(r, seed.customers)
@@ -1053,6 +1048,8 @@ async function webhooks(r: Run) {
       },
     )
   } finally {
+    // Off before its receiver goes: a later group's orders must not queue deliveries that can only fail.
+    if (endpointId) await post(`/bench/webhooks/${endpointId}/active`, { active: false })
     await receiver.close()
   }
 }
@@ -1073,8 +1070,6 @@ type CpuSampled = Awaited<ReturnType<typeof sampleCpu<FlashOutcome>>>
  */
 async function handWrittenResults(r: Run, hand: HandWritten, runs: CpuSampled[], sale: FlashOutcome) {
   const outcomes = runs.map((one) => one.result)
-  const sellingRate = (list: FlashOutcome[]) =>
-    list.reduce((n, o) => n + o.sales, 0) / (list.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
   const handRate = sellingRate(outcomes)
   const saleRate = sellingRate([sale])
   const handP99 = Math.round((outcomes.reduce((n, o) => n + o.winners.p99, 0) / outcomes.length) * 10) / 10
@@ -1139,6 +1134,24 @@ async function handWrittenResults(r: Run, hand: HandWritten, runs: CpuSampled[],
 
 const cpuShares = (shares: { server: number; postgres: number; bench: number; spanMs: number }) =>
   `server ${shares.server}, postgres ${shares.postgres}, load generator ${shares.bench} (cores, over ${shares.spanMs} ms)`
+
+/** Sales per second while selling, over one or more runs of a sale: all their sales over all their time to each one's last sale. */
+const sellingRate = (outcomes: FlashOutcome[]) =>
+  outcomes.reduce((n, o) => n + o.sales, 0) / (outcomes.reduce((n, o) => n + o.lastSaleMs, 0) / 1000 || Number.POSITIVE_INFINITY)
+
+/** One sale's figures over its runs, each run's side by side, under `prefix`. */
+function saleFigures(prefix: string, outcomes: FlashOutcome[], cpu: string) {
+  const each = (f: (o: FlashOutcome) => number) => outcomes.map(f).join(' and ')
+  return {
+    [`${prefix}_checkouts_per_s_until_sold_out`]: Math.round(sellingRate(outcomes)),
+    [`${prefix}_runs_checkouts_per_s_until_sold_out`]: each((o) => Math.round(sellingRate([o]))),
+    [`${prefix}_sold_out_ms`]: each((o) => Math.round(o.lastSaleMs)),
+    [`${prefix}_winners_p50_ms`]: each((o) => o.winners.p50),
+    [`${prefix}_winners_p99_ms`]: each((o) => o.winners.p99),
+    [`${prefix}_winners_checkout_p99_ms`]: each((o) => o.winners.checkoutP99),
+    [`${prefix}_cpu_while_selling`]: cpu,
+  }
+}
 
 /** A flash-sale row: buyers per second over the whole run; latencies of every request. */
 function flashRow(name: string, ...outcomes: FlashOutcome[]): Row {
@@ -1462,6 +1475,238 @@ async function waitlist(r: Run) {
   else r.notes.push(`waitlist: the ${fmt(TARGETS.waitlistAllOffersMs)} ms target is PostgreSQL's; the embedded database's figure is reported only`)
 }
 
+/**
+ * Orders awaiting payment (API.md 7.9, bench/README.md). On inventories of the payments row's
+ * own (bench/server/seed-payments.ts):
+ * - the flash sale (the flash group's buyers, stock and connections) paid at checkout against the
+ *   same sale with `await_payment: true` (pix), plain, awaiting, awaiting, plain after a warm-up of
+ *   each; target: awaiting sales/s while selling ≥ 90 % of the plain sale's (each the two runs
+ *   together); winners' p50 and p99 of both beside it;
+ * - `S.pendingOrders` (10,000) orders awaiting payment placed by a flash sale whose stock is exactly
+ *   what its buyers want (every buyer wins); half of them (every other one) paid through the
+ *   storefront, 50 at a time; the other half made due at once (the bench's own UPDATE of
+ *   `payment_due_at`), then left to the server's outbox worker, as it runs in production. Timed from
+ *   the instant they fell due until the inventory's `sold` is back to the paid tickets, both by the
+ *   database's clock, polled every 100 ms; target: ≤ 60 s.
+ * Correctness: every sale within its stock, sold = the tickets of its orders = those answered, each
+ * order of the status its checkout asked for; every paid order confirmed with its tickets valid,
+ * every unpaid one expired with its tickets voided, none pending, sold = the paid tickets, none held.
+ */
+async function payments(r: Run) {
+  const fmt = (n: number) => n.toLocaleString('en-US')
+  const list = (m: Record<string, number>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${v} × ${k}`)
+      .join(', ') || 'none'
+  const count = S.pendingOrders
+  const demand = Array.from({ length: count }, (_, n) => quantityOf(n)).reduce((sum, n) => sum + n, 0)
+  const seed = await seedPayments(r.base, { seller_id: r.seed.sellerId, capacity: S.flashCapacity, pending_capacity: demand })
+  const common = saleLoad(r, r.seed.customers)
+  const awaiting = { await_payment: true }
+
+  // The flash sale paid at checkout against the same sale awaiting payment: plain, awaiting, awaiting, plain.
+  const sale = async (inventoryId: string, awaitPayment: boolean, buyers = S.buyers) => {
+    const statuses: Record<string, number> = {}
+    const run = await sampleCpu(r.pids, () =>
+      flashSale({
+        ...common,
+        buyers,
+        inventoryId,
+        ...(awaitPayment ? { checkout: awaiting } : {}),
+        onOrder: (order) => {
+          statuses[order.status] = (statuses[order.status] ?? 0) + 1
+        },
+      }),
+    )
+    return { ...run, inventoryId, awaitPayment, statuses }
+  }
+  if (S.warmUp) {
+    await sale(seed.plainWarmUp, false, Math.round(S.buyers / 5))
+    await sale(seed.awaitingWarmUp, true, Math.round(S.buyers / 5))
+  }
+  const plain1 = await sale(seed.plain[0]!, false)
+  const awaiting1 = await sale(seed.awaiting[0]!, true)
+  const awaiting2 = await sale(seed.awaiting[1]!, true)
+  const plain2 = await sale(seed.plain[1]!, false)
+  const plains = [plain1.result, plain2.result]
+  const awaitings = [awaiting1.result, awaiting2.result]
+  const meanOf = (outcomes: FlashOutcome[], f: (o: FlashOutcome) => number) => Math.round((outcomes.reduce((n, o) => n + f(o), 0) / outcomes.length) * 10) / 10
+  const plainRate = sellingRate(plains)
+  const awaitingRate = sellingRate(awaitings)
+  r.rows.push(
+    flashRow('flash sale paid at checkout (baseline of the sale awaiting payment)', ...plains),
+    flashRow('flash sale awaiting payment: POST basket (1–4) + checkout with await_payment (pix)', ...awaitings),
+  )
+  Object.assign(r.figures, {
+    ...saleFigures('payments_plain', plains, cpuShares(plain1.until(plain1.result.lastSaleMs))),
+    ...saleFigures('payments_awaiting', awaitings, cpuShares(awaiting1.until(awaiting1.result.lastSaleMs))),
+  })
+  const ratio = awaitingRate / plainRate
+  r.checks.push({
+    target: `payments: the flash sale awaiting payment sells ≥ ${TARGETS.awaitingRatio * 100} % of the sales/s (while selling) of the same sale paid at checkout`,
+    measured: `${Math.round(awaitingRate)} vs ${Math.round(plainRate)} /s = ${pct(ratio)}; winners p50 ${meanOf(awaitings, (o) => o.winners.p50)} vs ${meanOf(plains, (o) => o.winners.p50)} ms, p99 ${meanOf(awaitings, (o) => o.winners.p99)} vs ${meanOf(plains, (o) => o.winners.p99)} ms (means of 2 runs)`,
+    pass: ratio >= TARGETS.awaitingRatio,
+    kind: 'target',
+  })
+  for (const [n, one] of [plain1, awaiting1, awaiting2, plain2].entries()) {
+    const o = one.result
+    const st = await paymentsStateOf(r.base, one.inventoryId)
+    const status = one.awaitPayment ? 'pending' : 'confirmed'
+    const valid = st.validTickets[status] ?? 0
+    r.checks.push({
+      target: `payments: sale ${n + 1} (${one.awaitPayment ? 'awaiting payment' : 'paid at checkout'}): every buyer done, every refusal 409 insufficient_inventory; sold + held ≤ capacity; sold = tickets of its orders = answered; every order ${status}`,
+      measured: `${o.finished ? o.buyers : 'not all'} buyers; refusals: ${list(o.refusals)}; anything else: ${list(o.unexpected)}; sold ${st.sold} + held ${st.held} ≤ ${st.capacity}; ${st.sold} = ${st.ordered} (order items) = ${valid} (valid tickets) = ${o.ticketsSold} (answers); orders answered ${list(one.statuses)}, stored ${list(st.orders)}`,
+      pass:
+        o.finished &&
+        Object.keys(o.unexpected).length === 0 &&
+        st.sold + st.held <= st.capacity &&
+        st.sold === st.ordered &&
+        st.sold === valid &&
+        st.sold === o.ticketsSold &&
+        one.statuses[status] === o.sales &&
+        Object.keys(one.statuses).length === 1 &&
+        st.orders[status] === o.sales &&
+        Object.keys(st.orders).length === 1,
+      kind: 'correctness',
+    })
+  }
+
+  // The orders awaiting payment: placed (every buyer wins), half paid, half made due and left to the worker.
+  const placed: PlacedOrder[] = []
+  const pendingSale = await sampleCpu(r.pids, () =>
+    flashSale({
+      ...common,
+      buyers: count,
+      maxSeconds: smoke ? 60 : 900,
+      inventoryId: seed.pending,
+      checkout: awaiting,
+      onOrder: (order) => placed.push(order),
+    }),
+  )
+  const placing = pendingSale.result
+  const placedStatuses: Record<string, number> = {}
+  for (const order of placed) placedStatuses[order.status] = (placedStatuses[order.status] ?? 0) + 1
+  const placedState = await paymentsStateOf(r.base, seed.pending)
+  r.rows.push(flashRow(`flash sale awaiting payment, every buyer wins: ${fmt(count)} orders of ${fmt(demand)} tickets`, placing))
+  r.figures.payments_pending_sale = `${fmt(placing.sales)} orders of ${fmt(placing.ticketsSold)} tickets in ${fmt(Math.round(placing.lastSaleMs))} ms (${Math.round(sellingRate([placing]))} sales/s; ${cpuShares(pendingSale.until(placing.lastSaleMs))})`
+  r.checks.push({
+    target: `payments: ${fmt(count)} orders awaiting payment placed, every buyer winning; sold = capacity = their tickets, none held`,
+    measured: `${fmt(placing.sales)} orders answered (${list(placedStatuses)}), ${fmt(placing.ticketsSold)} tickets; anything else: ${list(placing.unexpected)}; stored ${list(placedState.orders)}, sold ${fmt(placedState.sold)} of ${fmt(placedState.capacity)}, valid tickets ${list(placedState.validTickets)}, held ${placedState.held}`,
+    pass:
+      placing.finished &&
+      placing.sales === count &&
+      placed.every((o) => o.status === 'pending') &&
+      placedState.orders.pending === count &&
+      placedState.sold === demand &&
+      placedState.capacity === demand &&
+      placedState.validTickets.pending === demand &&
+      placedState.held === 0,
+    kind: 'correctness',
+  })
+
+  // Every other order paid, the rest left unpaid.
+  const paid = placed.filter((_, n) => n % 2 === 0)
+  const unpaid = placed.filter((_, n) => n % 2 === 1)
+  const paidTickets = paid.reduce((n, o) => n + o.tickets, 0)
+  const unpaidTickets = unpaid.reduce((n, o) => n + o.tickets, 0)
+  const paying = await payOrders({ baseUrl: r.base, authorization: r.authorization }, paid, Math.min(S.writeConnections, 50), Date.now().toString(36))
+  r.rows.push(paying.row)
+  Object.assign(r.figures, {
+    payments_per_s: paying.row.rps,
+    payments_p50_ms: paying.row.p50,
+    payments_p99_ms: paying.row.p99,
+  })
+  const paidState = await paymentsStateOf(r.base, seed.pending)
+  r.checks.push({
+    target: `payments: the ${fmt(paid.length)} payments answered 201, each of the amount owed; then sold = the paid and pending tickets`,
+    measured: `answers ${listOutcomes(paying.outcomes)}${paying.retries > 0 ? ` (${paying.retries} fast 503s retried)` : ''}; orders ${list(paidState.orders)}; sold ${fmt(paidState.sold)} = valid tickets ${list(paidState.validTickets)}`,
+    pass:
+      paying.results.every((payment, n) => payment !== null && payment.amount === paid[n]!.total && payment.order_id === paid[n]!.id) &&
+      paidState.orders.confirmed === paid.length &&
+      paidState.orders.pending === unpaid.length &&
+      paidState.validTickets.confirmed === paidTickets &&
+      paidState.validTickets.pending === unpaidTickets &&
+      paidState.sold === paidTickets + unpaidTickets,
+    kind: 'correctness',
+  })
+
+  // The unpaid half falls due at once; the worker expires it.
+  const maxMs = (smoke ? 60 : 120) * 1000
+  const due = await makeDue(
+    r.base,
+    unpaid.map((o) => o.id),
+  )
+  const expiry = await sampleCpu(r.pids, () => waitForSold(r.base, seed.pending, { sold: paidTickets, sinceMs: due.dueMs, maxMs, everyMs: 100 }))
+  const back = expiry.result
+  const final = await paymentsStateOf(r.base, seed.pending, due.dueMs, true)
+  const backMs = back.seenMs === null ? null : Math.round(back.seenMs)
+  const same = (ids: readonly string[] | undefined, orders: readonly PlacedOrder[]) =>
+    (ids ?? []).length === orders.length && new Set([...(ids ?? []), ...orders.map((o) => o.id)]).size === orders.length
+  const headline =
+    backMs === null
+      ? `expiry: not every ticket of ${fmt(unpaid.length)} orders back within ${maxMs / 1000} s`
+      : `expiry: ${fmt(unpaid.length)} orders due at once, every ticket back in ${fmt(backMs)} ms`
+  r.rows.push({
+    scenario: headline,
+    rps: backMs ? Math.round(unpaid.length / (backMs / 1000)) : 0,
+    p50: final.expiredP50Ms ?? 0,
+    p99: final.expiredP99Ms ?? 0,
+    requests: back.polls,
+    errors: 0,
+    non2xx: 0,
+    '5xx': 0,
+    note: `orders/s; p50/p99: each order's expired_at after it fell due (the database's clock; a batch's transaction start); ${back.polls} polls of sold, every 100 ms`,
+  })
+  console.log(`  ${headline}`)
+  Object.assign(r.figures, {
+    payments_expiry_all_back_ms: backMs ?? `not within ${maxMs / 1000} s`,
+    payments_expiry_orders_per_s: backMs ? Math.round(unpaid.length / (backMs / 1000)) : 0,
+    payments_expiry_last_expired_at_ms: final.expiredLastMs ?? 'none',
+    payments_expiry_cpu: cpuShares(expiry.until(Number.POSITIVE_INFINITY)),
+    payments_state: `capacity ${fmt(final.capacity)}, sold ${fmt(final.sold)}, held ${final.held}; orders ${list(final.orders)}; valid tickets ${list(final.validTickets)}, voided ${fmt(final.voidedTickets)}`,
+  })
+  r.checks.push(
+    {
+      target: `payments: the ${fmt(unpaid.length)} unpaid orders made due at once`,
+      measured: `${fmt(due.moved)} moved`,
+      pass: due.moved === unpaid.length,
+      kind: 'correctness',
+    },
+    {
+      target: `payments: every ticket of the ${fmt(unpaid.length)} unpaid orders back within ${maxMs / 1000} s (sold = the ${fmt(paidTickets)} paid tickets)`,
+      measured: backMs === null ? `sold ${fmt(back.last.sold)} after ${maxMs / 1000} s` : `${fmt(backMs)} ms`,
+      pass: backMs !== null,
+      kind: 'correctness',
+    },
+    {
+      target:
+        'payments: every paid order confirmed with its tickets valid, every unpaid one expired with its tickets voided, none pending; sold = valid tickets = the paid ones; sold + held ≤ capacity, none held',
+      measured: `confirmed ${fmt(final.orders.confirmed ?? 0)} (the paid ones: ${same(final.ids.confirmed, paid)}), expired ${fmt(final.orders.expired ?? 0)} (the unpaid ones: ${same(final.ids.expired, unpaid)}), orders ${list(final.orders)}; sold ${fmt(final.sold)} = valid tickets ${list(final.validTickets)} = ${fmt(paidTickets)}; voided ${fmt(final.voidedTickets)} = ${fmt(unpaidTickets)}; held ${final.held}`,
+      pass:
+        same(final.ids.confirmed, paid) &&
+        same(final.ids.expired, unpaid) &&
+        Object.keys(final.orders).length === 2 &&
+        final.sold === paidTickets &&
+        final.validTickets.confirmed === paidTickets &&
+        Object.keys(final.validTickets).length === 1 &&
+        final.voidedTickets === unpaidTickets &&
+        final.ordered === paidTickets &&
+        final.sold + final.held <= final.capacity &&
+        final.held === 0,
+      kind: 'correctness',
+    },
+    {
+      target: `payments: every ticket of ${fmt(unpaid.length)} orders due at once back within ${fmt(TARGETS.expiryMs)} ms of their due time`,
+      measured:
+        backMs === null
+          ? `not within ${maxMs / 1000} s`
+          : `${fmt(backMs)} ms (${Math.round(unpaid.length / (backMs / 1000))} orders/s; the last expired_at ${fmt(final.expiredLastMs ?? 0)} ms), the database's clock`,
+      pass: backMs !== null && backMs <= TARGETS.expiryMs,
+      kind: 'target',
+    },
+  )
+}
+
 const listOutcomes = (outcomes: Outcomes) =>
   Object.entries(outcomes)
     .map(([k, v]) => `${v} × ${k}`)
@@ -1491,9 +1736,15 @@ async function main() {
     ...(database ? { DATABASE_URL: database.url } : {}),
     // Passed through for comparisons: the catalogue cache (CATALOGUE_CACHE_MS=0 measures the uncached routes) and admission.
     ...Object.fromEntries(
-      ['CATALOGUE_CACHE_MS', 'ADMISSION_SATURATION', 'ADMISSION_MAX_WAIT_MS', 'HOLDS_PER_INVENTORY', 'HOLDS_IN_FLIGHT', 'HOLDS_GROUP_BUDGET_MS'].flatMap(
-        (name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]]),
-      ),
+      [
+        'CATALOGUE_CACHE_MS',
+        'ADMISSION_SATURATION',
+        'ADMISSION_MAX_WAIT_MS',
+        'HOLDS_PER_INVENTORY',
+        'HOLDS_IN_FLIGHT',
+        'HOLDS_GROUP_BUDGET_MS',
+        'OUTBOX_POLL_MS',
+      ].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
     ),
   }
   const rows: Row[] = []
@@ -1574,6 +1825,7 @@ async function main() {
     if (runs('login')) await login(r)
     if (runs('checkin')) await checkin(r)
     if (runs('waitlist')) await waitlist(r)
+    if (runs('payments')) await payments(r)
   } finally {
     await Promise.all([server, ...others].map((one) => one?.stop()))
     await database?.drop()

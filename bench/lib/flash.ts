@@ -3,6 +3,9 @@ import { REQUEST_TIMEOUT_S, type Row } from './load.js'
 
 export type Buyer = { token: string }
 
+/** An order a flash sale's checkout placed, as it answered it: its status, what it owes in all (centavos) and its tickets. */
+export type PlacedOrder = { id: string; status: string; total: number; tickets: number }
+
 /** Tickets wanted by buyer n: 1 to 4, the same sequence for the checkout flow and the raw loop. */
 export const quantityOf = (n: number) => 1 + (((n * 2_654_435_761) >>> 0) % 4)
 
@@ -196,11 +199,16 @@ export function flashSale(
     quantity?: (n: number) => number
     /** The error codes of a 409 that count as a refusal, not as an unexpected answer (default `insufficient_inventory`). */
     refusals?: readonly string[]
+    /** More of the checkout's body than `payment_method: "pix"`, e.g. `{await_payment: true}` (API.md 7.9). */
+    checkout?: Record<string, unknown>
+    /** Hears each order placed, as its checkout answered it. */
+    onOrder?: (order: PlacedOrder) => void
   },
 ): Promise<FlashOutcome> {
   const quantity = options.quantity ?? quantityOf
   const refused = new Set((options.refusals ?? ['insufficient_inventory']).flatMap((code) => [`basket 409 ${code}`, `checkout 409 ${code}`]))
   const inventoryIds = options.inventoryIds ?? [options.inventoryId]
+  const checkoutBody = JSON.stringify({ payment_method: 'pix', ...options.checkout })
   const headersOf = (ctx: Ctx) => ({
     authorization: options.authorization,
     'content-type': 'application/json',
@@ -229,13 +237,15 @@ export function flashSale(
         method: 'POST',
         path: `/stf/v1/baskets/${ctx.basketId}/checkout`,
         headers: headersOf(ctx),
-        body: JSON.stringify({ payment_method: 'pix' }),
+        body: checkoutBody,
       }),
       handle: (status, body, _ctx, t, sinceStart) => {
         if (status === 201) {
+          const order = JSON.parse(body) as { id: string; status: string; totals: { total: number }; tickets: unknown[] }
           t.sales++
-          t.ticketsSold += (JSON.parse(body) as { tickets: unknown[] }).tickets.length
+          t.ticketsSold += order.tickets.length
           t.lastSaleMs = sinceStart
+          options.onOrder?.({ id: order.id, status: order.status, total: order.totals.total, tickets: order.tickets.length })
         } else {
           const key = `checkout ${status} ${codeOf(body)}`
           bump(refused.has(key) ? t.refusals : t.unexpected, key)

@@ -9,6 +9,7 @@ import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
 import { rawSell, saleState, seatedSaleState, webhookBacklog } from './flash-sale.js'
 import { checkinTally, seedCheckin } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
+import { makeDue, paymentsState, seedPayments, soldNow } from './seed-payments.js'
 import { seedStadium } from './seed-stadium.js'
 import { seedWaitlist, waitlistState } from './seed-waitlist.js'
 
@@ -22,7 +23,8 @@ const int = (value: unknown, fallback: number, max: number) => {
  * work as a real route without authentication or response schemas, a seeding route (the
  * embedded database belongs to the server process, so the benchmark cannot seed it from
  * outside), the flash sale's raw limit and after-the-run state, the check-in row's devices
- * and tally, and the waitlist row's inventory, member of staff and after-the-run state. Hidden
+ * and tally, the waitlist row's inventory, member of staff and after-the-run state, and the
+ * payments row's inventories, its orders made due and their state. Hidden
  * from the OpenAPI document; plain JSON in and out.
  */
 export const benchRoutes: FastifyPluginAsync = async (app) => {
@@ -136,6 +138,33 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.get('/waitlist/:id/state', { schema: { hide: true } }, async (request, reply) => {
     const since = Number((request.query as { since?: string }).since ?? 0)
     const state = await waitlistState(app.db, (request.params as { id: string }).id, Number.isFinite(since) ? since : 0)
+    return state ?? reply.code(404).send({ code: 'not_found' })
+  })
+
+  /** The payments row's inventories: `{seller_id, capacity, pending_capacity}` → PaymentsSeed. */
+  app.post('/payments/seed', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { seller_id: string; capacity: unknown; pending_capacity: unknown }
+    return seedPayments(app, {
+      sellerId: body.seller_id,
+      capacity: int(body.capacity, 1000, 1_000_000),
+      pendingCapacity: int(body.pending_capacity, 25_000, 1_000_000),
+    })
+  })
+
+  /** Orders awaiting payment made due now: `{order_ids}` → `{moved, dueMs}` (the database's clock). */
+  app.post('/payments/due', { schema: { hide: true } }, async (request) => makeDue(app.db, (request.body as { order_ids: string[] }).order_ids))
+
+  /** The payments row's inventory as the database holds it: `?since=<epoch ms>` times the expiries from then; `?ids=1` lists the orders. */
+  app.get('/payments/:id/state', { schema: { hide: true } }, async (request, reply) => {
+    const query = request.query as { since?: string; ids?: string }
+    const since = Number(query.since ?? 0)
+    const state = await paymentsState(app.db, (request.params as { id: string }).id, { sinceMs: Number.isFinite(since) ? since : 0, ids: query.ids === '1' })
+    return state ?? reply.code(404).send({ code: 'not_found' })
+  })
+
+  /** An inventory's `sold` and the database's clock: what the expiry is polled by. */
+  app.get('/inventories/:id/sold', { schema: { hide: true } }, async (request, reply) => {
+    const state = await soldNow(app.db, (request.params as { id: string }).id)
     return state ?? reply.code(404).send({ code: 'not_found' })
   })
 

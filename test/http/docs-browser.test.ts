@@ -39,7 +39,7 @@ describe.skipIf(!available)('/docs in a real browser', () => {
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
     await page.goto(`${baseUrl}/docs`, { waitUntil: 'networkidle' })
-    await page.waitForFunction((n) => document.querySelectorAll('.opblock-summary').length >= n, expected.length, { timeout: 30_000, polling: 200 })
+    await expect.poll(() => page.locator('.opblock-summary').count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(expected.length)
     const listed = await page.$$eval('.opblock-summary', (blocks) =>
       blocks.map((b) => {
         const method = b.querySelector('.opblock-summary-method')?.textContent?.trim() ?? ''

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
@@ -9,7 +9,7 @@ import { outboxEmails } from '../../src/platform/mail/outbox.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
-import { useTwoSellers } from '../factories/sellers.js'
+import { type TestSeller, useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
 import { createStaff } from '../support/staff.js'
@@ -40,12 +40,12 @@ beforeAll(async () => {
 // Whatever the tests did, the ledger adds up for every order.
 afterAll(async () => expect(await ledgerViolations(ctx.app.db)).toEqual([]))
 
-const newInventory = async (overrides: { capacity?: number; price?: number } = {}) =>
-  (await createTestInventory(ctx.app, await createTestEvent(ctx.app, a.seller.id), { capacity: 10, price: 5000, ...overrides })).id
+const newInventory = async (overrides: { capacity?: number; price?: number } = {}, seller: TestSeller = a) =>
+  (await createTestInventory(ctx.app, await createTestEvent(ctx.app, seller.seller.id), { capacity: 10, price: 5000, ...overrides })).id
 
 /** A checkout through the storefront, awaiting payment unless told otherwise. */
-async function checkout(inventoryId: string, options: { quantity?: number; method?: string; await?: boolean; coupon?: string } = {}) {
-  const customer = await insertSignedInCustomer(ctx.app, a)
+async function checkout(inventoryId: string, options: { quantity?: number; method?: string; await?: boolean; coupon?: string; seller?: TestSeller } = {}) {
+  const customer = await insertSignedInCustomer(ctx.app, options.seller ?? a)
   const basket = await ctx.app.inject({
     method: 'POST',
     url: '/stf/v1/baskets',
@@ -313,6 +313,29 @@ describe('expiry', () => {
     // A second sweep finds nothing more to do.
     await sweep()
     expect(await eventsOf('order.expired', order.id)).toBe(1)
+  })
+
+  it('expires the orders of several sellers due at once in one sweep: each order one order.expired, to its own seller', async () => {
+    await ctx.app.db.insert(webhookEndpoints).values({ sellerId: b.seller.id, url: 'https://hooks.example.com/b', secretSalt: 'salt' })
+    const ofA = await newInventory()
+    const ofB = await newInventory({}, b)
+    const orderIds = [
+      (await pending(ofA)).id,
+      (await pending(ofB, { seller: b })).id,
+      (await pending(ofA, { quantity: 1 })).id,
+      (await pending(ofB, { seller: b, quantity: 3 })).id,
+    ]
+    for (const id of orderIds) await makeDue(id)
+    await sweep()
+    const events = await ctx.app.db
+      .select()
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.type, 'order.expired'), inArray(webhookEvents.orderingKey, orderIds)))
+    expect(events.map((event) => [event.orderingKey, event.sellerId, (event.payload as { id: string; status: string }).id]).sort()).toEqual(
+      orderIds.map((id, n) => [id, n % 2 === 0 ? a.seller.id : b.seller.id, id]).sort(),
+    )
+    expect(events.every((event) => (event.payload as { status: string }).status === 'expired')).toBe(true)
+    expect([await sold(ofA), await sold(ofB)]).toEqual([0, 0])
   })
 
   it('leaves a paid order alone however late its deadline', async () => {
