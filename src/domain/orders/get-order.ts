@@ -19,17 +19,18 @@ export type GetOrderOptions = {
   orderId: string
 }
 
+/** The order as its caller may see it: of this seller (and of the affiliate, and of the customer, when they are given). */
+export const visibleOrder = (options: Omit<GetOrderOptions, 'codes'>) =>
+  and(
+    eq(orders.id, options.orderId),
+    options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),
+    options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
+    options.customerId ? eq(orders.customerId, options.customerId) : undefined,
+  )
+
 /** An order of this seller (and of the affiliate, and of the customer, when they are given). */
 export async function getOrder(db: Db, options: GetOrderOptions): Promise<OrderView> {
-  const order = await findOrder(
-    db,
-    and(
-      eq(orders.id, options.orderId),
-      options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),
-      options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
-      options.customerId ? eq(orders.customerId, options.customerId) : undefined,
-    ),
-  )
+  const order = await findOrder(db, visibleOrder(options))
   if (!order) throw new AppError('not_found')
   return (await loadOrderViews(db, options.codes, [order]))[0]!
 }

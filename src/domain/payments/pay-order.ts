@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { runStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
@@ -10,9 +9,9 @@ import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { takeTickets } from '../inventory/take-tickets.js'
 import { orderConfirmedEmail, orderEmailContexts } from '../orders/order-emails.js'
 import { decide } from '../orders/order-states.js'
+import { visibleOrder } from '../orders/get-order.js'
 import { loadOrderViews } from '../orders/order-view.js'
 import { confirmPaidOrder, lockOrderWhere, markOrderTicketsChanged, orderDetails, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
-import { orders } from '../orders/orders.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, recordWebhookEvents } from '../webhooks/webhook-events.js'
 import { insertLedgerRows, paymentRows, saleRows } from './ledger.js'
@@ -54,14 +53,7 @@ export type PayOrderOptions = {
  */
 export async function payOrder(db: Db, options: PayOrderOptions): Promise<{ payment: PaymentView; created: boolean }> {
   return db.transaction(async (tx) => {
-    const order = await lockOrderWhere(
-      tx,
-      and(
-        eq(orders.id, options.orderId),
-        options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),
-        options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
-      ),
-    )
+    const order = await lockOrderWhere(tx, visibleOrder({ ...options, customerId: null }))
     if (!order) throw new AppError('not_found')
     const earlier = await findPaymentByReference(tx, order.id, options.reference)
     if (earlier) return { payment: toPaymentView(earlier), created: false }
