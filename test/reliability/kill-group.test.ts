@@ -20,7 +20,7 @@ import { eventually } from '../support/smtp-sink.js'
  * - a group that committed a sale without its order (take_tickets' `sold` moved, the order rows
  *   not written, or written by another transaction that the kill cut): `inventories.sold` would
  *   exceed the tickets of confirmed orders ("sold = tickets in confirmed orders", and
- *   commerceViolations' own "sold differs from its confirmed order items"); and the fresh
+ *   commerceViolations' own "sold differs from its tickets holding stock"); and the fresh
  *   server, selling until refused, would stop short: sold + held < capacity at the end.
  * - a group answered before its COMMIT (or whose COMMIT the kill could undo): an order or basket
  *   answered 201 missing from the database.
