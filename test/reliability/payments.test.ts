@@ -264,7 +264,7 @@ describe('kill -9 of the server in the middle of an expiry sweep', () => {
     console.info(
       `expiry kill: ${DUE + PAID + NOT_DUE} orders placed in ${Math.round(placedMs)} ms; killed with ${expiredBefore.length} of ${DUE} due orders expired, the rest by the next process`,
     )
-  }, 300_000)
+  }, 420_000)
 })
 
 describe('two server processes sweeping the same due orders at once', () => {
@@ -309,7 +309,7 @@ describe('two server processes sweeping the same due orders at once', () => {
     ).toBe(true)
     expect(expiredBy[0]! + expiredBy[1]!).toBe(DUE)
     console.info(`two sweepers: ${DUE} due orders expired, ${expiredBy.join(' and ')} by each process`)
-  }, 240_000)
+  }, 300_000)
 })
 
 /** The orders a process's sweeps expired, from its log lines at level info (`orders expired unpaid`). */
@@ -363,7 +363,7 @@ describe('50 payments of one order at once, against a live server', () => {
     const [stock] = await stockOf(databaseUrl, [inventory.id])
     expect(stock).toMatchObject({ sold: 4, holding: 4 })
     expect(await commerceViolations(databaseUrl)).toEqual([])
-  })
+  }, 180_000)
 })
 
 describe('a payment racing the expiry sweep of another process, a third buyer after the same stock', () => {
@@ -468,5 +468,5 @@ describe('a payment racing the expiry sweep of another process, a third buyer af
     }
     expect(await commerceViolations(databaseUrl)).toEqual([])
     console.info(`payment against the sweep, ${ROUNDS} rounds: ${JSON.stringify(outcomes)}`)
-  }, 240_000)
+  }, 300_000)
 })
