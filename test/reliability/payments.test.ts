@@ -7,7 +7,18 @@ import { createSeatedInventory } from '../factories/seating.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import { admClient } from '../support/adm-client.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
-import { all, callServer, countStatuses, freshDatabase, openFixtures, retrying, startServer, type Answer, type Fixtures } from '../support/live-server.js'
+import {
+  all,
+  callServer,
+  connectionsGone,
+  countStatuses,
+  freshDatabase,
+  openFixtures,
+  retrying,
+  startServer,
+  type Answer,
+  type Fixtures,
+} from '../support/live-server.js'
 import type { ServerProcess } from '../support/server-process.js'
 import { eventually } from '../support/smtp-sink.js'
 import { createStaff } from '../support/staff.js'
@@ -141,20 +152,6 @@ const stockOf = (databaseUrl: string, inventoryIds: string[]) =>
     [inventoryIds],
   )
 
-/** Waits until no connection but ours is open to the database: a killed process's statements have ended (committed or rolled back). */
-const connectionsGone = (databaseUrl: string) =>
-  eventually(
-    async () =>
-      (
-        await queryDatabase<{ n: number }>(
-          databaseUrl,
-          'select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-        )
-      )[0]!.n === 0,
-    30_000,
-    20,
-  )
-
 describe('kill -9 of the server in the middle of an expiry sweep', () => {
   const DUE = 1000
   const PAID = 20
@@ -187,27 +184,30 @@ describe('kill -9 of the server in the middle of an expiry sweep', () => {
     const paid = orders.slice(DUE + NOT_DUE)
     for (const [n, order] of paid.entries()) expect((await pay(first.baseUrl, shop.seller, order, `PIX-${n}`)).status).toBe(201)
 
-    // The kill: as soon as some of the due orders are expired and not all, while the sweep's next
-    // batch is in its transaction. An event, not a clock: a connection of its own watches the orders.
+    // The kill: once a batch of the due orders is expired, while the next batch is in its
+    // transaction (it holds the lock SELECT … FOR UPDATE takes on the orders table, which nothing
+    // else takes now). Events, not a clock: a connection of its own watches the orders and locks.
+    const ids = due.map((o) => o.id)
     const watch = new pg.Client({ connectionString: databaseUrl })
     await watch.connect()
     let expiredAtKill = 0
     try {
-      await makeDue(
-        databaseUrl,
-        due.map((o) => o.id),
-      )
-      const ids = due.map((o) => o.id)
+      await makeDue(databaseUrl, ids)
       await eventually(
         async () => {
-          const { rows } = await watch.query<{ n: number }>(`select count(*)::int as n from orders where id = any($1) and status = 'expired'`, [ids])
-          expiredAtKill = rows[0]!.n
-          if (expiredAtKill === 0) return false
+          const { rows } = await watch.query<{ expired: number; sweeping: boolean }>(
+            `select (select count(*)::int from orders where id = any($1) and status = 'expired') as expired,
+                    exists (select 1 from pg_locks l where l.relation = 'orders'::regclass and l.mode = 'RowShareLock' and l.granted
+                                                         and l.pid <> pg_backend_pid()) as sweeping`,
+            [ids],
+          )
+          expiredAtKill = rows[0]!.expired
+          if (expiredAtKill === 0 || !rows[0]!.sweeping) return false
           first.child.kill('SIGKILL')
           return true
         },
         60_000,
-        5,
+        2,
       )
     } finally {
       await watch.end()
@@ -216,10 +216,7 @@ describe('kill -9 of the server in the middle of an expiry sweep', () => {
     await connectionsGone(databaseUrl)
 
     // Cut midway: some orders expired whole (event, email, stock back), the rest pending whole, none half.
-    const afterKill = await expiryAccount(
-      databaseUrl,
-      due.map((o) => o.id),
-    )
+    const afterKill = await expiryAccount(databaseUrl, ids)
     const expiredBefore = afterKill.filter((o) => o.status === 'expired')
     expect(expiredBefore.length, `expired when killed: ${expiredAtKill} of ${DUE}`).toBeGreaterThan(0)
     expect(expiredBefore.length, 'the kill landed before the sweep was over').toBeLessThan(DUE)
@@ -262,7 +259,7 @@ describe('kill -9 of the server in the middle of an expiry sweep', () => {
     expect(uses!.uses).toBe(PAID)
     expect(await commerceViolations(databaseUrl)).toEqual([])
     console.info(
-      `expiry kill: ${DUE + PAID + NOT_DUE} orders placed in ${Math.round(placedMs)} ms; killed with ${expiredBefore.length} of ${DUE} due orders expired, the rest by the next process`,
+      `expiry kill: ${DUE + PAID + NOT_DUE} orders placed in ${Math.round(placedMs)} ms; killed in a sweep's transaction with ${expiredAtKill} of ${DUE} due orders expired, ${expiredBefore.length} once its connections were gone, the rest by the next process`,
     )
   }, 420_000)
 })
