@@ -68,36 +68,72 @@ function baseUrl() {
   return `http://${host}:${port}`
 }
 
+/** A JSON body, as curl sends it. */
+function json(body: object) {
+  return `-H 'content-type: application/json' -d '${JSON.stringify(body)}'`
+}
+
+/** Reads a field out of the JSON answer piped in (node, so that no jq is needed). */
+function field(name: string) {
+  return `node -p 'JSON.parse(require("fs").readFileSync(0)).${name}'`
+}
+
 /**
  * What a newcomer needs to make a first call; the API key and the pairing code are printed this
  * once. The check-in lines run as pasted, one after the other in one shell (no jq needed: node
- * reads the token out of the pairing answer).
+ * reads the token out of the pairing answer), and so do the pix lines.
  */
 function demoBanner(data: DemoData, base: string) {
   const { checkin, seating } = data
-  const json = (body: object) => `-H 'content-type: application/json' -d '${JSON.stringify(body)}'`
   return [
     '',
     'Demo data created (SEED_DEMO=false turns this off):',
-    ...credentialLines({ sellerId: data.sellerId, apiKey: data.apiKey, admin: data.admin, pairingCode: checkin.pairingCode }, base),
+    ...credentialLines({ sellerId: data.sellerId, apiKey: data.apiKey, admin: data.admin, buyer: data.buyer, pairingCode: checkin.pairingCode }, base),
     `  coupon:          ${data.couponCode}   affiliate code: ${data.affiliateCode}`,
     `  demo order:      ${checkin.orderId}, tickets ${checkin.identifiers.join(' ')}`,
     `                   for ${checkin.eventTitle} today (${checkin.date}), check-in list "Main entrance" ${checkin.listId}`,
     '  door check-in:   pair the device, then scan the first ticket (paste both lines into one shell):',
-    `    TOKEN=$(curl -s ${json({ pairing_code: checkin.pairingCode })} ${base}/chk/v1/pair | node -p 'JSON.parse(require("fs").readFileSync(0)).token') && echo "$TOKEN"`,
+    `    TOKEN=$(curl -s ${json({ pairing_code: checkin.pairingCode })} ${base}/chk/v1/pair | ${field('token')}) && echo "$TOKEN"`,
     `    curl -s -H "Authorization: Device $TOKEN" ${json({ code: checkin.identifiers[0], list_ids: [checkin.listId] })} ${base}/chk/v1/redeem`,
     `  waiting list:    inventory ${data.waitingList.inventoryId} is sold out (order ${data.waitingList.orderId}); join its list:`,
     `    curl -s -u ${data.sellerId}:${data.apiKey} ${json({ inventory_id: data.waitingList.inventoryId, quantity: 1, email: 'ana@example.com' })} ${base}/stf/v1/waiting-list`,
     `  reserved seats:  ${seating.eventTitle} on ${seating.date} (plan ${seating.planId}); hold two best-available seats of the Plateia:`,
     `    curl -s -u ${data.sellerId}:${data.apiKey} ${json({ items: [{ inventory_id: seating.inventoryIds.plateia, quantity: 2 }] })} ${base}/stf/v1/baskets`,
     `    the seat map (same credentials): ${base}/stf/v1/events/${seating.eventId}/seats.svg?date=${seating.date}`,
+    ...awaitPaymentLines(data, base),
     '',
     '',
   ].join('\n')
 }
 
+/**
+ * The event sold by pix awaiting payment (API.md 7.9), and the lines that buy a ticket of it as
+ * the demo buyer: sign in, open a basket, check it out awaiting pix (`pending` and its
+ * `payment_due_at` shown on stderr), pay what it owes, read its status (`confirmed`). Each keeps
+ * what the next needs in a shell variable; they run as pasted, one after the other in one shell.
+ */
+function awaitPaymentLines(data: DemoData, base: string) {
+  const { awaitPayment: pix, buyer } = data
+  const stf = `curl -s -u ${data.sellerId}:${data.apiKey}`
+  // The checkout's status and deadline (or its error) on stderr, its id kept.
+  const orderShown = `node -p 'const o = JSON.parse(require("fs").readFileSync(0)); console.error(o.status ?? o.code, o.payment_due_at ?? o.message); o.id'`
+  return [
+    `  awaiting pix:    "${pix.eventTitle}" on ${pix.date} (order ${pix.pendingOrderId} awaits its pix until ${pix.paymentDueAt},`,
+    `                   order ${pix.paidOrderId} was paid after awaiting it); as the demo buyer, check out a ticket awaiting pix,`,
+    '                   pay it, read its status (paste the lines into one shell):',
+    `    CUSTOMER=$(${stf} ${json({ email: buyer.email, password: buyer.password })} ${base}/stf/v1/auth/login | ${field('access_token')})`,
+    `    BASKET=$(${stf} ${json({ items: [{ inventory_id: pix.inventoryId, quantity: 1 }] })} ${base}/stf/v1/baskets | ${field('id')})`,
+    `    ORDER=$(${stf} -H "X-Customer-Token: $CUSTOMER" ${json({ payment_method: 'pix', await_payment: true })} ${base}/stf/v1/baskets/$BASKET/checkout | ${orderShown})`,
+    `    ${stf} ${json({ amount: pix.price, reference: 'pix-demo-1' })} ${base}/stf/v1/orders/$ORDER/payments`,
+    `    ${stf} ${base}/stf/v1/orders/$ORDER | ${field('status')}`,
+  ]
+}
+
 /** The demo's credentials, as the first start prints them and `npm run demo:credentials` again. */
-function credentialLines(data: { sellerId: string; apiKey: string; admin: DemoData['admin']; pairingCode: string }, base: string) {
+function credentialLines(
+  data: { sellerId: string; apiKey: string; admin: DemoData['admin']; buyer: DemoData['buyer'] | null; pairingCode: string },
+  base: string,
+) {
   return [
     `  seller id:       ${data.sellerId}`,
     `  API key:         ${data.apiKey}   (shown this once; npm run demo:credentials issues another)`,
@@ -109,12 +145,24 @@ function credentialLines(data: { sellerId: string; apiKey: string; admin: DemoDa
           `                   POST ${base}/iam/v1/auth/login {"username", "password"}, then Bearer on /adm/v1`,
         ]
       : []),
+    ...(data.buyer
+      ? [
+          `  buyer login:     ${data.buyer.email} / ${data.buyer.password}   (shown this once)`,
+          `                   POST ${base}/stf/v1/auth/login {"email", "password"} with the seller's credentials, then X-Customer-Token`,
+        ]
+      : []),
     `  try:             curl -u ${data.sellerId}:${data.apiKey} ${base}/stf/v1/events`,
     `  scanner device:  pairing code ${data.pairingCode}   (shown this once; works once, within 24 h)`,
   ]
 }
 
-/** What `npm run demo:credentials` prints: new credentials; the earlier API keys keep working, the earlier admin password does not. */
+/** What `npm run demo:credentials` prints: new credentials; the earlier API keys keep working, the earlier passwords do not. */
 function renewedBanner(data: DemoCredentials, base: string) {
-  return ['', 'New demo credentials (the earlier API keys keep working; the demo admin has a new password):', ...credentialLines(data, base), '', ''].join('\n')
+  return [
+    '',
+    'New demo credentials (the earlier API keys keep working; the demo admin and the demo buyer have new passwords):',
+    ...credentialLines(data, base),
+    '',
+    '',
+  ].join('\n')
 }

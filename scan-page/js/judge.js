@@ -3,6 +3,9 @@
  * the lists' tickets. The server judges again when the scan is uploaded, and its answer wins.
  */
 
+/** A kept ticket's statuses (the feed's) of an order not paid: awaiting payment, or expired unpaid (API.md 7.9). */
+const UNPAID = new Set(['pending', 'expired'])
+
 /** Whether a list takes a ticket of this event, inventory and variant. */
 const covers = (list, { event_id, inventory_id, variant }) =>
   list.event_id === event_id &&
@@ -52,6 +55,8 @@ export function judgeScan({ lists, known, claims, type, now }) {
   if (found.length === 0) return refused('invalid')
   if (found.length > 1) return refused('ambiguous', found[0].ticket)
   const [{ list, ticket }] = found
+  // An expired ticket is voided too: the holder is told it is not paid, as the server tells it.
+  if (UNPAID.has(ticket.status)) return refused('unpaid', ticket, list.id)
   if (ticket.status === 'voided') return refused('voided', ticket, list.id)
   if (type === 'entry') {
     if (!withinDate(ticket.date, now)) return refused('invalid_time', ticket, list.id)

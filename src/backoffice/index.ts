@@ -10,6 +10,7 @@ import { inventoryRoutes } from './inventories.routes.js'
 import { inventorySeatRoutes } from './inventory-seats.routes.js'
 import { orderRoutes } from './orders.routes.js'
 import { paymentRoutes } from './payments.routes.js'
+import { refundRoutes } from './refunds.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
 import { ticketKeyRoutes } from './ticket-keys.routes.js'
@@ -32,6 +33,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(couponRoutes)
   await app.register(orderRoutes)
   await app.register(paymentRoutes)
+  await app.register(refundRoutes)
   await app.register(webhookRoutes)
   await app.register(deviceRoutes)
   await app.register(ticketKeyRoutes)

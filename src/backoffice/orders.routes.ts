@@ -73,8 +73,11 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'admCancelOrder',
         summary: 'Cancel an order',
         description:
-          'Needs `adm.orders.write`. Returns the tickets to availability, voids them and releases the coupon uses. ' +
-          'Cancelling a cancelled order changes nothing and answers it again (200).',
+          'Needs `adm.orders.write`. Returns the tickets to availability, voids them and releases the coupon uses (API.md 7.9). ' +
+          'A paid (`confirmed`) order is `cancelled` with a `pending` refund of what is left to refund (when anything is; POST ' +
+          '/refunds/{id}/confirm once executed), and the ledger voids its tickets; an order awaiting payment (`pending`) simply ends, ' +
+          'with no refund and nothing in the ledger. Cancelling a cancelled or expired order changes nothing and answers it again (200). ' +
+          'Webhooks `order.cancelled` (and `refund.created`); the buyer is emailed the refund.',
         security,
         params: ZIdParams,
         response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
@@ -93,11 +96,13 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Void one ticket',
         description:
           'Needs `adm.orders.write`. Voids the ticket (downloads no longer register it) and returns it to availability; the ' +
-          "order's totals stay as charged. Answers the order. Voiding a voided ticket (or one of a cancelled order) changes " +
-          'nothing and answers the order again (200). An identifier the order does not have: 404.',
+          "order's totals stay as charged (POST /orders/{id}/refunds gives money back). On a paid order the ledger writes its " +
+          '`void` row. Answers the order. Voiding a voided ticket (or one of a cancelled or expired order) changes nothing and answers ' +
+          'the order again (200). An identifier the order does not have: 404. A ticket of an order awaiting payment: 409 ' +
+          '`order_pending` (cancel the order instead).',
         security,
         params: ZOrderTicketParams,
-        response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>

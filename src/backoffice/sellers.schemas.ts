@@ -1,12 +1,28 @@
 import { z } from 'zod'
-import { DEFAULT_SETTINGS, DEFAULT_TIME_ZONE, LOCALES, SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
+import { DEFAULT_SETTINGS, DEFAULT_TIME_ZONE, LOCALES, PAYMENT_MINUTES_BOUNDS, SETTINGS_BOUNDS, settingsOf } from '../domain/sellers/seller-settings.js'
 import type { SellerRow } from '../domain/sellers/sellers.repo.js'
 import { SELLER_STATUSES } from '../domain/sellers/sellers.table.js'
 import { iso, ZPageQuery } from '../platform/http/schemas.js'
+import { ZPaymentMinutes } from '../storefront/seller.schemas.js'
 import { AT_LEAST_ONE, atLeastOneField, ZHttpUrl, ZInstant, ZName } from './common.schemas.js'
 
 const b = SETTINGS_BOUNDS
 const intSetting = (bounds: { min: number; max: number }, description: string) => z.number().int().min(bounds.min).max(bounds.max).describe(description)
+
+const d = DEFAULT_SETTINGS.payment_minutes
+const methodMinutes = (method: string, byDefault: number) =>
+  intSetting(PAYMENT_MINUTES_BOUNDS, `Minutes an order paid by ${method} awaits its payment (default ${byDefault})`).optional()
+
+const ZPaymentMinutesInput = z
+  .strictObject({
+    pix: methodMinutes('pix', d.pix),
+    boleto: methodMinutes('boleto', d.boleto),
+    credit_card: methodMinutes('credit card', d.credit_card),
+  })
+  .describe(
+    'How long a checkout with `await_payment` keeps its tickets before the unpaid order expires, per method: its `payment_due_at`. ' +
+      'Only the methods given change; another method: 400 `validation_error`',
+  )
 
 export const ZSellerSettingsInput = z
   .strictObject({
@@ -54,6 +70,17 @@ export const ZSellerSettingsInput = z
       .boolean()
       .describe('Named seats that would strand a single free seat are refused with 409 `seat_orphan` instead of held (default false)')
       .optional(),
+    payment_minutes: ZPaymentMinutesInput.optional(),
+    withdrawal_days: intSetting(
+      b.withdrawal_days,
+      `The buyer may withdraw from a paid order (POST /stf/v1/orders/{id}/cancel: cancelled, a pending refund of everything paid) ` +
+        `this many days after buying it; 0 turns the withdrawal off (default ${DEFAULT_SETTINGS.withdrawal_days})`,
+    ).optional(),
+    withdrawal_cutoff_hours: intSetting(
+      b.withdrawal_cutoff_hours,
+      "The buyer's withdrawal closes this many hours before the earliest ticket's date (its 00:00 in `timezone`), " +
+        `however many withdrawal_days are left (default ${DEFAULT_SETTINGS.withdrawal_cutoff_hours})`,
+    ).optional(),
   })
   .describe('Only the settings given change')
 
@@ -70,6 +97,9 @@ export const ZSellerSettings = z
     waiting_list_max_quantity: z.number().int(),
     locale: z.enum(LOCALES),
     seating_no_orphans: z.boolean(),
+    payment_minutes: ZPaymentMinutes,
+    withdrawal_days: z.number().int(),
+    withdrawal_cutoff_hours: z.number().int(),
   })
   .meta({ id: 'AdmSellerSettings' })
 

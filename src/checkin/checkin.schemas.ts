@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ANSWER_REASONS, SCAN_REASONS, SCAN_TYPES } from '../domain/checkin/checkin.table.js'
 import type { InvalidScan } from '../domain/checkin/scan-tickets.js'
+import { TICKET_STATUSES } from '../domain/orders/order-view.js'
 import type { ErrorDetail } from '../platform/errors.js'
 import { pageOf, ZDate, ZDateInput, ZInstant, ZInstantInput, ZPageQuery } from '../platform/http/schemas.js'
 import { ZSeat } from '../storefront/baskets.schemas.js'
@@ -138,7 +139,13 @@ export const ZScanTicket = z
     name: z.string().describe('The inventory’s name'),
     variant: z.string().nullable(),
     seat: ZSeat.nullable().describe('Reserved seating: the seat it sits in; null: an unseated inventory'),
-    status: z.enum(['valid', 'voided']),
+    status: z
+      .enum(TICKET_STATUSES)
+      .describe(
+        '`voided`: cancelled or refunded, refused as `voided`; `pending`: its order awaits payment, `expired`: its order was not paid in time ' +
+          '(API.md 7.9), both refused as `unpaid` (they have no signed code, but a gate may be given their identifier); a paid order’s ' +
+          'tickets come again in the feed, `valid`',
+      ),
     holder: z.object({ name: z.string() }).nullable(),
     checked_in: z.boolean().describe('Entered on this list (a successful entry that was not annulled)'),
     inside: z.boolean().describe('Inside on this list now: its latest scan there that counts is an entry'),

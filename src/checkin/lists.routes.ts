@@ -44,7 +44,9 @@ export const listRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'chkGetListStatus',
         summary: 'How many are in',
-        description: 'Valid tickets of the list, checked in and inside now, in all and per inventory and variant; `date` counts only that date.',
+        description:
+          'Valid tickets of the list (not voided, nor of an unpaid order), checked in and inside now, in all and per inventory and variant; ' +
+          '`date` counts only that date.',
         security,
         params: ZListParams,
         querystring: ZStatusQuery,
@@ -63,8 +65,11 @@ export const listRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'The list’s tickets, for scanning offline',
         description:
           'Without `cursor`, every ticket of the list; with the `next_cursor` of an earlier answer, the tickets changed since (issued, ' +
-          'voided, re-dated, re-signed, checked in or out), voided ones included. Keep a copy up to date with it and scan against it when ' +
-          'the network is gone. When the list’s inventories, variants or rules change, the feed starts over (`reset: true`): drop the copy.',
+          'voided, paid, expired, re-dated, re-signed, checked in or out), voided ones included. Keep a copy up to date with it and scan ' +
+          'against it when the network is gone. Tickets of an order awaiting payment come with `status: pending`, of one that expired ' +
+          'unpaid with `expired`: refuse both as `unpaid` (they have no signed code; refuse their identifier when typed or searched). ' +
+          'When the order is paid they come again, `valid`. When the list’s inventories, variants or rules change, the feed starts over ' +
+          '(`reset: true`): drop the copy.',
         security,
         params: ZListParams,
         querystring: ZFeedQuery,
@@ -81,7 +86,9 @@ export const listRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         operationId: 'chkSearch',
         summary: 'Find tickets of a list',
-        description: 'By identifier or order id prefix, or by the holder’s name or email (at least 3 characters); at most 50, by identifier.',
+        description:
+          'By identifier or order id prefix, or by the holder’s name or email (at least 3 characters); at most 50, by identifier. Tickets of ' +
+          'unpaid orders are found too, with `status` `pending` or `expired`: a scan of them answers `refused`, reason `unpaid`.',
         security,
         querystring: ZSearchQuery,
         response: { 200: ZScanTickets, ...errorResponses(400, 401, 404) },

@@ -24,7 +24,8 @@ const toScan = (body: ScanBody, receivedAt: Date): Scan => ({
 const toBatchScan = (entry: ScanBody | InvalidScan, receivedAt: Date): Scan | InvalidScan => ('invalid' in entry ? entry : toScan(entry, receivedAt))
 
 const REASONS =
-  '`invalid` (no ticket of this seller on the device’s events, or a signed code that does not verify), `voided`, `already_redeemed`, ' +
+  '`invalid` (no ticket of this seller on the device’s events, or a signed code that does not verify), `voided`, `unpaid` (its order ' +
+  'awaits payment or expired unpaid: a `pending` or `expired` ticket, in or out; judged before `invalid_time`), `already_redeemed`, ' +
   '`product` (its inventory or variant is on none of the lists), `invalid_time` (an entry before its date or after 06:00 of the next day, ' +
   'seller’s time zone), `ambiguous` (on more than one of the lists).'
 

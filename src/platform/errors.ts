@@ -79,6 +79,11 @@ export const ERRORS = {
   order_pending: { status: 409, message: 'This order is not paid: its tickets have no codes' },
   /** Refunds above what was paid, counting refunds not yet done. */
   refund_exceeds_paid: { status: 409, message: 'The refund exceeds what is left of what was paid' },
+  /**
+   * A refund naming tickets that are voided already (alone, with their cancelled order, or expired unpaid);
+   * `details.tickets` lists them. Nothing is refunded: a retried refund never pays the same tickets twice.
+   */
+  ticket_voided: { status: 409, message: 'A ticket named is voided already' },
   /** The buyer's cancellation after its window (API.md 7.9); `details.until`. */
   withdrawal_closed: { status: 409, message: 'The withdrawal period for this order is over' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },

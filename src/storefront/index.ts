@@ -9,6 +9,7 @@ import { registerEndUserAddress } from './end-user-address.js'
 import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
 import { paymentRoutes } from './payments.routes.js'
+import { refundRoutes } from './refunds.routes.js'
 import { seatMapRoutes } from './seat-map.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
@@ -30,6 +31,7 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(basketRoutes)
   await app.register(orderRoutes)
   await app.register(paymentRoutes)
+  await app.register(refundRoutes)
   await app.register(waitingListRoutes)
   await app.register(seatingPlanRoutes)
   await app.register(seatMapRoutes)

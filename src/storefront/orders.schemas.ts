@@ -1,3 +1,4 @@
+import { TICKET_STATUSES } from '../domain/orders/order-view.js'
 import { PNG_SIZE } from '../domain/orders/ticket-images.js'
 import { z } from 'zod'
 import { pageOf, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
@@ -82,7 +83,7 @@ export const ZOrder = z
           inventory_id: z.uuid(),
           variant: z.string().nullable().describe('The variant of its item, or null'),
           status: z
-            .enum(['pending', 'valid', 'voided', 'expired'])
+            .enum(TICKET_STATUSES)
             .describe(
               '`pending`: its order awaits payment (no code; refused at the door as `unpaid`); `voided`: cancelled or refunded with its order or ' +
                 'alone, back on sale; `expired`: its order was not paid in time, back on sale',

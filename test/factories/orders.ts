@@ -33,3 +33,21 @@ export async function insertSignedInCustomer(app: FastifyInstance, seller: TestS
   const { token } = signCustomerAccessToken(app, { customerId: id, sellerId: seller.seller.id, sessionId, email: `${id}@example.com` })
   return { id, headers: { ...seller.auth, 'x-customer-token': token } }
 }
+
+/**
+ * An order placed the way a storefront places one: a basket of these items opened with the
+ * customer's headers, then checked out with `checkout` (a pix order awaiting payment unless told
+ * otherwise). Answers the Order as the checkout answered it.
+ */
+export async function placeTestOrder(
+  app: FastifyInstance,
+  headers: Record<string, string>,
+  items: { inventory_id: string; quantity: number }[],
+  checkout: Record<string, unknown> = { payment_method: 'pix', await_payment: true },
+) {
+  const basket = await app.inject({ method: 'POST', url: '/stf/v1/baskets', headers, payload: { items } })
+  if (basket.statusCode !== 201) throw new Error(`basket: ${basket.statusCode} ${basket.body}`)
+  const order = await app.inject({ method: 'POST', url: `/stf/v1/baskets/${basket.json().id}/checkout`, headers, payload: checkout })
+  if (order.statusCode !== 201) throw new Error(`checkout: ${order.statusCode} ${order.body}`)
+  return order.json() as { id: string; status: string; created_at: string; payment_due_at: string | null }
+}

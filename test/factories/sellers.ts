@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { beforeAll } from 'vitest'
 import { affiliateEvents, affiliates } from '../../src/domain/sellers/affiliates.table.js'
 import { createSeller } from '../../src/domain/sellers/create-seller.js'
-import type { SellerSettings } from '../../src/domain/sellers/seller-settings.js'
+import type { SellerSettingsChange } from '../../src/domain/sellers/seller-settings.js'
 import type { SellerRow } from '../../src/domain/sellers/sellers.repo.js'
 
 export type TestSeller = {
@@ -21,7 +21,7 @@ export const basicAuth = (sellerId: string, apiKey: string) => ({
 /** A seller with its first API key, through the same service the back office uses. */
 export async function createTestSeller(
   app: FastifyInstance,
-  overrides: { name?: string; storefrontUrl?: string; settings?: Partial<SellerSettings> } = {},
+  overrides: { name?: string; storefrontUrl?: string; settings?: SellerSettingsChange } = {},
 ): Promise<TestSeller> {
   const suffix = randomBytes(3).toString('hex')
   const { seller, apiKey, apiKeyId } = await createSeller(app.db, {

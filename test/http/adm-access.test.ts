@@ -56,6 +56,10 @@ beforeAll(async () => {
     { method: 'GET', url: `/orders/${randomUUID()}`, permission: 'adm.orders.read' },
     { method: 'POST', url: `/orders/${randomUUID()}/cancel`, permission: 'adm.orders.write' },
     { method: 'POST', url: `/orders/${randomUUID()}/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ/void`, permission: 'adm.orders.write' },
+    { method: 'POST', url: `/orders/${randomUUID()}/payments`, permission: 'adm.orders.write', body: { amount: 100, reference: 'R' } },
+    { method: 'POST', url: `/orders/${randomUUID()}/refunds`, permission: 'adm.orders.write', body: { amount: 100, reason: 'Goodwill' } },
+    { method: 'POST', url: `/refunds/${randomUUID()}/confirm`, permission: 'adm.orders.write', body: { reference: 'provider-1' } },
+    { method: 'GET', url: `${s}/transactions`, permission: 'adm.orders.read' },
     // A public address written as such: accepted without a DNS lookup.
     { method: 'POST', url: `${s}/webhooks`, permission: 'adm.sellers.write', body: { url: 'https://93.184.215.14/hooks' } },
     { method: 'GET', url: `${s}/webhooks`, permission: 'adm.sellers.read' },

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
 import { apiKeys } from '../../src/domain/sellers/api-keys.table.js'
 import { useTestApp } from '../build-app.js'
+import { createTestEvent, createTestInventory } from '../factories/catalog.js'
+import { insertSignedInCustomer, placeTestOrder } from '../factories/orders.js'
 import { basicAuth, createTestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { usesPostgres } from '../support/database.js'
@@ -58,6 +60,9 @@ describe('POST /adm/v1/sellers', () => {
         waiting_list_max_quantity: 4,
         locale: 'pt-BR',
         seating_no_orphans: false,
+        payment_minutes: { pix: 30, boleto: 4320, credit_card: 30 },
+        withdrawal_days: 7,
+        withdrawal_cutoff_hours: 48,
       },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -92,6 +97,9 @@ describe('POST /adm/v1/sellers', () => {
       waiting_list_max_quantity: 20,
       locale: 'en',
       seating_no_orphans: false,
+      payment_minutes: { pix: 30, boleto: 4320, credit_card: 30 },
+      withdrawal_days: 7,
+      withdrawal_cutoff_hours: 48,
     })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])
@@ -232,6 +240,133 @@ describe('GET and PUT /adm/v1/sellers/{id}', () => {
   })
 })
 
+describe('payment and withdrawal settings (API.md 7.9)', () => {
+  const DEFAULT_MINUTES = { pix: 30, boleto: 4320, credit_card: 30 }
+  const settingsOfSeller = async (id: string) => (await adm.get(`/sellers/${id}`)).json().settings
+
+  it('starts from the defaults, and a creation may give some methods only', async () => {
+    const plain = await newSeller()
+    expect(await settingsOfSeller(plain.id)).toMatchObject({ payment_minutes: DEFAULT_MINUTES, withdrawal_days: 7, withdrawal_cutoff_hours: 48 })
+    const boleto = await newSeller({ settings: { payment_minutes: { boleto: 2880 }, withdrawal_days: 0, withdrawal_cutoff_hours: 720 } })
+    expect(boleto.settings).toMatchObject({ payment_minutes: { ...DEFAULT_MINUTES, boleto: 2880 }, withdrawal_days: 0, withdrawal_cutoff_hours: 720 })
+    expect(await settingsOfSeller(boleto.id)).toMatchObject({ payment_minutes: { ...DEFAULT_MINUTES, boleto: 2880 }, withdrawal_days: 0 })
+  })
+
+  it('merges payment_minutes per method: the methods not given keep their minutes', async () => {
+    const seller = await newSeller({ settings: { payment_minutes: { boleto: 1440, credit_card: 60 } } })
+    const pix = await adm.put(`/sellers/${seller.id}`, { settings: { payment_minutes: { pix: 10 } } })
+    expect(pix.statusCode, pix.body).toBe(200)
+    expect(pix.json().settings.payment_minutes).toEqual({ pix: 10, boleto: 1440, credit_card: 60 })
+    const card = await adm.put(`/sellers/${seller.id}`, {
+      settings: { payment_minutes: { credit_card: 45 }, withdrawal_days: 14, withdrawal_cutoff_hours: 24 },
+    })
+    expect(card.json().settings).toMatchObject({
+      payment_minutes: { pix: 10, boleto: 1440, credit_card: 45 },
+      withdrawal_days: 14,
+      withdrawal_cutoff_hours: 24,
+    })
+    // Other settings leave payment_minutes as it is.
+    await adm.put(`/sellers/${seller.id}`, { settings: { max_installments: 6 } })
+    expect(await settingsOfSeller(seller.id)).toMatchObject({
+      payment_minutes: { pix: 10, boleto: 1440, credit_card: 45 },
+      withdrawal_days: 14,
+      withdrawal_cutoff_hours: 24,
+      max_installments: 6,
+    })
+    const audited = await ctx.app.db
+      .select({ data: auditLog.data })
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, seller.id), eq(auditLog.action, 'adm.seller.updated')))
+    expect(audited.map((a) => (a.data as { fields: string[] }).fields)).toEqual([
+      ['settings.payment_minutes'],
+      ['settings.payment_minutes', 'settings.withdrawal_days', 'settings.withdrawal_cutoff_hours'],
+      ['settings.max_installments'],
+    ])
+  })
+
+  it('changes nothing when the minutes given are those already set', async () => {
+    const seller = await newSeller({ settings: { payment_minutes: { pix: 15 } } })
+    const before = (await adm.get(`/sellers/${seller.id}`)).json()
+    const same = await adm.put(`/sellers/${seller.id}`, { settings: { payment_minutes: { pix: 15, boleto: 4320 }, withdrawal_days: 7 } })
+    expect(same.statusCode).toBe(200)
+    expect(same.json()).toEqual(before)
+    const audited = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, seller.id), eq(auditLog.action, 'adm.seller.updated')))
+    expect(audited).toEqual([])
+  })
+
+  it('takes the bounds themselves: 5..43200 minutes per method, 0..30 days, 0..720 hours', async () => {
+    const seller = await newSeller({
+      settings: { payment_minutes: { pix: 5, boleto: 43_200, credit_card: 5 }, withdrawal_days: 30, withdrawal_cutoff_hours: 0 },
+    })
+    expect(seller.settings).toMatchObject({ payment_minutes: { pix: 5, boleto: 43_200, credit_card: 5 }, withdrawal_days: 30, withdrawal_cutoff_hours: 0 })
+    const res = await adm.put(`/sellers/${seller.id}`, { settings: { payment_minutes: { pix: 43_200 }, withdrawal_days: 0, withdrawal_cutoff_hours: 720 } })
+    expect(res.json().settings).toMatchObject({
+      payment_minutes: { pix: 43_200, boleto: 43_200, credit_card: 5 },
+      withdrawal_days: 0,
+      withdrawal_cutoff_hours: 720,
+    })
+  })
+
+  it('refuses minutes, days and hours out of bounds or not whole, on creation and on update, naming the setting', async () => {
+    const seller = await newSeller({ settings: { payment_minutes: { pix: 20 } } })
+    const before = (await adm.get(`/sellers/${seller.id}`)).json()
+    const bad: [Record<string, unknown>, string][] = [
+      [{ payment_minutes: { pix: 4 } }, 'settings.payment_minutes.pix'],
+      [{ payment_minutes: { pix: 43_201 } }, 'settings.payment_minutes.pix'],
+      [{ payment_minutes: { boleto: 2.5 } }, 'settings.payment_minutes.boleto'],
+      [{ payment_minutes: { credit_card: 0 } }, 'settings.payment_minutes.credit_card'],
+      [{ payment_minutes: { credit_card: -30 } }, 'settings.payment_minutes.credit_card'],
+      [{ payment_minutes: { pix: '30' } }, 'settings.payment_minutes.pix'],
+      [{ payment_minutes: { pix: null } }, 'settings.payment_minutes.pix'],
+      [{ payment_minutes: 30 }, 'settings.payment_minutes'],
+      [{ payment_minutes: null }, 'settings.payment_minutes'],
+      [{ withdrawal_days: -1 }, 'settings.withdrawal_days'],
+      [{ withdrawal_days: 31 }, 'settings.withdrawal_days'],
+      [{ withdrawal_days: 1.5 }, 'settings.withdrawal_days'],
+      [{ withdrawal_cutoff_hours: -1 }, 'settings.withdrawal_cutoff_hours'],
+      [{ withdrawal_cutoff_hours: 721 }, 'settings.withdrawal_cutoff_hours'],
+      [{ withdrawal_cutoff_hours: '48' }, 'settings.withdrawal_cutoff_hours'],
+    ]
+    for (const [settings, path] of bad) {
+      expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', settings }), path)
+      expectValidation(await adm.put(`/sellers/${seller.id}`, { settings }), path)
+    }
+    expect((await adm.get(`/sellers/${seller.id}`)).json()).toEqual(before)
+  })
+
+  it('refuses a payment method the product does not know inside payment_minutes, and changes nothing', async () => {
+    const seller = await newSeller()
+    for (const minutes of [{ paypal: 10 }, { pix: 10, debit_card: 10 }, { PIX: 10 }]) {
+      expectValidation(
+        await adm.put(`/sellers/${seller.id}`, { settings: { payment_minutes: minutes } }),
+        `settings.payment_minutes.${Object.keys(minutes).at(-1)}`,
+      )
+      expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', settings: { payment_minutes: minutes } }))
+    }
+    expect((await settingsOfSeller(seller.id)).payment_minutes).toEqual(DEFAULT_MINUTES)
+  })
+
+  it("reaches the storefront's seller from the next request on: its profile, and the payment_due_at of a pending checkout", async () => {
+    const shop = await createTestSeller(ctx.app)
+    const buyer = await insertSignedInCustomer(ctx.app, shop)
+    const inventory = await createTestInventory(ctx.app, await createTestEvent(ctx.app, shop.seller.id))
+    // Cached by the storefront with the defaults.
+    expect((await whoami(shop.auth)).json().settings).toMatchObject({ payment_minutes: DEFAULT_MINUTES, withdrawal_days: 7, withdrawal_cutoff_hours: 48 })
+    await adm.put(`/sellers/${shop.seller.id}`, { settings: { payment_minutes: { pix: 12 }, withdrawal_days: 3, withdrawal_cutoff_hours: 72 } })
+    expect((await whoami(shop.auth)).json().settings).toMatchObject({
+      payment_minutes: { ...DEFAULT_MINUTES, pix: 12 },
+      withdrawal_days: 3,
+      withdrawal_cutoff_hours: 72,
+    })
+    const { status, created_at, payment_due_at } = await placeTestOrder(ctx.app, buyer.headers, [{ inventory_id: inventory.id, quantity: 1 }])
+    expect(status).toBe('pending')
+    expect(new Date(payment_due_at!).getTime() - new Date(created_at).getTime()).toBe(12 * 60_000)
+  })
+})
+
 describe('API keys', () => {
   it('issues more keys, with or without a name, each working at once and shown only on creation', async () => {
     const seller = await newSeller()
@@ -331,6 +466,9 @@ describe.skipIf(!usesPostgres())('a second app instance on the same PostgreSQL',
     await adm.put(`/sellers/${seller.id}`, { settings: { max_installments: 4 } })
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect((await whoami(auth, other)).json().settings.max_installments).toBe(4)
+    await adm.put(`/sellers/${seller.id}`, { settings: { payment_minutes: { boleto: 600 } } })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect((await whoami(auth, other)).json().settings.payment_minutes).toEqual({ pix: 30, boleto: 600, credit_card: 30 })
     await adm.put(`/sellers/${seller.id}`, { status: 'disabled' })
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect((await whoami(auth, other)).statusCode).toBe(401)

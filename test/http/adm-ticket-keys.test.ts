@@ -7,7 +7,7 @@ import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { useTwoSellers } from '../factories/sellers.js'
 import type { AdmClient } from '../support/adm-client.js'
-import { buyTickets, checkinAdmin, pairedDevice, scanner, type TestOrder } from '../support/checkin.js'
+import { buyTickets, checkinAdmin, feedPage, pairedDevice, scanner, type TestOrder } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 import { usesPostgres } from '../support/database.js'
 import { buildSecondApp } from '../support/second-app.js'
@@ -41,16 +41,10 @@ const kidOf = (code: string) => decodeProtectedHeader(code).kid as string
 const redeem = async (code: string) => (await gate.post('/redeem', { code, list_ids: [listId] })).json()
 const readOrder = async (order: TestOrder) => (await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}`, headers: a.auth })).json() as TestOrder
 
-/** The list's feed after `cursor`, once it shows every one of `expected` (the feed shows a change once older writes ended). */
+/** The list's feed after `cursor`, once it shows every one of `expected`: the identifiers shown and the cursor to go on from. */
 async function feedAfter(cursor: string | undefined, expected: readonly string[]) {
-  for (let attempt = 0; ; attempt++) {
-    const res = await gate.get(`/lists/${listId}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)
-    expect(res.statusCode).toBe(200)
-    const body = res.json() as { data: { identifier: string }[]; next_cursor: string }
-    const shown = new Set(body.data.map((t) => t.identifier))
-    if (expected.every((id) => shown.has(id)) || attempt >= 200) return { identifiers: shown, cursor: body.next_cursor }
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
+  const page = await feedPage(gate, listId, cursor, expected)
+  return { identifiers: new Set(page.data.map((t) => t.identifier)), cursor: page.next_cursor }
 }
 
 describe('rotate and retire', () => {

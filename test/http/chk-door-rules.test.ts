@@ -5,7 +5,7 @@ import { checkins } from '../../src/domain/checkin/checkin.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import type { AdmClient } from '../support/adm-client.js'
-import { buyTickets, checkinAdmin, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
+import { buyTickets, checkinAdmin, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 
 /** API.md 7.5: the door's rules where a real event day went wrong (clocks, re-dated inventories, list edits, nonces). */
@@ -42,22 +42,7 @@ const newList = async (body: Record<string, unknown>) => {
 }
 const buy = async (inventory_id: string, quantity = 1, variant?: string) =>
   (await buyTickets(ctx.app, a, [{ inventory_id, quantity, ...(variant ? { variant } : {}) }])).tickets
-type FeedPage = { data: { identifier: string; date: string; inside: boolean; checked_in: boolean }[]; next_cursor: string; reset: boolean }
-
-/**
- * A page of the list's feed, read again until it shows the `expected` tickets: on PostgreSQL the feed
- * holds back changes while older transactions still run (bounded: 200 tries).
- */
-const feed = async (listId: string, cursor?: string, expected: readonly string[] = []): Promise<FeedPage> => {
-  for (let attempt = 0; ; attempt++) {
-    const res = await gateA.get(`/lists/${listId}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)
-    expect(res.statusCode).toBe(200)
-    const page = res.json() as FeedPage
-    const shown = new Set(page.data.map((t) => t.identifier))
-    if (expected.every((id) => shown.has(id)) || attempt >= 200) return page
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
+const feed = (listId: string, cursor?: string, expected: readonly string[] = []) => feedPage(gateA, listId, cursor, expected)
 const status = async (listId: string, query = '') => (await adm.get(`/checkin-lists/${listId}/status${query}`)).json()
 
 describe('a gate whose clock runs fast', () => {

@@ -5,7 +5,7 @@ import { checkins } from '../../src/domain/checkin/checkin.table.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import type { AdmClient } from '../support/adm-client.js'
-import { buyTickets, checkinAdmin, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
+import { buyTickets, checkinAdmin, type FeedTicket, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 
 /** API.md 7.5: a gate lets each ticket in once per list, says why not, and keeps every scan. */
@@ -470,20 +470,8 @@ describe('offline: GET /chk/v1/lists/{id}/tickets and /chk/v1/search', () => {
   })
 })
 
-type FeedTicket = { identifier: string; status: string; checked_in: boolean }
-
-/**
- * The feed from `cursor` once it shows every identifier expected: a change shows once every
- * older write transaction of the server has ended (other work may hold one for a moment), so
- * wait for it, a bounded number of times. Without `expected`, one read.
- */
+/** The list's feed after `cursor`, once it shows every one of `expected`: its tickets and the cursor to go on from. */
 async function readFeed(list: string, cursor?: string, expected: readonly string[] = []): Promise<{ tickets: FeedTicket[]; cursor: string }> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await gate.get(`/lists/${list}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)
-    expect(res.statusCode).toBe(200)
-    const body = res.json() as { data: FeedTicket[]; next_cursor: string }
-    const shown = new Set(body.data.map((t) => t.identifier))
-    if (expected.every((id) => shown.has(id)) || attempt >= 200) return { tickets: body.data, cursor: body.next_cursor }
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
+  const page = await feedPage(gate, list, cursor, expected)
+  return { tickets: page.data, cursor: page.next_cursor }
 }

@@ -1,15 +1,13 @@
-import { execFile, spawnSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { listInventories } from '../../src/domain/catalog/list-inventories.js'
 import { cancelOrder } from '../../src/domain/orders/cancel-order.js'
 import { events } from '../../src/domain/catalog/events.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
-import { DEMO_ADMIN_EMAIL, seedDemo, type DemoData } from '../../src/domain/demo/seed-demo.js'
+import { DEMO_ADMIN_EMAIL, DEMO_BUYER_EMAIL, seedDemo, type DemoData } from '../../src/domain/demo/seed-demo.js'
 import { ensureBuiltins } from '../../src/domain/staff/ensure-builtins.js'
 import { staffUsers } from '../../src/domain/staff/users.table.js'
 import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
@@ -17,6 +15,7 @@ import { sellers } from '../../src/domain/sellers/sellers.table.js'
 import { useTestApp } from '../build-app.js'
 import { basicAuth } from '../factories/sellers.js'
 import { resetDatabase, testDatabase } from '../support/database.js'
+import { runPastedLines } from '../support/pasted-lines.js'
 import { startServerProcess } from '../support/server-process.js'
 import { eventually } from '../support/smtp-sink.js'
 
@@ -51,8 +50,16 @@ describe('seedDemo', () => {
       expect(page.rows.length).toBeGreaterThan(0)
       for (const inventory of page.rows) {
         expect(inventory.date >= todayString && inventory.date <= inSixWeeks).toBe(true)
-        // Only tonight's show has sold anything (the demo order's two tickets), and the front row that the demo sold out.
-        const sold = inventory.date === todayString ? 2 : inventory.id === demo.waitingList.inventoryId ? inventory.capacity : 0
+        // Only tonight's show has sold anything (the demo order's two tickets), the front row that the demo sold out,
+        // and the pix event (two tickets awaiting payment take their stock as two paid ones do).
+        const sold =
+          inventory.date === todayString
+            ? 2
+            : inventory.id === demo.waitingList.inventoryId
+              ? inventory.capacity
+              : inventory.id === demo.awaitPayment.inventoryId
+                ? 4
+                : 0
         expect(inventory.available).toBe(inventory.capacity - sold)
       }
     }
@@ -173,6 +180,70 @@ describe('seedDemo', () => {
     ])
   })
 
+  it('sells an event by pix awaiting payment, with an order awaiting its pix and one paid after it, both in the back office', async () => {
+    const { awaitPayment: pix } = demo
+    const [event] = await ctx.app.db.select().from(events).where(eq(events.id, pix.eventId))
+    expect(event).toMatchObject({ title: 'Pix na hora — pague em 30 minutos', status: 'published' })
+    expect(demo.eventIds).toContain(pix.eventId)
+    const headers = basicAuth(demo.sellerId, demo.apiKey)
+    const read = async (orderId: string) => (await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${orderId}`, headers })).json()
+
+    const pending = await read(pix.pendingOrderId)
+    expect(pending).toMatchObject({ status: 'pending', payment_due_at: pix.paymentDueAt, paid_total: 0, payments: [], payment: { method: 'pix' } })
+    // The seller's payment_minutes of pix, 30 by default, from the checkout.
+    expect(Date.parse(pending.payment_due_at) - Date.parse(pending.created_at)).toBe(30 * 60_000)
+    expect(pending.tickets).toEqual([expect.objectContaining({ status: 'pending', code: null }), expect.objectContaining({ status: 'pending', code: null })])
+
+    const paid = await read(pix.paidOrderId)
+    expect(paid).toMatchObject({ status: 'confirmed', paid_total: paid.totals.total, payments: [{ amount: 2 * pix.price, method: 'pix' }] })
+    expect(paid.totals.total).toBe(2 * pix.price)
+    expect(paid.payment_due_at).not.toBeNull()
+    expect(paid.tickets.every((t: { status: string; code: string | null }) => t.status === 'valid' && t.code !== null)).toBe(true)
+
+    const login = await ctx.app.inject({ method: 'POST', url: '/iam/v1/auth/login', payload: { username: demo.admin!.email, password: demo.admin!.password } })
+    const staff = { authorization: `Bearer ${login.json().access_token}` }
+    const listed = async (status: string) =>
+      (await ctx.app.inject({ method: 'GET', url: `/adm/v1/sellers/${demo.sellerId}/orders?status=${status}`, headers: staff }))
+        .json()
+        .data.map((o: { id: string }) => o.id)
+    expect(await listed('pending')).toEqual([pix.pendingOrderId])
+    expect(await listed('confirmed')).toContain(pix.paidOrderId)
+  })
+
+  it("lets the demo buyer sign in with the printed password, check out a ticket awaiting pix and pay it, as the banner's lines do", async () => {
+    const { awaitPayment: pix, buyer } = demo
+    expect(buyer).toEqual({ email: DEMO_BUYER_EMAIL, password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/) })
+    const headers = basicAuth(demo.sellerId, demo.apiKey)
+    const login = await ctx.app.inject({ method: 'POST', url: '/stf/v1/auth/login', headers, payload: buyer })
+    expect(login.statusCode, login.body).toBe(200)
+    const asBuyer = { ...headers, 'x-customer-token': login.json().access_token }
+    const basket = await ctx.app.inject({
+      method: 'POST',
+      url: '/stf/v1/baskets',
+      headers,
+      payload: { items: [{ inventory_id: pix.inventoryId, quantity: 1 }] },
+    })
+    expect(basket.statusCode, basket.body).toBe(201)
+    const checkout = await ctx.app.inject({
+      method: 'POST',
+      url: `/stf/v1/baskets/${basket.json().id}/checkout`,
+      headers: asBuyer,
+      payload: { payment_method: 'pix', await_payment: true },
+    })
+    expect(checkout.statusCode, checkout.body).toBe(201)
+    const order = checkout.json()
+    expect(order).toMatchObject({ status: 'pending', payment_due_at: expect.any(String), totals: { total: pix.price } })
+    const pay = await ctx.app.inject({
+      method: 'POST',
+      url: `/stf/v1/orders/${order.id}/payments`,
+      headers,
+      payload: { amount: pix.price, reference: 'pix-demo-1' },
+    })
+    expect(pay.statusCode, pay.body).toBe(201)
+    const paid = await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}`, headers })
+    expect(paid.json()).toMatchObject({ status: 'confirmed', paid_total: pix.price, tickets: [{ status: 'valid', code: expect.any(String) }] })
+  })
+
   it('changes nothing once a seller exists', async () => {
     expect(await seedDemo(ctx.app.db, seedOptions())).toBeNull()
     expect(await ctx.app.db.select().from(sellers)).toHaveLength(1)
@@ -187,47 +258,17 @@ describe('seedDemo', () => {
   })
 })
 
-/** Whether the printed curl lines can be run as a user would paste them. */
-const hasCurl = spawnSync('curl', ['--version']).status === 0
-
-/**
- * Runs the banner's check-in lines: pasted into bash, as a user does; without curl on this
- * machine, each line's request (its JSON body and URL, the token from the first answer) by fetch.
- */
-async function runCheckinLines(pair: string, scan: string): Promise<{ token: string; answer: Record<string, unknown> }> {
-  if (hasCurl) {
-    const { stdout } = await promisify(execFile)('bash', ['-c', `${pair}\n${scan}`])
-    const [token, answer] = stdout.trim().split('\n')
-    return { token: token!, answer: JSON.parse(answer!) }
-  }
-  const send = (line: string, headers: Record<string, string> = {}) => {
-    const [, body, url] = /-d '([^']*)' (\S+)$/.exec(line)!
-    return fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body }).then(
-      (r) => r.json() as Promise<Record<string, unknown>>,
-    )
-  }
-  const token = String((await send(pair)).token)
-  return { token, answer: await send(scan, { authorization: `Device ${token}` }) }
-}
-
-/** Runs the banner's basket line as pasted into bash; without curl on this machine, its request by fetch. */
-async function runBasketLine(line: string): Promise<{ items: { seats: { row: string }[] }[] }> {
-  if (hasCurl) return JSON.parse((await promisify(execFile)('bash', ['-c', line])).stdout)
-  const [, credentials, body, url] = /-u (\S+) .*-d '([^']*)' (\S+)$/.exec(line)!
-  const authorization = `Basic ${Buffer.from(credentials!).toString('base64')}`
-  return (await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body })).json() as never
-}
-
 describe('npm start with a new embedded database', () => {
-  it('seeds once, prints working storefront credentials, curl lines that pair the demo device and scan the demo ticket, and leaves the data alone on the next start', async () => {
+  it('seeds once, prints working storefront credentials, curl lines that pair the demo device and scan the demo ticket, hold seats, and check out awaiting pix and pay, and leaves the data alone on the next start', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'boxoffice-demo-'))
     const env = { SEED_DEMO: 'true', DATA_DIR: dataDir }
-    const first = await startServerProcess(env, { databaseUrl: '' })
+    // It seeds before it listens: on a busy machine that takes a while.
+    const first = await startServerProcess(env, { databaseUrl: '', startWithinMs: 150_000 })
     let sellerId: string
     let apiKey: string
     try {
       // The banner is printed once the server listens, a moment after it starts answering.
-      await eventually(() => /chk\/v1\/redeem\n/.test(first.output()), 90_000)
+      await eventually(() => /chk\/v1\/redeem\n/.test(first.output()), 30_000)
       const output = first.output()
       sellerId = /seller id:\s+([0-9a-f-]{36})/.exec(output)![1]!
       apiKey = /API key:\s+(sk_[A-Za-z0-9_-]+)/.exec(output)![1]!
@@ -254,16 +295,31 @@ describe('npm start with a new embedded database', () => {
       expect(pair).toContain(`'{"pairing_code":"${pairingCode}"}' ${first.baseUrl}/chk/v1/pair |`)
       expect(scan).toContain('-H "Authorization: Device $TOKEN"')
       expect(scan).toContain(`'{"code":"${identifier}","list_ids":["${listId}"]}' ${first.baseUrl}/chk/v1/redeem`)
-      const { token, answer } = await runCheckinLines(pair, scan)
+      const [token, answer] = (await runPastedLines([pair, scan])).stdout.trim().split('\n')
       expect(token).toMatch(/^dev_/)
-      expect(answer).toMatchObject({ status: 'ok', reason: null, list_id: listId, ticket: { identifier, status: 'valid', checked_in: true } })
+      expect(JSON.parse(answer!)).toMatchObject({ status: 'ok', reason: null, list_id: listId, ticket: { identifier, status: 'valid', checked_in: true } })
 
       // Reserved seats: the line that holds two best-available seats, and the seat map's address.
       const hold = /^ +(curl .*\/stf\/v1\/baskets)$/m.exec(output)![1]!
       expect(hold).toContain(`curl -s -u ${sellerId}:${apiKey} `)
-      const basket = await runBasketLine(hold)
+      const basket = JSON.parse((await runPastedLines([hold])).stdout) as { items: { seats: { row: string }[] }[] }
       expect(basket.items[0]!.seats.map((seat) => seat.row)).toEqual(['A', 'A'])
       expect(output).toMatch(new RegExp(`${first.baseUrl}/stf/v1/events/[0-9a-f-]{36}/seats\\.svg\\?date=\\d{4}-\\d{2}-\\d{2}\n`))
+
+      // Awaiting pix: as the demo buyer (her printed password), check out awaiting pix, pay, read the status.
+      const [, buyerEmail, buyerPassword] = /buyer login:\s+(\S+) \/ (\S+)/.exec(output)!
+      expect(buyerEmail).toBe(DEMO_BUYER_EMAIL)
+      const pixLines = ['CUSTOMER=', 'BASKET=', 'ORDER=', 'curl .*/payments', 'curl .*\\$ORDER \\|'].map(
+        (start) => new RegExp(`^ {4}(${start}.*)$`, 'm').exec(output)![1]!,
+      )
+      expect(pixLines[0]).toContain(`'{"email":"${buyerEmail}","password":"${buyerPassword}"}' ${first.baseUrl}/stf/v1/auth/login |`)
+      expect(pixLines[2]).toContain(`'{"payment_method":"pix","await_payment":true}' ${first.baseUrl}/stf/v1/baskets/$BASKET/checkout |`)
+      const { stdout, stderr } = await runPastedLines(pixLines)
+      // The checkout's status and deadline on stderr; the payment (201's body), then the order's status, on stdout.
+      expect(stderr).toMatch(/^pending \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\n$/)
+      const [, payment, status] = /^(\{.*\})(\w+)\n$/.exec(stdout)!
+      expect(JSON.parse(payment!)).toMatchObject({ amount: 4000, method: 'pix', reference: 'pix-demo-1' })
+      expect(status).toBe('confirmed')
     } finally {
       expect(await first.stop()).toBe(0)
     }
@@ -276,7 +332,7 @@ describe('npm start with a new embedded database', () => {
     } finally {
       await second.stop()
     }
-  }, 120_000)
+  }, 240_000)
 
   it('seeds nothing with SEED_DEMO=false', async () => {
     const server = await startServerProcess({ SEED_DEMO: 'false' }, { databaseUrl: '' })
@@ -285,5 +341,5 @@ describe('npm start with a new embedded database', () => {
     } finally {
       await server.stop()
     }
-  }, 60_000)
+  }, 120_000)
 })

@@ -52,6 +52,7 @@ describe('database function files', () => {
       'domain/inventory/sql/take_tickets_json.sql',
       'domain/inventory/sql/tickets_available.sql',
       'domain/inventory/sql/tickets_held.sql',
+      'domain/payments/sql/transactions_append_only.sql',
       'domain/seating/sql/seats_json.sql',
       'domain/sellers/sql/seller_today.sql',
       'domain/waiting-list/sql/end_offer_hold.sql',

@@ -94,7 +94,9 @@ describe('a checkout awaiting payment', () => {
   it('places a pending order due in the seller’s minutes for its method, its tickets taken without codes', async () => {
     const inventoryId = await newInventory()
     const before = Date.now()
+    const mailsBefore = (await emailsTo('stf.order_pending')).length
     const order = await pending(inventoryId)
+    expect((await emailsTo('stf.order_pending')).length).toBe(mailsBefore + 1)
     expect(order).toMatchObject({ status: 'pending', paid_total: 0, refunded_total: 0, payments: [], totals: { total: 10000 } })
     const due = Date.parse(order.payment_due_at!)
     expect(due).toBeGreaterThanOrEqual(before + 29 * 60_000)
@@ -222,6 +224,33 @@ describe('POST /stf/v1/orders/{id}/payments', () => {
       expect(res.json().code).toBe('validation_error')
     }
     expect(await paymentsOf(order.id)).toEqual([])
+  })
+
+  it('refuses a payment of a cancelled order with 409 order_cancelled', async () => {
+    const order = await pending(await newInventory())
+    expect((await staff.post(`/orders/${order.id}/cancel`)).statusCode).toBe(200)
+    const res = await pay(order.id, { amount: 10000, reference: 'AFTER-CANCEL' })
+    expect(res.statusCode).toBe(409)
+    expect(res.json().code).toBe('order_cancelled')
+    expect(await paymentsOf(order.id)).toEqual([])
+  })
+
+  it('is listed by status in the back office, pending and expired included', async () => {
+    const inventoryId = await newInventory()
+    const waiting = await pending(inventoryId, { quantity: 1 })
+    const lapsed = await pending(inventoryId, { quantity: 1 })
+    await makeDue(lapsed.id)
+    await sweep()
+    for (const [status, id] of [
+      ['pending', waiting.id],
+      ['expired', lapsed.id],
+    ] as const) {
+      const res = await staff.get(`/sellers/${a.seller.id}/orders?status=${status}&limit=100`)
+      expect(res.statusCode).toBe(200)
+      const listed = res.json().data as Order[]
+      expect(listed.every((order) => order.status === status)).toBe(true)
+      expect(listed.map((order) => order.id)).toContain(id)
+    }
   })
 
   it('is recorded by the back office too (money the seller received itself)', async () => {

@@ -107,6 +107,7 @@ describe('OpenAPI document of the commerce routes', () => {
         'post /stf/v1/baskets/{id}/checkout',
         'get /stf/v1/orders',
         'get /stf/v1/orders/{id}',
+        'post /stf/v1/orders/{id}/cancel',
         'post /stf/v1/waiting-list',
         'post /stf/v1/waiting-list/accept',
       ].sort(),

@@ -45,6 +45,9 @@ describe('storefront seller resolution', () => {
         waiting_list_offer_minutes: 1440,
         waiting_list_max_quantity: 4,
         locale: 'pt-BR',
+        payment_minutes: { pix: 30, boleto: 4320, credit_card: 30 },
+        withdrawal_days: 7,
+        withdrawal_cutoff_hours: 48,
       },
       affiliate: null,
     })

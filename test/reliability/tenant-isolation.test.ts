@@ -42,6 +42,8 @@ let a: Side
 let b: Side
 let admin: TestStaff
 let tokensOfB: { reset: string; magic: string; verify: string; refresh: string }
+/** A pending refund of B's order, for A to try to confirm. */
+let refundOfB: string
 
 const call = (p: Probe) =>
   ctx.app.inject({
@@ -141,6 +143,14 @@ beforeAll(async () => {
     verify: await outboxToken(b.other.customer.email, url, 'verify-email'),
     refresh: b.other.refreshToken,
   }
+  const refund = await call({
+    method: 'POST',
+    url: `/adm/v1/orders/${b.orderId}/refunds`,
+    headers: admin.auth,
+    payload: { amount: 100, reason: 'A goodwill refund of B' },
+  })
+  expect(refund.statusCode, refund.body).toBe(201)
+  refundOfB = refund.json().id
   before = await viewOfB()
 })
 
@@ -272,6 +282,23 @@ describe('storefront resources of seller B, with seller A credentials', () => {
     const madeUp = 'TICKETTHATDOESNOTEXIST0000'
     const res = await expectSameAsMissing(download(a.orderId, [b.ticket]), download(a.orderId, [madeUp]), [b.ticket, madeUp])
     expect(res.json()).toEqual({ registered: 0, first_access: [], unknown: [b.ticket], voided: [] })
+  })
+
+  it("withdrawal and refunds: B's order cannot be withdrawn from, nor B's refund confirmed", async () => {
+    const missing = nobody()
+    for (const headers of [a.buyer.headers, a.other.headers]) {
+      const res = await expectSameAsMissing(
+        { method: 'POST', url: `/stf/v1/orders/${b.orderId}/cancel`, headers },
+        { method: 'POST', url: `/stf/v1/orders/${missing}/cancel`, headers },
+        [b.orderId, missing],
+      )
+      expect(res.statusCode).toBe(404)
+    }
+    // A's buyer cannot withdraw from an order of A's other buyer either.
+    const ofOther = await call({ method: 'POST', url: `/stf/v1/orders/${a.orderId}/cancel`, headers: a.other.headers })
+    expect(ofOther.statusCode).toBe(404)
+    const confirm = (id: string): Probe => ({ method: 'POST', url: `/stf/v1/refunds/${id}/confirm`, headers: a.seller.auth, payload: { reference: 'stolen' } })
+    expect((await expectSameAsMissing(confirm(refundOfB), confirm(missing), [refundOfB, missing])).statusCode).toBe(404)
   })
 
   it("customers: B's customer cannot be signed out, signed in, mailed or registered over", async () => {

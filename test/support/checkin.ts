@@ -20,12 +20,23 @@ export async function pairedDevice(app: FastifyInstance, adm: AdmClient, sellerI
   return { id: created.json().id as string, token, headers: { authorization: `Device ${token}` } }
 }
 
-/** A checkout through the storefront, as a partner does it. */
-export async function buyTickets(
-  app: FastifyInstance,
-  seller: TestSeller,
-  items: { inventory_id: string; quantity: number; variant?: string }[],
-): Promise<TestOrder> {
+/** A checkout through the storefront, as a partner does it: paid (`confirmed`), every ticket with its signed code. */
+export const buyTickets = (app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<TestOrder> => checkout<TestOrder>(app, seller, items, {})
+
+/** An order awaiting payment (API.md 7.9), through the storefront's checkout with `await_payment`: `pending`, its tickets without codes. */
+export async function orderAwaitingPayment(app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<UnpaidOrder> {
+  const order = await checkout<UnpaidOrder>(app, seller, items, { await_payment: true })
+  expect(order).toMatchObject({ status: 'pending' })
+  expect(order.tickets.map((ticket) => [ticket.status, ticket.code])).toEqual(order.tickets.map(() => ['pending', null]))
+  return order
+}
+
+/** An order of tickets without codes: awaiting payment, or expired unpaid. */
+export type UnpaidOrder = { id: string; status: string; tickets: (Omit<TestOrder['tickets'][number], 'code'> & { code: null })[] }
+
+type CheckoutItems = { inventory_id: string; quantity: number; variant?: string }[]
+
+async function checkout<O>(app: FastifyInstance, seller: TestSeller, items: CheckoutItems, body: { await_payment?: boolean }): Promise<O> {
   const customer = await insertSignedInCustomer(app, seller)
   const basket = await app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: customer.headers, payload: { items } })
   expect(basket.statusCode).toBe(201)
@@ -33,7 +44,7 @@ export async function buyTickets(
     method: 'POST',
     url: `/stf/v1/baskets/${basket.json().id}/checkout`,
     headers: customer.headers,
-    payload: { payment_method: 'pix' },
+    payload: { payment_method: 'pix', ...body },
   })
   expect(order.statusCode).toBe(201)
   return order.json()
@@ -57,3 +68,25 @@ export const useSellersInUtc = (ctx: { app: FastifyInstance }) =>
 
 /** Pairing is limited per address; a file that pairs many devices from one raises it (the limit has its own test). */
 export const MANY_PAIRINGS = { CHK_PAIR_LIMIT_PER_IP: '100000' }
+
+/** A ticket as the door's feed and search answer it (the fields tests read). */
+export type FeedTicket = { identifier: string; status: string; date: string; checked_in: boolean; inside: boolean }
+
+export type FeedPage = { data: FeedTicket[]; next_cursor: string; has_more: boolean; reset: boolean }
+
+/**
+ * A page of a list's ticket feed after `cursor` (from the start without), read again until it
+ * shows every one of `expected`: on PostgreSQL the feed shows a change once every older write
+ * transaction has ended (other work may hold one for a moment), so wait for it, a bounded number
+ * of times (200). Without `expected`, one read.
+ */
+export async function feedPage(gate: ReturnType<typeof scanner>, listId: string, cursor?: string, expected: readonly string[] = []): Promise<FeedPage> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await gate.get(`/lists/${listId}/tickets?limit=1000${cursor ? `&cursor=${cursor}` : ''}`)
+    expect(res.statusCode).toBe(200)
+    const page = res.json() as FeedPage
+    const shown = new Set(page.data.map((t) => t.identifier))
+    if (expected.every((id) => shown.has(id)) || attempt >= 200) return page
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}

@@ -15,11 +15,17 @@ export type ServerProcess = {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
+export type StartServerOptions = {
+  databaseUrl?: string
+  /** How long it may take to listen (default 60 s): a start that seeds the demo does that first. */
+  startWithinMs?: number
+}
+
 /**
  * Starts `src/server.ts` as its own process, the way `npm start` does: over a fresh
  * PostgreSQL database when `TEST_DATABASE_URL` is set, else an embedded one in a temp dir.
  */
-export async function startServerProcess(env: Record<string, string> = {}, options: { databaseUrl?: string } = {}): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string> = {}, options: StartServerOptions = {}): Promise<ServerProcess> {
   const port = await freePort()
   const databaseUrl = options.databaseUrl ?? (process.env.TEST_DATABASE_URL ? await createScratchDatabase(process.env.TEST_DATABASE_URL) : undefined)
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -50,7 +56,7 @@ export async function startServerProcess(env: Record<string, string> = {}, optio
       () => true,
       () => false,
     )
-  await eventually(async () => gone || output.includes('Server listening') || (await answers()), 60_000, 100)
+  await eventually(async () => gone || output.includes('Server listening') || (await answers()), options.startWithinMs ?? 60_000, 100)
   if (gone) throw new Error(`server exited during start:\n${output}`)
   return {
     child,

@@ -12,6 +12,12 @@ describe('formatBrl', () => {
     expect(formatBrl(0)).toBe('R$ 0,00')
   })
 
+  it('writes them the English way for an English-speaking seller', () => {
+    expect(formatBrl(5000, 'en')).toBe('R$50.00')
+    expect(formatBrl(123456789, 'en')).toBe('R$1,234,567.89')
+    expect(formatBrl(-250, 'en')).toBe('-R$2.50')
+  })
+
   it('labels a starting price', () => {
     expect(fromPrice(5000)).toEqual({ amount: 5000, label: 'a partir de R$ 50,00' })
   })

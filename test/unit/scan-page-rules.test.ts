@@ -1,11 +1,12 @@
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { ANSWER_REASONS } from '../../src/domain/checkin/checkin.table.js'
 import { signTicketCode, type TicketClaims } from '../../src/domain/checkin/ticket-codes.js'
 import { KID_LENGTH, newKeyPair, thumbprint } from '../../src/domain/checkin/ticket-key-material.js'
 
-/** The scanner page's own modules (plain browser ES modules), loaded as the page loads them. */
-const pageModule = (name: string) => import(pathToFileURL(path.resolve(import.meta.dirname, '../../scan-page/js', name)).href)
+/** The scanner page's own modules (plain browser ES modules), loaded as the page loads them; `as` loads a copy of its own. */
+const pageModule = (name: string, as = '') => import(`${pathToFileURL(path.resolve(import.meta.dirname, '../../scan-page/js', name)).href}${as}`)
 
 type Codes = { verifyCode: (code: string, keys: object[]) => Promise<Record<string, unknown> | null>; looksSigned: (text: string) => boolean }
 type Judge = {
@@ -99,6 +100,14 @@ describe('the scanner page judges a scan offline (scan-page/js/judge.js)', () =>
     expect(verdict(kept({ checked_in: true, inside: false }))).toMatchObject({ status: 'ok' })
   })
 
+  it('refuses a ticket of an unpaid order (the feed’s pending or expired) as unpaid, in and out, whatever the hour', () => {
+    for (const status of ['pending', 'expired']) {
+      expect(verdict(kept({ status }))).toMatchObject({ status: 'refused', reason: 'unpaid', list_id: 'L1', ticket: { status } })
+      expect(verdict(kept({ status }), { type: 'exit' })).toMatchObject({ status: 'refused', reason: 'unpaid' })
+      expect(verdict(kept({ status }), { now: new Date(2031, 4, 2, 7, 0) })).toMatchObject({ status: 'refused', reason: 'unpaid' })
+    }
+  })
+
   it('refuses a voided ticket, one outside its day, an unknown one; asks for attention when the ticket does', () => {
     expect(verdict(kept({ status: 'voided' }))).toMatchObject({ status: 'refused', reason: 'voided' })
     expect(verdict(kept(), { now: new Date(2031, 4, 2, 7, 0) })).toMatchObject({ status: 'refused', reason: 'invalid_time' })
@@ -114,5 +123,29 @@ describe('the scanner page judges a scan offline (scan-page/js/judge.js)', () =>
     expect(judge.judgeScan({ lists: [vipOnly], known: {}, claims: fresh, type: 'entry', now: at })).toMatchObject({ status: 'refused', reason: 'product' })
     const twice = [list, { ...list, id: 'L2' }]
     expect(judge.judgeScan({ lists: twice, known: {}, claims: fresh, type: 'entry', now: at })).toMatchObject({ status: 'refused', reason: 'ambiguous' })
+  })
+})
+
+describe('the scanner page says every reason in words (scan-page/js/i18n.js)', () => {
+  type I18n = { locale: string; t: (key: string) => string }
+  /** The page's words as a browser of these languages reads them. */
+  const wordsFor = async (languages: string[]) => {
+    vi.stubGlobal('navigator', { languages })
+    return (await pageModule('i18n.js', `?${languages.join(',')}`)) as I18n
+  }
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  it('in English and in Portuguese, each in its own words: unpaid is "Not paid", "Não pago"', async () => {
+    const en = await wordsFor(['en-US'])
+    const pt = await wordsFor(['pt-BR', 'en'])
+    expect([en.locale, pt.locale]).toEqual(['en', 'pt-BR'])
+    for (const reason of ANSWER_REASONS) {
+      expect(en.t(`reason_${reason}`)).not.toBe(`reason_${reason}`)
+      expect(pt.t(`reason_${reason}`)).not.toBe(en.t(`reason_${reason}`))
+    }
+    expect(en.t('reason_unpaid')).toBe('Not paid')
+    expect(pt.t('reason_unpaid')).toBe('Não pago')
   })
 })

@@ -6,7 +6,7 @@ const closesAt = new Date('2030-05-02T09:00:00Z')
 const base: ScanFacts = {
   type: 'entry',
   at: new Date('2030-05-01T20:00:00Z'),
-  ticket: { voided: false, opensAt, closesAt },
+  ticket: { status: 'valid', opensAt, closesAt },
   list: { allowMultipleEntries: false, allowEntryAfterExit: true },
   state: { entered: false, lastType: null, lastAt: null },
 }
@@ -33,12 +33,22 @@ describe('judgeScan', () => {
   })
 
   it('refuses a voided ticket, in and out', () => {
-    expect(judgeScan({ ...base, ticket: { ...base.ticket, voided: true } })).toBe('voided')
-    expect(judgeScan({ ...base, type: 'exit', ticket: { ...base.ticket, voided: true } })).toBe('voided')
+    expect(judgeScan({ ...base, ticket: { ...base.ticket, status: 'voided' } })).toBe('voided')
+    expect(judgeScan({ ...base, type: 'exit', ticket: { ...base.ticket, status: 'voided' } })).toBe('voided')
+  })
+
+  it('refuses a ticket of an unpaid order (pending or expired) as unpaid, in and out, before its window is judged', () => {
+    for (const status of ['pending', 'expired'] as const) {
+      const unpaid = { ...base.ticket, status }
+      expect(judgeScan({ ...base, ticket: unpaid })).toBe('unpaid')
+      expect(judgeScan({ ...base, type: 'exit', ticket: unpaid })).toBe('unpaid')
+      expect(judgeScan({ ...base, at: closesAt, ticket: unpaid })).toBe('unpaid')
+      expect(judgeScan({ ...base, state: entered, ticket: unpaid })).toBe('unpaid')
+    }
   })
 
   it('lets force override every reason but invalid and ambiguous', () => {
-    expect(['voided', 'already_redeemed', 'product', 'invalid_time'].every((r) => overridable(r as never))).toBe(true)
+    expect(['voided', 'unpaid', 'already_redeemed', 'product', 'invalid_time'].every((r) => overridable(r as never))).toBe(true)
     expect(overridable('invalid')).toBe(false)
     expect(overridable('ambiguous')).toBe(false)
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { couponProblems, type CouponSettings } from '../../src/domain/coupons/coupon-rules.js'
-import { DEFAULT_SETTINGS, mergeSettings, settingsProblems } from '../../src/domain/sellers/seller-settings.js'
+import { changedSettings, DEFAULT_SETTINGS, mergeSettings, settingsProblems } from '../../src/domain/sellers/seller-settings.js'
 
 describe('settingsProblems', () => {
   it('accepts the defaults and the bounds themselves', () => {
@@ -45,6 +45,26 @@ describe('settingsProblems', () => {
 
   it('merges only the settings given', () => {
     expect(mergeSettings(DEFAULT_SETTINGS, { max_installments: 3, monthly_rate: undefined })).toEqual({ ...DEFAULT_SETTINGS, max_installments: 3 })
+  })
+
+  it('merges payment_minutes per method, and names a method out of bounds', () => {
+    const merged = mergeSettings(DEFAULT_SETTINGS, { payment_minutes: { pix: 10, boleto: undefined } })
+    expect(merged.payment_minutes).toEqual({ pix: 10, boleto: 4320, credit_card: 30 })
+    expect(mergeSettings(merged, { withdrawal_days: 0 }).payment_minutes).toEqual({ pix: 10, boleto: 4320, credit_card: 30 })
+    expect(settingsProblems(mergeSettings(DEFAULT_SETTINGS, { payment_minutes: { pix: 5, boleto: 43_200 } }))).toEqual([])
+    expect(settingsProblems(mergeSettings(DEFAULT_SETTINGS, { payment_minutes: { pix: 4, credit_card: 30.5 } })).map((p) => p.path)).toEqual([
+      'settings.payment_minutes.credit_card',
+      'settings.payment_minutes.pix',
+    ])
+  })
+
+  it('tells which settings changed, by value', () => {
+    const same = mergeSettings(DEFAULT_SETTINGS, { payment_minutes: { pix: 30 } })
+    expect(changedSettings(DEFAULT_SETTINGS, same)).toEqual([])
+    expect(changedSettings(DEFAULT_SETTINGS, mergeSettings(DEFAULT_SETTINGS, { payment_minutes: { pix: 31 }, withdrawal_days: 0 }))).toEqual([
+      'payment_minutes',
+      'withdrawal_days',
+    ])
   })
 })
 

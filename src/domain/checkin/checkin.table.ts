@@ -7,8 +7,12 @@ import { sellerIdColumn } from '../sellers/sellers.table.js'
 export const SCAN_TYPES = ['entry', 'exit'] as const
 export type ScanType = (typeof SCAN_TYPES)[number]
 
-/** Why a scan is refused (API.md 7.5); `forced` scans record the one they overrode. */
-export const SCAN_REASONS = ['invalid', 'voided', 'already_redeemed', 'product', 'invalid_time', 'ambiguous'] as const
+/**
+ * Why a scan is refused (API.md 7.5; `unpaid`: its order awaits payment or expired unpaid, 7.9);
+ * `forced` scans record the one they overrode. No database constraint lists them: a new one needs
+ * no migration.
+ */
+export const SCAN_REASONS = ['invalid', 'voided', 'unpaid', 'already_redeemed', 'product', 'invalid_time', 'ambiguous'] as const
 export type ScanReason = (typeof SCAN_REASONS)[number]
 
 /**

@@ -1,5 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
+import { ticketStatus } from '../orders/order-view.js'
+import { ORDER_STATUSES, type OrderStatus } from '../orders/orders.table.js'
 import type { ScanType } from './checkin.table.js'
 import type { ListRow } from './lists.repo.js'
 import type { ScanTicketView } from './views.js'
@@ -17,6 +19,8 @@ export type GateTicketRow = Pick<
 > & {
   id: string
   voided: boolean
+  /** With `voided`, what the ticket's status is (`ticketStatus`): its order may await payment or have expired unpaid. */
+  order_status: OrderStatus
   holder: string | null
 }
 
@@ -27,14 +31,17 @@ export const asDate = (value: unknown): Date => (value instanceof Date ? value :
 
 /**
  * The ticket's columns. Its date is its inventory's current one (re-dating an inventory moves
- * its tickets); it asks for attention when its inventory or its variant does. Its seat is read
- * from its item's snapshot of the seats sold (at most 20, already in the row joined): no read of
- * the plan's seats, and nothing at all for an unseated ticket.
+ * its tickets). Its status follows its order's, read here and not kept on the ticket: whoever
+ * changes an order's status (a payment, an expiry) marks its tickets changed in the same
+ * transaction, and the feed then returns them with the new status. It asks for attention when
+ * its inventory or its variant does. Its seat is read from its item's snapshot of the seats sold
+ * (at most 20, already in the row joined): no read of the plan's seats, and nothing at all for an
+ * unseated ticket.
  */
 export const TICKET_COLUMNS = sql`
   t.id, t.identifier, t.order_id, t.inventory_id, inv.event_id, inv.date::text as date, oi.name, oi.variant,
   case when t.seat_id is not null then (select e from jsonb_array_elements(oi.seats) as e where e ->> 'id' = t.seat_id limit 1) end as seat,
-  t.voided_at is not null as voided, nullif(trim(c.first_name || ' ' || c.last_name), '') as holder,
+  t.voided_at is not null as voided, o.status as order_status, nullif(trim(c.first_name || ' ' || c.last_name), '') as holder,
   inv.checkin_attention or inv.variants @> jsonb_build_array(jsonb_build_object('name', oi.variant, 'checkin_attention', true)) as attention`
 
 export const TICKET_JOINS = sql`
@@ -102,7 +109,7 @@ export const toScanTicketView = (row: GateTicketRow, state: ScanState): ScanTick
   name: row.name,
   variant: row.variant,
   seat: row.seat ?? null,
-  status: row.voided ? 'voided' : 'valid',
+  status: ticketStatus(row.order_status, row.voided),
   holder: row.holder ? { name: row.holder } : null,
   checked_in: state.entered,
   inside: state.lastType === 'entry',
@@ -161,6 +168,9 @@ export async function searchTicketRows(db: Db, list: ListRow, q: string, limit: 
 
 export type StatusRow = { inventory_id: string; name: string; date: string; variant: string | null; tickets: number; checked_in: number; inside: number }
 
+/** The statuses of orders whose tickets are valid until voided (`ticketStatus`): neither awaiting payment nor expired unpaid. */
+const PAID_ORDER_STATUSES = ORDER_STATUSES.filter((status) => ticketStatus(status, false) === 'valid')
+
 /** Valid tickets of the list (of one date, when given) by inventory and variant: how many, how many checked in, how many inside now. */
 export async function listStatusRows(db: Db, list: ListRow, date?: string): Promise<StatusRow[]> {
   const { rows } = await db.execute(sql`
@@ -170,7 +180,7 @@ export async function listStatusRows(db: Db, list: ListRow, date?: string): Prom
            count(*) filter (where s.last_type = 'entry')::int as inside
     ${TICKET_JOINS}
     cross join lateral (select ${standingColumns(sql`${list.id}::uuid`)}) s
-    where ${onList(list)} and t.voided_at is null ${date ? sql`and inv.date = ${date}::date` : sql``}
+    where ${onList(list)} and t.voided_at is null and o.status = any(${sql.param(PAID_ORDER_STATUSES)}::text[]) ${date ? sql`and inv.date = ${date}::date` : sql``}
     group by t.inventory_id, inv.name, inv.date, oi.variant
     order by inv.date, inv.name, t.inventory_id, oi.variant nulls first`)
   return rows as StatusRow[]

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/database.js'
 import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError, type ErrorDetail } from '../../platform/errors.js'
 import { type Ending, inOrder, type Executable, sqlStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
+import { type TicketStatus, ticketStatus } from '../orders/order-view.js'
 import { webhookEventsStatement, type WebhookEventInput } from '../webhooks/webhook-events.js'
 import type { checkins, ScanReason, ScanType } from './checkin.table.js'
 import { markTicketsChangedQuery, type ScanState, toScanTicketView } from './list-tickets.repo.js'
@@ -20,6 +21,7 @@ import {
   type ScannedTicketRow,
   scanStatesQuery,
 } from './scans.repo.js'
+import { UNPAID_TICKET_STATUSES } from './sign-order-tickets.js'
 import { looksSigned, type TicketCodes } from './ticket-codes.js'
 import { type RedeemAnswer, toCheckinView } from './views.js'
 
@@ -50,20 +52,23 @@ export type ScanFacts = {
   type: ScanType
   /** When the scan counts as made (`countsAt`). */
   at: Date
-  ticket: { voided: boolean; opensAt: Date; closesAt: Date }
+  ticket: { status: TicketStatus; opensAt: Date; closesAt: Date }
   list: { allowMultipleEntries: boolean; allowEntryAfterExit: boolean }
   /** The ticket's scans on the list that count so far. */
   state: ScanState
 }
 
 /**
- * Whether a ticket on its list may pass (null) or why not. Exits are always allowed for valid
- * tickets. An entry must fall within the ticket's window (its date, until 06:00 of the next day
- * in the seller's time zone), and is allowed on its first scan on the list; again only with
- * `allow_multiple_entries`, or after an exit with `allow_entry_after_exit`.
+ * Whether a ticket on its list may pass (null) or why not. A ticket of an order awaiting payment
+ * or expired unpaid (API.md 7.9) is `unpaid`, in and out, whatever its time: an expired one is
+ * voided too, and the holder is told to pay rather than that the ticket was cancelled. Exits are
+ * always allowed for valid tickets. An entry must fall within the ticket's window (its date,
+ * until 06:00 of the next day in the seller's time zone), and is allowed on its first scan on the
+ * list; again only with `allow_multiple_entries`, or after an exit with `allow_entry_after_exit`.
  */
 export function judgeScan({ type, at, ticket, list, state }: ScanFacts): ScanReason | null {
-  if (ticket.voided) return 'voided'
+  if (UNPAID_TICKET_STATUSES.has(ticket.status)) return 'unpaid'
+  if (ticket.status === 'voided') return 'voided'
   if (type === 'exit') return null
   if (at < ticket.opensAt || at >= ticket.closesAt) return 'invalid_time'
   if (!state.entered || list.allowMultipleEntries) return null
@@ -291,7 +296,7 @@ function judgeOne(
         : judgeScan({
             type: scan.type,
             at,
-            ticket: { voided: ticket.voided, opensAt: ticket.opens_at, closesAt: ticket.closes_at },
+            ticket: { status: ticketStatus(ticket.order_status, ticket.voided), opensAt: ticket.opens_at, closesAt: ticket.closes_at },
             list,
             state: placeOn(list).state,
           })

@@ -1,6 +1,7 @@
 import type { AnswerReason, checkins, ScanReason, ScanType } from './checkin.table.js'
 import type { DeviceRow } from './devices.repo.js'
 import type { ListRow } from './lists.repo.js'
+import type { TicketStatus } from '../orders/order-view.js'
 import type { orderItems } from '../orders/orders.table.js'
 import type { ErrorDetail } from '../../platform/errors.js'
 
@@ -102,7 +103,8 @@ export type ScanTicketView = {
   variant: string | null
   /** Reserved seating: the seat it sits in (null: unseated). */
   seat: SoldSeat | null
-  status: 'valid' | 'voided'
+  /** `pending` and `expired` (its order unpaid) are refused at the door as `unpaid`. */
+  status: TicketStatus
   holder: { name: string } | null
   checked_in: boolean
   inside: boolean

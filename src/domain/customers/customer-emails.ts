@@ -4,7 +4,8 @@ import type { Locale, SellerSettings } from '../sellers/seller-settings.js'
 // Every email to a seller's buyers (its customers and the people on its waiting lists), in each
 // language a seller may choose (its `locale` setting), with times read in its `timezone`. The
 // wording of both languages sits side by side here, so that a new email, or a change of one, is
-// written in both at once: the compiler refuses a kind missing in either.
+// written in both at once: the compiler refuses a kind missing in either. The emails about an
+// order (order-emails.ts) keep their wording the same way, and are composed and timed here.
 
 /** The seller a buyer email speaks for: its name, its storefront that serves the links, and its buyers' language and time zone. */
 export type EmailSeller = { name: string; storefrontUrl: string; settings: Pick<SellerSettings, 'locale' | 'timezone'> }
@@ -167,7 +168,12 @@ const CATALOGUE: Record<Locale, Catalogue> = {
 
 const wordsOf = (seller: EmailSeller) => CATALOGUE[seller.settings.locale]
 
-function compose(kind: string, to: string, name: string | null, seller: EmailSeller, subject: string, lines: string[]): EmailMessage {
+/**
+ * An email to one of the seller's buyers: greeted by first name when it is known, in the seller's
+ * language, then `lines` (already in that language). Every buyer email is composed here, the order
+ * emails (order-emails.ts) too.
+ */
+export function composeBuyerEmail(kind: string, to: string, name: string | null, seller: EmailSeller, subject: string, lines: string[]): EmailMessage {
   return { kind, to, subject, text: [wordsOf(seller).hello(name), '', ...lines, ''].join('\n') }
 }
 
@@ -180,7 +186,7 @@ const linkEmail =
     const words = wordsOf(seller)[key]
     const link = storefrontLink(seller.storefrontUrl, page, token)
     const lifetime = describeLifetime(ttlSeconds, seller.settings.locale)
-    return compose(kind, to.email, to.firstName, seller, words.subject(seller.name), words.lines({ seller: seller.name, link, lifetime }))
+    return composeBuyerEmail(kind, to.email, to.firstName, seller, words.subject(seller.name), words.lines({ seller: seller.name, link, lifetime }))
   }
 
 export const verificationEmail = linkEmail('stf.verify_email', 'verification', 'verify-email')
@@ -194,7 +200,7 @@ export type OfferEmailEntry = { email: string; name: string | null; quantity: nu
 export function waitingListOfferEmail(seller: EmailSeller, entry: OfferEmailEntry, token: string): EmailMessage {
   const words = wordsOf(seller).waitingListOffer
   const minutes = Math.round((entry.offerExpiresAt.getTime() - entry.offeredAt.getTime()) / 60_000)
-  return compose(
+  return composeBuyerEmail(
     'stf.waiting_list_offer',
     entry.email,
     entry.name,

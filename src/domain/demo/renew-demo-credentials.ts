@@ -5,10 +5,13 @@ import type { Db } from '../../platform/db/database.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { events } from '../catalog/events.table.js'
 import { createDevice } from '../checkin/create-device.js'
+import { endCustomerSessions } from '../customers/customer-sessions.js'
+import { findCustomerByEmail, setPasswordHash } from '../customers/customers.repo.js'
+import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { createApiKey } from '../sellers/create-api-key.js'
 import { revokeUserSessions } from '../staff/sessions.repo.js'
 import { findUserByEmail, updateUserRow } from '../staff/users.repo.js'
-import { DEMO_ADMIN_EMAIL, DEMO_EVENT_SOURCE } from './seed-demo.js'
+import { DEMO_ADMIN_EMAIL, DEMO_BUYER_EMAIL, DEMO_EVENT_SOURCE } from './seed-demo.js'
 
 export type RenewDemoCredentialsOptions = {
   tokenHmac: Buffer
@@ -22,6 +25,8 @@ export type DemoCredentials = {
   apiKey: string
   /** The demo admin with a new password (its sessions signed out); null when there is none to renew. */
   admin: { email: string; password: string } | null
+  /** The demo buyer with a new password (her sessions signed out); null when there is none. */
+  buyer: { email: string; password: string } | null
   /** A new scanner device's pairing code (works once, within 24 h). */
   pairingCode: string
 }
@@ -40,7 +45,8 @@ export async function findDemoSeller(db: Db): Promise<string | null> {
  * Issues the demo's credentials again: API keys, passwords and pairing codes are stored only as
  * hashes, so the ones printed when the demo was seeded cannot be shown again; new ones can. A new
  * API key beside the old ones, a new password for the demo admin (never for an admin configured
- * through `ADMIN_EMAIL`, whose password is the configured one), and a new scanner device to pair.
+ * through `ADMIN_EMAIL`, whose password is the configured one) and for the demo buyer, and a new
+ * scanner device to pair.
  * Answers null, and changes nothing, when the database holds no demo seller.
  */
 export async function renewDemoCredentials(db: Db, options: RenewDemoCredentialsOptions): Promise<DemoCredentials | null> {
@@ -48,7 +54,13 @@ export async function renewDemoCredentials(db: Db, options: RenewDemoCredentials
   if (!sellerId) return null
   const { apiKey } = await createApiKey(db, { sellerId, name: 'Demo (renewed)', tokenHmac: options.tokenHmac, actor })
   const device = await createDevice(db, { sellerId, name: 'Demo scanner', tokenHmac: options.tokenHmac, actor })
-  return { sellerId, apiKey, admin: options.adminEmail ? null : await renewDemoAdmin(db), pairingCode: device.pairing_code }
+  return {
+    sellerId,
+    apiKey,
+    admin: options.adminEmail ? null : await renewDemoAdmin(db),
+    buyer: await renewDemoBuyer(db, sellerId),
+    pairingCode: device.pairing_code,
+  }
 }
 
 async function renewDemoAdmin(db: Db): Promise<DemoCredentials['admin']> {
@@ -63,4 +75,19 @@ async function renewDemoAdmin(db: Db): Promise<DemoCredentials['admin']> {
     await recordAudit(tx, actor, { action: 'iam.user.password_reset', target: { type: 'staff_user', id: user.id } })
   })
   return { email: DEMO_ADMIN_EMAIL, password }
+}
+
+/** A new password for the demo buyer, her sessions ended as a password reset ends them. */
+async function renewDemoBuyer(db: Db, sellerId: string): Promise<DemoCredentials['buyer']> {
+  const customer = await findCustomerByEmail(db, sellerId, DEMO_BUYER_EMAIL)
+  if (!customer) return null
+  const password = randomBytes(18).toString('base64url')
+  const passwordHash = await hashPassword(password)
+  await endingCustomerSessions(db, async (tx, announce) => {
+    // Setting a password also takes her address as confirmed, as the seed does: a demo seeded before it did so can sign in too.
+    const renewed = await setPasswordHash(tx, customer.id, passwordHash)
+    await endCustomerSessions(tx, announce, renewed)
+    await recordAudit(tx, actor, { action: 'stf.customer.password_reset', target: { type: 'customer', id: customer.id }, sellerId })
+  })
+  return { email: DEMO_BUYER_EMAIL, password }
 }

@@ -10,8 +10,10 @@ import { createDevice } from '../checkin/create-device.js'
 import { createCheckinList } from '../checkin/save-checkin-list.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { createCoupon } from '../coupons/create-coupon.js'
+import { confirmEmail } from '../customers/customers.repo.js'
 import { registerCustomer } from '../customers/register-customer.js'
 import { placeOrder } from '../orders/place-order.js'
+import { payOrder } from '../payments/pay-order.js'
 import { createSeatingPlan } from '../seating/create-seating-plan.js'
 import { gridPlan } from '../seating/grid-plan.js'
 import { createAffiliate } from '../sellers/create-affiliate.js'
@@ -35,6 +37,9 @@ export type SeedDemoOptions = {
 
 export const DEMO_ADMIN_EMAIL = 'admin@boxoffice.local'
 
+/** The demo buyer, a customer of the demo seller (renew-demo-credentials.ts gives her a new password). */
+export const DEMO_BUYER_EMAIL = 'maria.demo@example.com'
+
 /** The `source` of the demo's events: how the demo seller is found again (renew-demo-credentials.ts). */
 export const DEMO_EVENT_SOURCE = 'demo'
 
@@ -50,12 +55,30 @@ export type DemoData = {
    * admin with a generated password shown this once; null when staff users already existed.
    */
   admin: { email: string; password: string | null } | null
+  /** The demo buyer's storefront login, her password shown this once (her address counts as confirmed). */
+  buyer: { email: string; password: string }
   /** What a first scan at the door needs (API.md 7.5). */
   checkin: DemoCheckin
   /** A sold-out inventory with its waiting list on, and the order that bought it out (cancel it to serve the list). */
   waitingList: { inventoryId: string; orderId: string }
   /** The theatre: its plan, and the event selling it on one date, a seated inventory per category (API.md 7.7). */
   seating: DemoSeating
+  /** The event sold by pix awaiting payment, with an order awaiting it and one paid after awaiting it (API.md 7.9). */
+  awaitPayment: DemoAwaitPayment
+}
+
+export type DemoAwaitPayment = {
+  eventId: string
+  eventTitle: string
+  date: string
+  /** Its one inventory, without variants: a ticket costs `price`, what a pix checkout of one owes. */
+  inventoryId: string
+  price: number
+  /** An order of two tickets awaiting its pix until `paymentDueAt` (then it expires, its tickets back on sale). */
+  pendingOrderId: string
+  paymentDueAt: string
+  /** An order of two tickets checked out awaiting pix, then paid. */
+  paidOrderId: string
 }
 
 export type DemoSeating = {
@@ -156,6 +179,18 @@ const THEATRE = gridPlan({
   ],
 })
 
+/**
+ * The event sold by pix awaiting payment (API.md 7.9): a checkout with `await_payment` keeps its
+ * tickets for the seller's `payment_minutes` of pix (30 by default) until the payment is recorded.
+ */
+const PIX = {
+  title: 'Pix na hora — pague em 30 minutos',
+  description: 'A forró night sold by pix awaiting payment: your tickets are kept for 30 minutes while you pay the pix, then go back on sale.',
+  image: 'https://images.example.com/demo/forro.jpg',
+  day: 5,
+  inventory: { name: 'Pista', price: 4_000, capacity: 100 },
+} as const
+
 /** The seated event: a play on one date, each category sold by its own inventory. */
 const PLAY = {
   title: 'Teatro: O Auto da Compadecida',
@@ -173,7 +208,9 @@ const PLAY = {
  * weeks (one of them tonight too), inventories with variants, a coupon and an affiliate, a
  * check-in list per event and a scanner device waiting to be paired, through the same services
  * the back office uses; a confirmed order for tonight, bought through a basket and a checkout as a
- * storefront does; and, unless an admin is configured, a demo admin when no staff user exists.
+ * storefront does; an event sold by pix awaiting payment, with an order awaiting its pix and one
+ * paid after awaiting it; a buyer who can sign in with a password shown once; and, unless an
+ * admin is configured, a demo admin when no staff user exists.
  * Answers null, and changes nothing, when a seller already exists.
  */
 export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoData | null> {
@@ -211,12 +248,28 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   const seating = await demoSeating(db, sellerId, day(first, PLAY.day))
   eventIds.push(seating.eventId)
   listIds.push((await createCheckinList(db, { eventId: seating.eventId, input: { name: 'Main entrance' }, actor })).id)
+  const pix = await demoPixEvent(db, sellerId, day(first, PIX.day))
+  eventIds.push(pix.eventId)
+  listIds.push((await createCheckinList(db, { eventId: pix.eventId, input: { name: 'Main entrance' }, actor })).id)
   const coupon = await createCoupon(db, { sellerId, code: 'BEMVINDO10', type: 'percent', value: 10, maxUsesPerCustomer: 1, actor })
   const affiliate = await createAffiliate(db, { sellerId, code: 'PARCEIRO', name: 'Demo partner', actor })
   const device = await createDevice(db, { sellerId, name: 'Demo scanner', tokenHmac, actor })
-  const customer = await demoCustomer(db, seller, options)
+  const buyer = { email: DEMO_BUYER_EMAIL, password: randomBytes(18).toString('base64url') }
+  const customer = await demoCustomer(db, seller, buyer, options)
   const order = await demoOrder(db, seller, customer, { inventoryId: tonight!, variant: 'Inteira', quantity: 2 }, options)
   const soldOutOrder = await demoOrder(db, seller, customer, { inventoryId: soldOut!, variant: null, quantity: 2 }, options)
+  const pixItem = { inventoryId: pix.inventoryId, variant: null, quantity: 2 }
+  const pendingOrder = await demoOrder(db, seller, customer, pixItem, options, { awaitPayment: true })
+  const paidOrder = await demoOrder(db, seller, customer, pixItem, options, { awaitPayment: true })
+  await payOrder(db, {
+    codes: options.codes,
+    orderId: paidOrder.id,
+    sellerId,
+    affiliate: null,
+    amount: paidOrder.totals.total,
+    reference: 'demo-pix',
+    actor,
+  })
   return {
     sellerId,
     apiKey,
@@ -224,6 +277,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
     couponCode: coupon.code,
     affiliateCode: affiliate.code,
     admin: await demoAdmin(db, adminEmail),
+    buyer,
     checkin: {
       deviceId: device.id,
       pairingCode: device.pairing_code,
@@ -236,6 +290,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
     },
     waitingList: { inventoryId: soldOut!, orderId: soldOutOrder.id },
     seating,
+    awaitPayment: { ...pix, pendingOrderId: pendingOrder.id, paymentDueAt: pendingOrder.payment_due_at!, paidOrderId: paidOrder.id },
   }
 }
 
@@ -264,21 +319,36 @@ async function demoSeating(db: Db, sellerId: string, date: string): Promise<Demo
   return { planId: plan.id, eventId: event.id, eventTitle: PLAY.title, date, inventoryIds: { plateia: ids[0]!, balcao: ids[1]! } }
 }
 
-/** The demo buyer: a registered customer, whose verification email goes to the outbox like any other. */
-const demoCustomer = (db: Db, seller: SellerRow, options: SeedDemoOptions) =>
-  registerCustomer(db, {
+/** The pix event: published on `date`, one inventory without variants. */
+async function demoPixEvent(db: Db, sellerId: string, date: string) {
+  const event = await createDemoEvent(db, sellerId, PIX)
+  const inventory = await createInventory(db, { eventId: event.id, date, ...PIX.inventory, variants: [], actor })
+  return { eventId: event.id, eventTitle: PIX.title, date, inventoryId: inventory.id, price: PIX.inventory.price }
+}
+
+/**
+ * The demo buyer: a registered customer, whose verification email goes to the outbox like any
+ * other. Her address (example.com) can receive nothing, so it is taken as confirmed, as if she had
+ * followed the link: she signs in with the password printed once, as the seller's
+ * `login_requires_verified_email` (on by default) asks.
+ */
+async function demoCustomer(db: Db, seller: SellerRow, buyer: DemoData['buyer'], options: SeedDemoOptions) {
+  const customer = await registerCustomer(db, {
     seller: { ...seller, settings: settingsOf(seller) },
-    email: 'maria.demo@example.com',
-    password: randomBytes(18).toString('base64url'),
+    email: buyer.email,
+    password: buyer.password,
     firstName: 'Maria',
     lastName: 'Demo',
     tokenHmac: options.tokenHmac,
     verifyEmailTtlSeconds: options.verifyEmailTtlSeconds,
   })
+  return (await confirmEmail(db, customer.id, { clearPassword: false })).customer
+}
 
 /**
  * Tickets bought as a storefront buys them: a basket that holds them, and a checkout paid by pix
- * (two full-price tickets for tonight; the whole front row of the stand-up's second show).
+ * (two full-price tickets for tonight; the whole front row of the stand-up's second show), or,
+ * with `awaitPayment`, awaiting the pix for the seller's `payment_minutes`.
  */
 async function demoOrder(
   db: Db,
@@ -286,6 +356,7 @@ async function demoOrder(
   customer: { id: string },
   item: { inventoryId: string; variant: string | null; quantity: number },
   options: SeedDemoOptions,
+  { awaitPayment = false }: { awaitPayment?: boolean } = {},
 ) {
   const settings = settingsOf(seller)
   const basket = await createBasket(db, {
@@ -304,7 +375,7 @@ async function demoOrder(
     customerId: customer.id,
     settings,
     paymentMethod: 'pix',
-    paymentReference: 'demo',
+    ...(awaitPayment ? { awaitPayment, paymentMinutes: settings.payment_minutes } : { paymentReference: 'demo' }),
     actor,
   })
   return body

@@ -1,14 +1,12 @@
-import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { AuditActor } from '../audit/record-audit.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
-import { recordWebhookEvents, orderEvent } from '../webhooks/webhook-events.js'
+import { decide } from './order-states.js'
+import { endOrderWithRefund } from './end-order.js'
 import { lockOrder } from './orders.repo.js'
-import { orders } from './orders.table.js'
-import { countByInventory, releaseOrders } from './release-order.js'
 
 export type CancelOrderOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
@@ -19,34 +17,30 @@ export type CancelOrderOptions = {
   actor: AuditActor
 }
 
+/** The reason of the refund a cancellation leaves, as the buyer and the partner read it. */
+export const CANCELLATION_REFUND_REASON = 'Order cancelled by the seller'
+
 /**
- * Cancels an order: its valid tickets go back on sale (sold decreases under the inventory locks,
- * in id order) and are voided, and its coupon redemptions are released. Cancelling a cancelled
- * order changes nothing and answers it as it is. An `order.cancelled` webhook event is written
- * with the change.
+ * The back office's cancellation (API.md 5 and 7.9): the order is `cancelled`, its valid tickets
+ * go back on sale and are voided, and its coupon uses are given back (`endOrder`). A paid order
+ * leaves a pending refund of what is left to refund (when anything is), and the ledger voids what
+ * it had sold; an order awaiting payment simply ends, nothing having been sold or paid. An
+ * expired or cancelled order is answered as it is. Webhooks `order.cancelled` (and
+ * `refund.created`) and the buyer's refund email are written with the change.
  */
 export const cancelOrder = (db: Db, options: CancelOrderOptions) =>
   freeingTickets(db, async (tx, stock): Promise<{ order: OrderView; changed: boolean }> => {
     const order = await lockOrder(tx, options.orderId)
     if (!order || (options.sellerId && order.sellerId !== options.sellerId)) throw new AppError('not_found')
-    if (order.status === 'cancelled') return { order: (await loadOrderViews(tx, options.codes, [order]))[0]!, changed: false }
+    const verdict = decide(order.status, 'cancel')
+    if ('same' in verdict) return { order: (await loadOrderViews(tx, options.codes, [order]))[0]!, changed: false }
 
-    const released = await releaseOrders(tx, stock, [order])
-    const quantities = countByInventory(released.tickets)
-    const couponIds = released.couponIds
-
-    const [cancelled] = await tx
-      .update(orders)
-      .set({ status: 'cancelled', cancelledAt: sql`now()`, updatedAt: sql`now()` })
-      .where(eq(orders.id, order.id))
-      .returning()
-    await recordAudit(tx, options.actor, {
+    const view = await endOrderWithRefund(tx, stock, order, {
+      codes: options.codes,
+      to: verdict.to,
+      reason: CANCELLATION_REFUND_REASON,
       action: 'adm.order.cancelled',
-      target: { type: 'order', id: order.id },
-      sellerId: order.sellerId,
-      data: { tickets_returned: Object.fromEntries(quantities), coupons_released: couponIds },
+      actor: options.actor,
     })
-    const view = (await loadOrderViews(tx, options.codes, [cancelled!]))[0]!
-    await recordWebhookEvents(tx, order.sellerId, [orderEvent('order.cancelled', view)])
     return { order: view, changed: true }
   })

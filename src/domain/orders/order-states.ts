@@ -4,14 +4,15 @@ import type { OrderStatus } from './orders.table.js'
 /**
  * An order's life (API.md 7.9), decided here and nowhere else:
  *
- *   pending ──pay──▶ confirmed ──cancel / withdraw / refund of all──▶ cancelled
+ *   checkout ─▶ pending (awaiting payment) | confirmed (paid at once)
+ *   pending ──pay──▶ confirmed ──cancel / withdraw / refund of everything left──▶ cancelled
  *      │ └─cancel / withdraw──▶ cancelled
  *      └─due, unpaid──▶ expired ──pay, its tickets taken again──▶ confirmed
  *
  * Each change is asked with what is to happen; the answer is the status it leads to, `same` for
  * a repeat that changes nothing (answered as the order is), or the refusal to send.
  */
-export type OrderChange = 'pay' | 'expire' | 'cancel' | 'withdraw'
+export type OrderChange = 'pay' | 'expire' | 'cancel' | 'withdraw' | 'refund'
 
 export type Verdict = { to: OrderStatus } | { same: true }
 
@@ -34,7 +35,18 @@ const TRANSITIONS: Record<OrderChange, Record<OrderStatus, Verdict | (() => AppE
     expired: () => new AppError('order_expired', { message: 'This order expired unpaid: there is nothing to withdraw from' }),
     cancelled: () => new AppError('order_cancelled'),
   },
+  // A refund of everything left, naming no tickets (refund-order.ts): a paid order ends with it; a cancelled one
+  // (its tickets gone already) is refunded as it is. An order never paid has nothing to refund.
+  refund: {
+    pending: () => new AppError('refund_exceeds_paid', { message: 'This order is not paid: there is nothing to refund' }),
+    expired: () => new AppError('refund_exceeds_paid', { message: 'This order expired unpaid: there is nothing to refund' }),
+    confirmed: { to: 'cancelled' },
+    cancelled: { same: true },
+  },
 }
+
+/** A checkout's order: awaiting payment when asked and there is something to pay (a free order is paid already), else confirmed. */
+export const placedStatus = (awaitPayment: boolean, total: number): 'pending' | 'confirmed' => (awaitPayment && total > 0 ? 'pending' : 'confirmed')
 
 /** Where `change` takes an order in `status`: its next status, `same`, or a thrown refusal. */
 export function decide(status: OrderStatus, change: OrderChange): Verdict {

@@ -78,7 +78,9 @@ export type OrderView = Omit<UnsignedOrderView, 'tickets'> & {
   tickets: (Omit<UnsignedOrderView['tickets'][number], 'signing_key_id'> & { code: string | null })[]
 }
 
-export type TicketStatus = 'pending' | 'valid' | 'voided' | 'expired'
+/** A ticket's statuses (API.md 7.9), derived by `ticketStatus`. */
+export const TICKET_STATUSES = ['pending', 'valid', 'voided', 'expired'] as const
+export type TicketStatus = (typeof TICKET_STATUSES)[number]
 
 /**
  * A ticket's status, from its own void and its order's status (API.md 7.9): a ticket of an order

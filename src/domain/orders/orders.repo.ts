@@ -199,3 +199,28 @@ export const ticketPrintRows = (db: Db, orderId: string) =>
     .innerJoin(events, eq(events.id, inventories.eventId))
     .innerJoin(customers, eq(customers.id, orders.customerId))
     .where(eq(tickets.orderId, orderId))
+
+/** A payment confirms the order: `confirmed`, the amount added to what it was paid, its reference kept when it had none. Answers the order. */
+export const confirmPaidOrder = async (db: Db, orderId: string, amount: number, reference: string) =>
+  (
+    await db
+      .update(orders)
+      .set({
+        status: 'confirmed',
+        paidTotal: sql`${orders.paidTotal} + ${amount}`,
+        paymentReference: sql`coalesce(${orders.paymentReference}, ${reference})`,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(orders.id, orderId))
+      .returning()
+  )[0]!
+
+/**
+ * Marks every ticket of the order as changed for the door's feed (paid: valid now); with `revive`,
+ * its voided tickets are valid again too (an expired order reactivated: their seats and stock were taken again).
+ */
+export const markOrderTicketsChanged = (db: Db, orderId: string, options: { revive?: boolean } = {}) =>
+  db
+    .update(tickets)
+    .set({ changedXid: sql`pg_current_xact_id()`, ...(options.revive ? { voidedAt: null } : {}) })
+    .where(eq(tickets.orderId, orderId))

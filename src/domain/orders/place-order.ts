@@ -4,7 +4,7 @@ import { and, eq, isNull, or, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { findActiveKeyRow, setTicketsKey } from '../checkin/ticket-keys.repo.js'
-import { inOrder, pipelines, runStatement, sqlStatement, transactionEndingWith } from '../../platform/db/transaction-ending-with.js'
+import { inOrder, pipelines, runStatement, sqlStatement, transactionEndingWith, type Executable } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
 import { auditInsert, type AuditActor } from '../audit/record-audit.js'
 import { assertBasketAccess, assertBasketOpen } from '../baskets/basket-access.js'
@@ -36,6 +36,9 @@ import { newTicketIdentifier } from './ticket-identifier.js'
 import { DEFAULT_SETTINGS, type PaymentMinutes } from '../sellers/seller-settings.js'
 import { insertLedgerRows, paymentRows, saleRows } from '../payments/ledger.js'
 import { insertPaymentQuery } from '../payments/payments.repo.js'
+import { enqueueEmail, type EmailMessage } from '../../platform/mail/outbox.repo.js'
+import { orderEmailContexts, orderPendingEmail, type OrderEmailContext } from './order-emails.js'
+import { placedStatus } from './order-states.js'
 
 export type PlaceOrderOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
@@ -239,10 +242,7 @@ async function sellOnce(db: Db, budgetMs: number, members: PlaceOrderOptions[], 
     // The place here of each sale's basket.
     const selling = going.flatMap(({ k }, m) => (placed[m]!.sale ? [k] : []))
     const sales = placed.flatMap((one) => (one.sale ? [one.sale] : []))
-    const events = placed.flatMap((one) => {
-      const event = webhookEventsStatement(one.view.seller_id, [orderEvent(placedEvent(one.view), one.view)])
-      return event ? [sqlStatement(tx, event)] : []
-    })
+    const events = placed.flatMap((one) => placedNotices(tx, one))
     const sale = sales.length > 0 ? takeTicketsGroup(sales, budgetMs) : undefined
     return {
       result: placed.map((one, m) => [going[m]!.k, one.view] as const),
@@ -259,8 +259,17 @@ async function sellOnce(db: Db, budgetMs: number, members: PlaceOrderOptions[], 
   return result
 }
 
-/** The event of a checkout: an order paid at once is confirmed; one awaiting payment is pending. */
-const placedEvent = (view: OrderView) => (view.status === 'pending' ? 'order.pending' : 'order.confirmed')
+/**
+ * What a checkout tells, written with it: the webhook event (an order paid at once is confirmed;
+ * one awaiting payment is pending) and, awaiting payment, the buyer's email of what is due and
+ * until when. (A paid checkout's tickets are the partner's to show: its tickets' email goes only
+ * when a pending order is paid.)
+ */
+function placedNotices(tx: Db, placed: Placed): Executable<unknown>[] {
+  const { view, email } = placed
+  const event = webhookEventsStatement(view.seller_id, [orderEvent(view.status === 'pending' ? 'order.pending' : 'order.confirmed', view)])
+  return [...(event ? [sqlStatement(tx, event)] : []), ...(email ? [{ execute: () => enqueueEmail(tx, email) }] : [])]
+}
 
 /** Runs each in turn, settling each (on a connection that does not pipeline, side by side gains nothing). */
 async function inTurns<T>(works: readonly (() => Promise<T>)[]): Promise<PromiseSettledResult<T>[]> {
@@ -289,9 +298,8 @@ async function placeOrderAlone(db: Db, options: PlaceOrderOptions): Promise<{ bo
         // A replay: nothing to write.
         if (!placed) return { result }
         // After the answer is stored for a replay: the sale may still refuse, rolling it back. The
-        // order's webhook event, made from the rows written, travels with the sale and the COMMIT.
-        const event = webhookEventsStatement(options.sellerId, [orderEvent(placedEvent(placed.view), placed.view)])
-        return { result, last: placed.sale && takeTickets(placed.sale), alongside: event ? [sqlStatement(tx, event)] : [] }
+        // order's webhook event (and a pending order's email), made from the rows written, travel with the sale and the COMMIT.
+        return { result, last: placed.sale && takeTickets(placed.sale), alongside: placedNotices(tx, placed) }
       })
       return result
     } catch (error) {
@@ -334,7 +342,7 @@ const guardOf = (options: PlaceOrderOptions) =>
     : undefined
 
 /** The order placed, as the database wrote it, and the sale still to run as the transaction's last statement (none: done). */
-type Placed = { view: OrderView; sale: TakeTicketsOptions | undefined }
+type Placed = { view: OrderView; sale: TakeTicketsOptions | undefined; email?: EmailMessage | undefined }
 
 /**
  * One checkout, top to bottom: the basket locked and read, priced from a reading without locks,
@@ -380,7 +388,8 @@ async function placeCheckout(tx: Db, reading: CheckoutReading, options: PlaceOrd
   const { sellerId, basketId, customerId, affiliate } = options
   const { basket, lines, draft, method } = reading
   // Written before the inventories are locked, unless this reading refuses (only a reading under the locks may).
-  const view = draft.refusal ? undefined : await writeOrder(tx, basket, draft, method, options)
+  const written = draft.refusal ? undefined : await writeOrder(tx, basket, draft, method, options)
+  const view = written?.view
   const sale: TakeTicketsOptions = {
     sellerId,
     scope: affiliate?.eventIds ?? null,
@@ -393,14 +402,14 @@ async function placeCheckout(tx: Db, reading: CheckoutReading, options: PlaceOrd
     sell: true,
   }
   const couponed = basket.couponId !== null || lines.some((line) => line.couponId !== null)
-  if (view && !couponed) return { view, sale }
+  if (view && !couponed) return { view, sale, email: written.email }
 
   // Decided under the locks: the inventories (the sale), then the coupons, and the basket priced again.
   const final = await evaluateLocked(tx, basket, lines, await runStatement(tx, takeTickets(sale)), options)
   if (final.refusal) throw final.refusal
   if (!view || fingerprintOf(final) !== fingerprintOf(draft)) throw new PricesMoved()
   await redeemCoupons(tx, final, view.id, customerId)
-  return { view, sale: undefined }
+  return { view, sale: undefined, email: written!.email }
 }
 
 /**
@@ -454,11 +463,11 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
       seatId: item.seats?.[n]?.id ?? null,
     })),
   )
-  // Nothing to pay (a free order) is paid already.
-  const pending = options.awaitPayment === true && plan!.total > 0
+  const status = placedStatus(options.awaitPayment === true, plan!.total)
+  const pending = status === 'pending'
   const order = {
     id: orderId,
-    status: pending ? ('pending' as const) : ('confirmed' as const),
+    status,
     sellerId,
     basketId,
     affiliateId: affiliate?.id ?? null,
@@ -484,11 +493,13 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
   const ledgerOrder = { id: orderId, sellerId, interest: order.interest, affiliateCode: order.affiliateCode, coupon: order.coupon }
   const ledger = payment ? [...saleRows(ledgerOrder, items, method), ...paymentRows(ledgerOrder, payment)] : []
   await options.codes.ensureKeys(tx, sellerId)
-  const [[written], writtenItems, writtenTickets, writtenPayments] = await inOrder(
+  const [[written], writtenItems, writtenTickets, writtenPayments, , emailContexts] = await inOrder(
     tx,
     ...insertOrderQueries(tx, order, items, issued),
     insertPaymentQuery(tx, payment),
     insertLedgerRows(tx, ledger),
+    // Awaiting payment, the buyer is told what is due: to whom, and in the seller's words.
+    { execute: () => (pending ? orderEmailContexts(tx, [orderId]) : Promise.resolve(new Map<string, OrderEmailContext>())) },
     checkOutBasketQuery(tx, basketId, customerId),
     auditInsert(tx, options.actor, {
       action: 'stf.order.placed',
@@ -505,7 +516,9 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     }),
   )
   const signed = await withSigningKeys(tx, options.codes, sellerId, writtenTickets)
-  return signOrderView(tx, options.codes, toOrderView(written!, writtenItems, signed, { payments: writtenPayments, refunds: [] }))
+  const view = await signOrderView(tx, options.codes, toOrderView(written!, writtenItems, signed, { payments: writtenPayments, refunds: [] }))
+  const context = emailContexts.get(orderId)
+  return { view, email: context && orderPendingEmail(context, view) }
 }
 
 /**

@@ -1,4 +1,3 @@
-import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
@@ -6,8 +5,8 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { recordWebhookEvents, ticketEvents } from '../webhooks/webhook-events.js'
+import { ticketsOfOrder, voidTickets } from './order-voids.js'
 import { lockOrder } from './orders.repo.js'
-import { tickets } from './orders.table.js'
 
 export type VoidTicketOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
@@ -19,24 +18,22 @@ export type VoidTicketOptions = {
 
 /**
  * Voids one ticket of an order and puts it back on sale (sold decreases by one under the
- * inventory's lock). The order's totals stay as they were: what was charged is the partner's to
- * refund. Voiding a voided ticket changes nothing and answers the order as it is. The order row
- * is locked first, as a cancellation locks it, so a void and a cancellation of the same order
- * never both return the ticket. A `ticket.voided` webhook event is written with the change.
+ * inventory's lock); when the order is paid, the ledger writes its `void` row. The order's totals
+ * stay as they were: what was charged is the partner's to refund (POST /orders/{id}/refunds).
+ * Voiding a voided ticket changes nothing and answers the order as it is; a ticket of an order
+ * awaiting payment: 409 `order_pending`. The order row is locked first, as a cancellation locks
+ * it, so a void and a cancellation of the same order never both return the ticket. A
+ * `ticket.voided` webhook event is written with the change.
  */
 export const voidTicket = (db: Db, options: VoidTicketOptions) =>
   freeingTickets(db, async (tx, stock): Promise<{ order: OrderView; changed: boolean }> => {
     const order = await lockOrder(tx, options.orderId)
     if (!order) throw new AppError('not_found')
-    const [ticket] = await tx
-      .select()
-      .from(tickets)
-      .where(and(eq(tickets.orderId, order.id), eq(tickets.identifier, options.identifier)))
+    const [ticket] = await ticketsOfOrder(tx, order.id, [options.identifier])
     if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
     if (ticket.voidedAt) return { order: (await loadOrderViews(tx, options.codes, [order]))[0]!, changed: false }
 
-    await stock.release(order.sellerId, new Map([[ticket.inventoryId, 1]]))
-    await tx.update(tickets).set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` }).where(eq(tickets.id, ticket.id))
+    await voidTickets(tx, stock, order, [ticket.id])
     await recordAudit(tx, options.actor, {
       action: 'adm.ticket.voided',
       target: { type: 'order', id: order.id },

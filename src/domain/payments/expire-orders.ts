@@ -7,6 +7,7 @@ import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { orderEmailContexts, orderExpiredEmail } from '../orders/order-emails.js'
 import { decide } from '../orders/order-states.js'
+import { auditInsertsWhere } from '../audit/record-audit.js'
 import { loadOrderViews } from '../orders/order-view.js'
 import { orders } from '../orders/orders.table.js'
 import { releaseOrders } from '../orders/release-order.js'
@@ -21,15 +22,11 @@ import { orderEvent, recordWebhookEvents } from '../webhooks/webhook-events.js'
  * buyer's email are queued, in the same transaction: a process that dies in the middle expires
  * nothing, and the next sweep does it all. Answers the orders expired.
  */
-export const expireDueOrders = (db: Db, codes: TicketCodes, limit: number): Promise<string[]> =>
-  freeingTickets(db, async (tx, stock) => {
-    const due = await tx
-      .select()
-      .from(orders)
-      .where(and(eq(orders.status, 'pending'), lte(orders.paymentDueAt, sql`now()`)))
-      .orderBy(asc(orders.paymentDueAt))
-      .limit(limit)
-      .for('update', { skipLocked: true })
+export async function expireDueOrders(db: Db, codes: TicketCodes, limit: number): Promise<string[]> {
+  // Most sweeps find nothing due: they open no transaction (one read of the deadlines' index).
+  if ((await db.select({ id: orders.id }).from(orders).where(isDue).limit(1)).length === 0) return []
+  return freeingTickets(db, async (tx, stock) => {
+    const due = await tx.select().from(orders).where(isDue).orderBy(asc(orders.paymentDueAt)).limit(limit).for('update', { skipLocked: true })
     const expiring = due.filter((order) => 'to' in decide(order.status, 'expire'))
     if (expiring.length === 0) return []
     await releaseOrders(tx, stock, expiring)
@@ -43,6 +40,14 @@ export const expireDueOrders = (db: Db, codes: TicketCodes, limit: number): Prom
         ),
       )
       .returning()
+    await auditInsertsWhere(
+      tx,
+      expired.map((order) => ({
+        actor: { type: 'system' as const },
+        entry: { action: 'order.expired', target: { type: 'order', id: order.id }, sellerId: order.sellerId, data: { payment_due_at: order.paymentDueAt } },
+      })),
+      sql`true`,
+    ).execute()
     const views = await loadOrderViews(tx, codes, expired)
     for (const view of views) await recordWebhookEvents(tx, view.seller_id, [orderEvent('order.expired', view)])
     const contexts = await orderEmailContexts(
@@ -58,6 +63,10 @@ export const expireDueOrders = (db: Db, codes: TicketCodes, limit: number): Prom
     )
     return views.map((view) => view.id)
   })
+}
+
+/** A pending order past its deadline (orders_payment_due_idx). */
+const isDue = and(eq(orders.status, 'pending'), lte(orders.paymentDueAt, sql`now()`))
 
 /** Orders expired per transaction: the inventories' locks are never held long, however many orders are due at once. */
 export const EXPIRY_BATCH = 200

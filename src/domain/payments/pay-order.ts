@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { runStatement } from '../../platform/db/transaction-ending-with.js'
 import { AppError } from '../../platform/errors.js'
@@ -11,8 +11,8 @@ import { takeTickets } from '../inventory/take-tickets.js'
 import { orderConfirmedEmail, orderEmailContexts } from '../orders/order-emails.js'
 import { decide } from '../orders/order-states.js'
 import { loadOrderViews } from '../orders/order-view.js'
-import { lockOrderWhere, orderDetails, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
-import { orders, tickets } from '../orders/orders.table.js'
+import { confirmPaidOrder, lockOrderWhere, markOrderTicketsChanged, orderDetails, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
+import { orders } from '../orders/orders.table.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, recordWebhookEvents } from '../webhooks/webhook-events.js'
 import { insertLedgerRows, paymentRows, saleRows } from './ledger.js'
@@ -87,25 +87,16 @@ export async function payOrder(db: Db, options: PayOrderOptions): Promise<{ paym
     const [written] = await insertPaymentQuery(tx, payment).execute()
     const ledgerOrder = { id: order.id, sellerId: order.sellerId, interest: order.interest, affiliateCode: order.affiliateCode, coupon: order.coupon }
     await insertLedgerRows(tx, [...saleRows(ledgerOrder, items, method), ...paymentRows(ledgerOrder, payment)]).execute()
-    const [confirmed] = await tx
-      .update(orders)
-      .set({
-        status: 'confirmed',
-        paidTotal: sql`${orders.paidTotal} + ${options.amount}`,
-        paymentReference: sql`coalesce(${orders.paymentReference}, ${options.reference})`,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(orders.id, order.id))
-      .returning()
-    // Valid now: the door's feed hears of each ticket.
-    await tx.update(tickets).set({ changedXid: sql`pg_current_xact_id()` }).where(eq(tickets.orderId, order.id))
+    const confirmed = await confirmPaidOrder(tx, order.id, options.amount, options.reference)
+    // Valid now (an expired order's tickets, taken again, no longer voided): the door's feed hears of each.
+    await markOrderTicketsChanged(tx, order.id, { revive: order.status === 'expired' })
     await recordAudit(tx, options.actor, {
       action: order.status === 'expired' ? 'order.reactivated_paid' : 'order.paid',
       target: { type: 'order', id: order.id },
       sellerId: order.sellerId,
       data: { payment_id: payment.id, amount: payment.amount, method, reference: payment.reference },
     })
-    const [view] = await loadOrderViews(tx, options.codes, [confirmed!])
+    const [view] = await loadOrderViews(tx, options.codes, [confirmed])
     await recordWebhookEvents(tx, order.sellerId, [orderEvent('order.confirmed', view!)])
     const context = (await orderEmailContexts(tx, [order.id])).get(order.id)
     if (context) await enqueueEmail(tx, orderConfirmedEmail(context, view!))
@@ -123,7 +114,7 @@ function methodOf(method: string | undefined, order: OrderRow): PaymentMethod {
 /**
  * An expired order taken back to life, under the sale rule as it stands now: `take_tickets` on
  * its (checked-out) basket's items, which are exactly its tickets and seats, sells them again or
- * refuses; its coupons' uses are taken again within their limits; its tickets are valid again.
+ * refuses; its coupons' uses are taken again within their limits (the caller then revives its tickets).
  * Anything short of all of it refuses with `order_expired`, and the transaction rolls back.
  */
 async function reactivate(tx: Db, order: OrderRow, items: OrderItemRow[]) {
@@ -137,7 +128,6 @@ async function reactivate(tx: Db, order: OrderRow, items: OrderItemRow[]) {
   }
   const couponIds = [order.couponId, ...items.map((item) => item.couponId)].filter((id): id is string => id !== null)
   if (!(await redeemCouponsAgain(tx, order, [...new Set(couponIds)]))) throw gone('coupon_exhausted')
-  await tx.update(tickets).set({ voidedAt: null, changedXid: sql`pg_current_xact_id()` }).where(eq(tickets.orderId, order.id))
 }
 
 const gone = (why: string) =>

@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { ErrorDetail } from '../../platform/errors.js'
+import { PAYMENT_METHODS, type PaymentMethod } from '../baskets/installment-plans.js'
 import type { SellerRow } from './sellers.repo.js'
 
 /** What a seller may tune: basket holds, installment plans and customer sign-in. */
@@ -32,7 +34,13 @@ export type SellerSettings = {
 }
 
 /** Minutes to pay, per payment method. */
-export type PaymentMinutes = { pix: number; boleto: number; credit_card: number }
+export type PaymentMinutes = Record<PaymentMethod, number>
+
+/**
+ * A change of settings: only the settings given change, and within `payment_minutes` only the
+ * methods given (`{payment_minutes: {pix: 10}}` keeps boleto's and credit card's minutes).
+ */
+export type SellerSettingsChange = Partial<Omit<SellerSettings, 'payment_minutes'>> & { payment_minutes?: Partial<PaymentMinutes> | undefined }
 
 type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale' | 'seating_no_orphans' | 'payment_minutes'>
 
@@ -88,6 +96,12 @@ export const SETTINGS_BOUNDS = Object.freeze({
   withdrawal_cutoff_hours: { min: 0, max: 720, int: true },
 } satisfies Record<NumericSetting, { min: number; max: number; int: boolean }>)
 
+/**
+ * The range of each method's `payment_minutes` (API.md 7.9), whole minutes: five to scan a pix,
+ * thirty days at most for a boleto, so that unpaid tickets do not stay off sale for a season.
+ */
+export const PAYMENT_MINUTES_BOUNDS = Object.freeze({ min: 5, max: 43_200 })
+
 export const settingsOf = (seller: SellerRow): SellerSettings => ({
   basket_ttl_seconds: seller.basketTtlSeconds,
   max_installments: seller.maxInstallments,
@@ -137,14 +151,32 @@ export function settingsProblems(settings: SellerSettings): ErrorDetail[] {
   }
   if (!(LOCALES as readonly string[]).includes(settings.locale)) problems.push({ path: 'settings.locale', message: `must be one of ${LOCALES.join(', ')}` })
   if (!isTimeZone(settings.timezone)) problems.push({ path: 'settings.timezone', message: `must be an IANA time zone name, e.g. ${DEFAULT_TIME_ZONE}` })
+  for (const method of PAYMENT_METHODS) {
+    const minutes = settings.payment_minutes[method]
+    if (!Number.isInteger(minutes) || minutes < PAYMENT_MINUTES_BOUNDS.min || minutes > PAYMENT_MINUTES_BOUNDS.max) {
+      problems.push({
+        path: `settings.payment_minutes.${method}`,
+        message: `must be an integer from ${PAYMENT_MINUTES_BOUNDS.min} to ${PAYMENT_MINUTES_BOUNDS.max}`,
+      })
+    }
+  }
   if (settings.interest_free_installments > settings.max_installments) {
     problems.push({ path: 'settings.interest_free_installments', message: 'must not exceed max_installments' })
   }
   return problems
 }
 
-/** `base` with the settings given in `patch` (undefined leaves a setting as it is). */
-export const mergeSettings = (base: SellerSettings, patch: Partial<SellerSettings> | undefined): SellerSettings => ({
+/** The entries of `patch` that say something (undefined leaves a setting as it is). */
+const given = <T extends object>(patch: T | undefined): Partial<T> =>
+  Object.fromEntries(Object.entries(patch ?? {}).filter(([, value]) => value !== undefined)) as Partial<T>
+
+/** `base` with the settings given in `change`; `payment_minutes` merges per method. */
+export const mergeSettings = (base: SellerSettings, change: SellerSettingsChange | undefined): SellerSettings => ({
   ...base,
-  ...Object.fromEntries(Object.entries(patch ?? {}).filter(([, value]) => value !== undefined)),
+  ...given(change),
+  payment_minutes: { ...base.payment_minutes, ...given(change?.payment_minutes) },
 })
+
+/** The settings whose values differ between `before` and `after` (by value: `payment_minutes` is an object). */
+export const changedSettings = (before: SellerSettings, after: SellerSettings): (keyof SellerSettings)[] =>
+  (Object.keys(after) as (keyof SellerSettings)[]).filter((key) => !isDeepStrictEqual(after[key], before[key]))

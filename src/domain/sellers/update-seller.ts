@@ -2,7 +2,7 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { changeSellers } from './seller-changes.js'
-import { mergeSettings, settingsColumns, settingsOf, settingsProblems, type SellerSettings } from './seller-settings.js'
+import { changedSettings, mergeSettings, settingsColumns, settingsOf, settingsProblems, type SellerSettingsChange } from './seller-settings.js'
 import { lockSellerById, updateSellerRow, type SellerRow, type SellerStatus } from './sellers.repo.js'
 import { normalizeStorefrontUrl } from './storefront-url.js'
 
@@ -13,8 +13,8 @@ export type UpdateSellerOptions = {
   contactEmail?: string | null | undefined
   /** `disabled` refuses every API key of the seller from the next request on, in every process. */
   status?: SellerStatus | undefined
-  /** Only the settings given change; the result must still be coherent as a whole. */
-  settings?: Partial<SellerSettings> | undefined
+  /** Only the settings given change (within `payment_minutes`, only the methods given); the result must still be coherent as a whole. */
+  settings?: SellerSettingsChange | undefined
   actor: AuditActor
 }
 
@@ -39,19 +39,19 @@ export const updateSeller = (db: Db, { sellerId, name, storefrontUrl, contactEma
       ...(status !== undefined && status !== current.status ? { status } : {}),
       ...(contactEmail !== undefined && contactEmail !== current.contactEmail ? { contactEmail } : {}),
     }
-    const changedSettings = (Object.keys(after) as (keyof SellerSettings)[]).filter((key) => after[key] !== before[key])
+    const changed = changedSettings(before, after)
     const fields = [
       ...(values.name !== undefined ? ['name'] : []),
       ...(values.storefrontUrl !== undefined ? ['storefront_url'] : []),
       ...(values.status !== undefined ? ['status'] : []),
       ...(values.contactEmail !== undefined ? ['contact_email'] : []),
-      ...changedSettings.map((key) => `settings.${key}`),
+      ...changed.map((key) => `settings.${key}`),
     ]
     if (fields.length === 0) return current
 
     const updated = await updateSellerRow(tx, sellerId, {
       ...values,
-      ...settingsColumns(Object.fromEntries(changedSettings.map((key) => [key, after[key]]))),
+      ...settingsColumns(Object.fromEntries(changed.map((key) => [key, after[key]]))),
     })
     await recordAudit(tx, actor, {
       action: 'adm.seller.updated',

@@ -1,0 +1,65 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import type { Db } from '../../platform/db/database.js'
+import { AppError } from '../../platform/errors.js'
+import type { TicketsFreed } from '../inventory/freeing-tickets.js'
+import { insertLedgerRows, voidRows } from '../payments/ledger.js'
+import { isSold } from './order-states.js'
+import type { OrderRow } from './orders.repo.js'
+import { orders, tickets, type OrderStatus } from './orders.table.js'
+import { countByInventory, countByItem, releaseOrders, type ReleasedTicket } from './release-order.js'
+
+/**
+ * Tickets leaving an order (API.md 7.9): one by one (a void, a refund of some tickets) or all
+ * with it (a cancellation, a withdrawal, a refund of everything left). Either way they go back on
+ * sale (the waiting list first, §7.6), the door's feed hears of it (`changed_xid`), and when the
+ * order had sold them for good the ledger writes their `void` rows, read under the order's lock.
+ */
+
+/** The tickets of an order with these identifiers, as they are (voided or not); identifiers it does not have are left out. */
+export const ticketsOfOrder = (tx: Db, orderId: string, identifiers: readonly string[]) =>
+  tx
+    .select()
+    .from(tickets)
+    .where(and(eq(tickets.orderId, orderId), inArray(tickets.identifier, [...identifiers])))
+
+/**
+ * Voids these tickets of a locked order and puts them back on sale; those voided already are left
+ * as they are. The tickets of an order awaiting payment are not voided one by one (409
+ * `order_pending`): cancel the order. Answers the tickets voided now.
+ */
+export async function voidTickets(tx: Db, stock: TicketsFreed, order: OrderRow, ticketIds: readonly string[]): Promise<ReleasedTicket[]> {
+  if (order.status === 'pending') {
+    throw new AppError('order_pending', { message: 'This order awaits payment: cancel it rather than voiding its tickets one by one' })
+  }
+  if (ticketIds.length === 0) return []
+  const voided = await tx
+    .update(tickets)
+    .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
+    .where(and(eq(tickets.orderId, order.id), inArray(tickets.id, [...ticketIds]), isNull(tickets.voidedAt)))
+    .returning({ orderId: tickets.orderId, orderItemId: tickets.orderItemId, inventoryId: tickets.inventoryId, identifier: tickets.identifier })
+  await stock.release(order.sellerId, countByInventory(voided))
+  await writeVoids(tx, order, voided)
+  return voided
+}
+
+/**
+ * Ends a locked order with the status `decide` gave it (`cancelled`): its valid tickets go back
+ * on sale and its coupon uses come back (`releaseOrders`), and the ledger voids what it had sold
+ * (an order awaiting payment sold nothing: no rows). Answers the order as it is now, the tickets
+ * released and the coupons whose uses came back.
+ */
+export async function endOrder(tx: Db, stock: TicketsFreed, order: OrderRow, to: OrderStatus) {
+  const released = await releaseOrders(tx, stock, [order])
+  await writeVoids(tx, order, released.tickets)
+  const [ended] = await tx
+    .update(orders)
+    .set({ status: to, ...(to === 'cancelled' ? { cancelledAt: sql`now()` } : {}), updatedAt: sql`now()` })
+    .where(eq(orders.id, order.id))
+    .returning()
+  return { order: ended!, tickets: released.tickets, couponIds: released.couponIds }
+}
+
+/** The ledger's `void` rows of tickets that left an order, when it had sold them. */
+async function writeVoids(tx: Db, order: OrderRow, released: readonly ReleasedTicket[]) {
+  if (isSold(order.status)) await insertLedgerRows(tx, await voidRows(tx, order.id, countByItem(released))).execute()
+}
