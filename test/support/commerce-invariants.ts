@@ -1,20 +1,13 @@
 import pg from 'pg'
-
-export type CommerceInvariantOptions = {
-  /**
-   * How long past its `payment_due_at` an order may still be `pending` (API.md 7.9: within 60 s
-   * it expires). Null: not judged, for a test that stopped or killed every sweeper on purpose.
-   */
-  pendingOverdueSeconds?: number | null
-}
+import { openDatabase } from '../../src/platform/db/database.js'
+import { ledgerViolations, type LedgerInvariantOptions } from './ledger-invariants.js'
 
 /**
  * What must hold in the database whatever happened to the requests that wrote it (races,
  * outages, a killed process): read with plain SQL, independently of the application's code.
  * Answers a list of violations, empty when everything holds.
  */
-export async function commerceViolations(databaseUrl: string, options: CommerceInvariantOptions = {}): Promise<string[]> {
-  const { pendingOverdueSeconds = 60 } = options
+export async function commerceViolations(databaseUrl: string, options: LedgerInvariantOptions = {}): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
@@ -57,7 +50,7 @@ export async function commerceViolations(databaseUrl: string, options: CommerceI
       `select o.id from orders o where o.subtotal - o.discount <> (select coalesce(sum(total), 0) from order_items where order_id = o.id)
                                    or exists (select 1 from order_items where order_id = o.id and (total < 0 or total <> unit_price * quantity - discount))`,
     )
-    // A confirmed order's tickets may leave it one by one (a void, a refund): the ledger checks below account for each.
+    // A confirmed order's tickets may leave it one by one (a void, a refund): the ledger's checks account for each.
     await check(
       'cancelled or expired order with live tickets',
       `select o.id, o.status from orders o join tickets t on t.order_id = o.id
@@ -111,99 +104,10 @@ export async function commerceViolations(databaseUrl: string, options: CommerceI
            or exists (select 1 from seat_blocks sb join tickets t on t.inventory_id = sb.inventory_id and t.seat_id = sb.seat_id and t.voided_at is null
                        where sb.inventory_id = i.id)`,
     )
-    await ledgerViolations(check, pendingOverdueSeconds)
-    return problems
+    return [...problems, ...(await ledgerViolationsAt(databaseUrl, options))]
   } finally {
     await client.end()
   }
-}
-
-/**
- * The money of API.md 7.9: orders awaiting payment, payments, refunds, and the ledger
- * (`transactions`) that must account for every one of them at every moment.
- */
-async function ledgerViolations(check: (what: string, query: string) => Promise<void>, pendingOverdueSeconds: number | null) {
-  if (pendingOverdueSeconds !== null) {
-    await check(
-      `order still pending more than ${pendingOverdueSeconds} s after its payment was due`,
-      `select o.id, o.payment_due_at from orders o
-        where o.status = 'pending' and o.payment_due_at < now() - make_interval(secs => ${Number(pendingOverdueSeconds)})`,
-    )
-  }
-  await check('pending order without a deadline', `select o.id from orders o where o.status = 'pending' and o.payment_due_at is null`)
-  // What an order was paid and refunded, three ways: its totals, its payments and refunds, its ledger's money rows.
-  await check(
-    "order's money differs from its payments, refunds or ledger",
-    `select o.id, o.status, o.total, o.paid_total, o.refunded_total, m.paid, m.done, m.promised, m.ledger from orders o
-       cross join lateral (
-         select (select coalesce(sum(p.amount), 0) from payments p where p.order_id = o.id) as paid,
-                (select coalesce(sum(r.amount), 0) from refunds r where r.order_id = o.id and r.status = 'done') as done,
-                (select coalesce(sum(r.amount), 0) from refunds r where r.order_id = o.id) as promised,
-                (select coalesce(sum(x.amount), 0) from transactions x where x.order_id = o.id and x.kind in ('payment', 'refund')) as ledger) m
-      where m.ledger <> o.paid_total - o.refunded_total
-         or not (0 <= o.refunded_total and o.refunded_total <= o.paid_total and o.paid_total <= o.total)
-         or m.paid <> o.paid_total or m.done <> o.refunded_total or m.promised > o.paid_total`,
-  )
-  // Money comes only in full (a payment is what is outstanding): a confirmed order is paid, and
-  // money on an order that expired is refused, never recorded (it is reactivated, or nothing).
-  await check(
-    'confirmed order not paid in full, or money on an order pending or expired',
-    `select o.id, o.status, o.total, o.paid_total from orders o
-      where (o.status = 'confirmed' and o.paid_total <> o.total)
-         or (o.status in ('pending', 'expired') and (o.paid_total <> 0 or exists (select 1 from payments p where p.order_id = o.id)))`,
-  )
-  await check(
-    'refund of an order never paid, or naming a ticket that is still valid or not of its order',
-    `select r.id, r.order_id, r.status from refunds r join orders o on o.id = r.order_id
-      where o.paid_total = 0
-         or exists (select 1 from jsonb_array_elements_text(r.tickets) as named(identifier)
-                     where not exists (select 1 from tickets t where t.order_id = r.order_id and t.identifier = named.identifier and t.voided_at is not null))`,
-  )
-  // One money row per payment that moved money and per done refund, of its amount; none for a pending refund.
-  await check(
-    'payment or refund without exactly its one ledger row',
-    `select p.id, 'payment' as kind, p.amount, (select count(*)::int from transactions x where x.payment_id = p.id) as rows from payments p
-      where (select count(*) from transactions x where x.payment_id = p.id) <> (case when p.amount > 0 then 1 else 0 end)
-         or exists (select 1 from transactions x where x.payment_id = p.id and (x.kind <> 'payment' or x.amount <> p.amount or x.order_id <> p.order_id))
-     union all
-     select r.id, r.status, r.amount, (select count(*)::int from transactions x where x.refund_id = r.id) from refunds r
-      where (select count(*) from transactions x where x.refund_id = r.id) <> (case when r.status = 'done' then 1 else 0 end)
-         or exists (select 1 from transactions x where x.refund_id = r.id and (x.kind <> 'refund' or x.amount <> -r.amount or x.order_id <> r.order_id))`,
-  )
-  // Σ sale + Σ void = the value of its valid tickets, item by item: a confirmed order's item has
-  // one sale of its quantity, and its sale and voids count its valid tickets; the value of the
-  // tickets voided is their share of the sale (⌊value × voided / quantity⌋ of gross, discount
-  // and interest each, so that voids in any order add up to the sale). An order never paid has
-  // sold nothing; a cancelled order that had sold has voided it all.
-  await check(
-    "order item's sale and voids differ from its valid tickets",
-    `select oi.id, o.id as order_id, o.status, oi.quantity, l.valid, l.sales, l.sold, l.voided, l.value, l.voids_value from order_items oi
-       join orders o on o.id = oi.order_id
-       cross join lateral (
-         select (select count(*)::int from tickets t where t.order_item_id = oi.id and t.voided_at is null) as valid,
-                count(*) filter (where x.kind = 'sale')::int as sales,
-                coalesce(sum(x.tickets) filter (where x.kind = 'sale'), 0)::int as sold,
-                coalesce(-sum(x.tickets) filter (where x.kind = 'void'), 0)::int as voided,
-                count(*) filter (where x.kind = 'void')::int as voids,
-                coalesce(sum(x.amount) filter (where x.kind = 'sale'), 0) as value,
-                coalesce(sum(x.amount) filter (where x.kind = 'void'), 0) as voids_value,
-                max(x.gross) filter (where x.kind = 'sale') as gross,
-                max(x.discount) filter (where x.kind = 'sale') as discount,
-                max(x.interest) filter (where x.kind = 'sale') as interest,
-                bool_or(x.order_id <> oi.order_id) as elsewhere
-           from transactions x where x.order_item_id = oi.id) l
-      where l.elsewhere
-         or (o.status = 'confirmed' and (l.sales <> 1 or l.sold <> oi.quantity or l.sold - l.voided <> l.valid))
-         or (o.status in ('pending', 'expired') and (l.sales > 0 or l.voids > 0))
-         or (o.status = 'cancelled' and (l.sales > 1 or l.sold <> l.voided or (l.sales = 0 and l.voids > 0)))
-         or (l.sales = 1 and l.voids_value <> -(floor(l.gross * l.voided / l.sold) - floor(l.discount * l.voided / l.sold) + floor(l.interest * l.voided / l.sold)))`,
-  )
-  await check(
-    "order's sales differ from its total",
-    `select o.id, o.total, s.value from orders o
-       join (select x.order_id, sum(x.amount) as value from transactions x where x.kind = 'sale' group by x.order_id) s on s.order_id = o.id
-      where s.value <> o.total`,
-  )
 }
 
 /** One SQL query on a database, through a connection of its own. */
@@ -214,5 +118,15 @@ export async function queryDatabase<T extends Record<string, unknown>>(databaseU
     return (await client.query<T>(text, values)).rows
   } finally {
     await client.end()
+  }
+}
+
+/** The ledger's invariants (ledger-invariants.ts) over a database of its own URL, with time for a large one on a busy machine. */
+async function ledgerViolationsAt(databaseUrl: string, options: LedgerInvariantOptions): Promise<string[]> {
+  const database = await openDatabase({ url: databaseUrl, poolMax: 1, statementTimeoutMs: 60_000, connectTimeoutMs: 30_000 })
+  try {
+    return await ledgerViolations(database.db, options)
+  } finally {
+    await database.close()
   }
 }
