@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createWebhook } from '../../src/domain/webhooks/create-webhook.js'
@@ -84,34 +85,42 @@ async function openShop(databaseUrl: string, buyers: number) {
   return { app, seller, buyers: headers }
 }
 
-/** A buyer's order awaiting payment, through the storefront: a basket, a coupon when named, a checkout with `await_payment`. */
-async function placePending(baseUrl: string, headers: Record<string, string>, items: Item[], coupon?: string): Promise<Answer> {
+/** A checkout awaiting payment (by pix); and one paid at once, its money captured by the partner's provider. */
+const AWAITING = { payment_method: 'pix', await_payment: true }
+const paidAt = (reference: string) => ({ payment_method: 'credit_card', installments: 1, payment_reference: reference })
+
+/** A buyer's order through the storefront: a basket, a coupon when named, its checkout (awaiting payment unless told). */
+async function placeOrder(baseUrl: string, headers: Record<string, string>, items: Item[], options: { coupon?: string | undefined; checkout?: object } = {}) {
   const basket = await retrying(() => callServer(baseUrl, 'POST', '/stf/v1/baskets', { headers, body: { items } }))
   if (basket.status !== 201) return basket
-  if (coupon) {
-    const applied = await retrying(() => callServer(baseUrl, 'POST', `/stf/v1/baskets/${basket.body.id}/coupon`, { headers, body: { code: coupon } }))
+  if (options.coupon) {
+    const applied = await retrying(() => callServer(baseUrl, 'POST', `/stf/v1/baskets/${basket.body.id}/coupon`, { headers, body: { code: options.coupon } }))
     if (applied.status !== 200) return applied
   }
-  return retrying(() =>
-    callServer(baseUrl, 'POST', `/stf/v1/baskets/${basket.body.id}/checkout`, { headers, body: { payment_method: 'pix', await_payment: true } }),
-  )
+  return retrying(() => callServer(baseUrl, 'POST', `/stf/v1/baskets/${basket.body.id}/checkout`, { headers, body: options.checkout ?? AWAITING }))
 }
 
-/** One order per buyer, `lanes` storefront connections at once (alternating over `baseUrls`); answers the orders in buyer order. */
+/**
+ * One order per buyer, `lanes` storefront connections at once (alternating over `baseUrls`),
+ * awaiting payment, or paid at once with `paid`; answers the orders in buyer order.
+ */
 async function placeMany(
   baseUrls: string[],
   buyers: Record<string, string>[],
   itemsOf: (n: number) => Item[],
-  options: { lanes?: number; coupon?: (n: number) => string | undefined } = {},
+  options: { lanes?: number; coupon?: (n: number) => string | undefined; paid?: boolean } = {},
 ) {
   const placed: OrderAnswer[] = []
   let next = 0
   const lane = async (l: number) => {
     while (next < buyers.length) {
       const n = next++
-      const answer = await placePending(baseUrls[l % baseUrls.length]!, buyers[n]!, itemsOf(n), options.coupon?.(n))
+      const answer = await placeOrder(baseUrls[l % baseUrls.length]!, buyers[n]!, itemsOf(n), {
+        coupon: options.coupon?.(n),
+        ...(options.paid ? { checkout: paidAt(`CARD-${n}`) } : {}),
+      })
       expect(answer.status, JSON.stringify(answer.body)).toBe(201)
-      expect(answer.body.status).toBe('pending')
+      expect(answer.body.status).toBe(options.paid ? 'confirmed' : 'pending')
       placed[n] = answer.body
     }
   }
@@ -152,6 +161,35 @@ const stockOf = (databaseUrl: string, inventoryIds: string[]) =>
     [inventoryIds],
   )
 
+/**
+ * Kills `server` with SIGKILL as soon as `ready` holds and one of its transactions holds orders it
+ * locked: SELECT … FOR UPDATE (the sweep's batch, a payment's or a refund's order lock) takes a
+ * RowShareLock on the table, which nothing else does. Events, not a clock: a connection of its
+ * own watches the database every few milliseconds.
+ */
+async function killInTransaction(server: ServerProcess, databaseUrl: string, ready: (watch: pg.Client) => Promise<boolean>) {
+  const watch = new pg.Client({ connectionString: databaseUrl })
+  await watch.connect()
+  try {
+    await eventually(
+      async () => {
+        if (!(await ready(watch))) return false
+        const { rows } = await watch.query<{ locking: boolean }>(
+          `select exists (select 1 from pg_locks l where l.relation = 'orders'::regclass and l.mode = 'RowShareLock' and l.granted
+                                                     and l.pid <> pg_backend_pid()) as locking`,
+        )
+        if (!rows[0]!.locking) return false
+        server.child.kill('SIGKILL')
+        return true
+      },
+      60_000,
+      2,
+    )
+  } finally {
+    await watch.end()
+  }
+}
+
 describe('kill -9 of the server in the middle of an expiry sweep', () => {
   const DUE = 1000
   const PAID = 20
@@ -184,34 +222,15 @@ describe('kill -9 of the server in the middle of an expiry sweep', () => {
     const paid = orders.slice(DUE + NOT_DUE)
     for (const [n, order] of paid.entries()) expect((await pay(first.baseUrl, shop.seller, order, `PIX-${n}`)).status).toBe(201)
 
-    // The kill: once a batch of the due orders is expired, while the next batch is in its
-    // transaction (it holds the lock SELECT … FOR UPDATE takes on the orders table, which nothing
-    // else takes now). Events, not a clock: a connection of its own watches the orders and locks.
+    // The kill: once a batch of the due orders is expired, while the next batch is in its transaction.
     const ids = due.map((o) => o.id)
-    const watch = new pg.Client({ connectionString: databaseUrl })
-    await watch.connect()
+    await makeDue(databaseUrl, ids)
     let expiredAtKill = 0
-    try {
-      await makeDue(databaseUrl, ids)
-      await eventually(
-        async () => {
-          const { rows } = await watch.query<{ expired: number; sweeping: boolean }>(
-            `select (select count(*)::int from orders where id = any($1) and status = 'expired') as expired,
-                    exists (select 1 from pg_locks l where l.relation = 'orders'::regclass and l.mode = 'RowShareLock' and l.granted
-                                                         and l.pid <> pg_backend_pid()) as sweeping`,
-            [ids],
-          )
-          expiredAtKill = rows[0]!.expired
-          if (expiredAtKill === 0 || !rows[0]!.sweeping) return false
-          first.child.kill('SIGKILL')
-          return true
-        },
-        60_000,
-        2,
-      )
-    } finally {
-      await watch.end()
-    }
+    await killInTransaction(first, databaseUrl, async (watch) => {
+      const { rows } = await watch.query<{ n: number }>(`select count(*)::int as n from orders where id = any($1) and status = 'expired'`, [ids])
+      expiredAtKill = rows[0]!.n
+      return expiredAtKill > 0
+    })
     await first.exited
     await connectionsGone(databaseUrl)
 
@@ -395,10 +414,7 @@ describe('a payment racing the expiry sweep of another process, a third buyer af
       if (basket.status === 409) return null
       expect(basket.status, JSON.stringify(basket.body)).toBe(201)
       const order = await retrying(() =>
-        callServer(sweeper, 'POST', `/stf/v1/baskets/${basket.body.id}/checkout`, {
-          headers,
-          body: { payment_method: 'credit_card', installments: 1, payment_reference: `CARD-${basket.body.id}` },
-        }),
+        callServer(sweeper, 'POST', `/stf/v1/baskets/${basket.body.id}/checkout`, { headers, body: paidAt(`CARD-${basket.body.id}`) }),
       )
       expect(order.status, JSON.stringify(order.body)).toBe(201)
       return order.body as OrderAnswer
@@ -466,4 +482,164 @@ describe('a payment racing the expiry sweep of another process, a third buyer af
     expect(await commerceViolations(databaseUrl)).toEqual([])
     console.info(`payment against the sweep, ${ROUNDS} rounds: ${JSON.stringify(outcomes)}`)
   }, 300_000)
+})
+
+describe('kill -9 of the server while refunds are in flight', () => {
+  const ORDERS = 60
+
+  it('leaves no refund half-written: its tickets voided (in the ledger too), its money row once done; a fresh server refunds the rest', async () => {
+    const databaseUrl = await freshDatabase()
+    const shop = await openShop(databaseUrl, ORDERS)
+    const inventory = await createTestInventory(shop.app, await createTestEvent(shop.app, shop.seller.seller.id), { capacity: 10_000, price: 5000 })
+    const staff = await createStaff(shop.app, { permissions: ['adm.orders.read', 'adm.orders.write'] })
+    await fixtures!.close()
+    fixtures = undefined
+
+    servers.push(await startServer(databaseUrl, LENIENT))
+    const first = servers[0]!
+    const orders = await placeMany([first.baseUrl], shop.buyers, () => [{ inventory_id: inventory.id, quantity: 3 }], { lanes: 8, paid: true })
+
+    // Each order of 15,000 gets four refunds at once, 20,000 in all: a ticket's, done at once;
+    // another ticket's, pending; and two naming no tickets, done and pending, either of which ends
+    // the order when it is of everything left. Which are refused depends on their order of arrival.
+    const requests = orders.flatMap((order, n) =>
+      [
+        { amount: 4000, tickets: [order.tickets[0]!.identifier], reason: 'seat broken', reference: `RF-${n}-a` },
+        { amount: 5000, tickets: [order.tickets[1]!.identifier], reason: 'cannot come' },
+        { amount: 1000, reason: 'goodwill', reference: `RF-${n}-c` },
+        { amount: 10_000, reason: 'most of it' },
+      ].map((body) => ({ orderId: order.id, body })),
+    )
+    // Shuffled, so that an order's four refunds overlap in every order of arrival.
+    for (let i = requests.length - 1; i > 0; i--) {
+      const j = randomInt(i + 1)
+      ;[requests[i], requests[j]] = [requests[j]!, requests[i]!]
+    }
+
+    // The kill: once half the refunds are answered, while refunds are in their transactions.
+    const answered = new Map<string, { status: string; order_id: string; tickets: string[] }>()
+    const answers: Answer[] = []
+    let killed = false
+    let next = 0
+    const lanes = Promise.all(
+      Array.from({ length: 24 }, async () => {
+        while (!killed && next < requests.length) {
+          const { orderId, body } = requests[next++]!
+          const answer = await retrying(() => callServer(first.baseUrl, 'POST', `/adm/v1/orders/${orderId}/refunds`, { headers: staff.auth, body }))
+          answers.push(answer)
+          if (answer.status === 201) answered.set(answer.body.id, answer.body)
+        }
+      }),
+    )
+    await killInTransaction(first, databaseUrl, async () => answers.length >= requests.length / 2)
+    killed = true
+    await lanes
+    await first.exited
+    await connectionsGone(databaseUrl)
+
+    const statuses = countStatuses(answers)
+    for (const status of Object.keys(statuses)) expect(['0', '201', '409'], JSON.stringify(statuses)).toContain(status)
+    for (const refused of answers.filter((a) => a.status === 409)) expect(['refund_exceeds_paid', 'ticket_voided']).toContain(refused.body.code)
+    expect(statuses[0] ?? 0, `refunds cut by the kill (${JSON.stringify(statuses)})`).toBeGreaterThan(0)
+
+    // Every refund answered is stored as answered, and only those the kill cut besides. Each one
+    // stored is whole: the tickets it names voided, and voided in the ledger (its item's sale and
+    // voids count the valid tickets); its money row when done, none while pending.
+    const stored = await queryDatabase<{ id: string; status: string; order_id: string; named: number; voided: number; money_rows: number }>(
+      databaseUrl,
+      `select r.id, r.status, r.order_id, jsonb_array_length(r.tickets) as named,
+              (select count(*)::int from jsonb_array_elements_text(r.tickets) as n(identifier)
+                 join tickets t on t.order_id = r.order_id and t.identifier = n.identifier and t.voided_at is not null) as voided,
+              (select count(*)::int from transactions x where x.refund_id = r.id and x.kind = 'refund' and x.amount = -r.amount) as money_rows
+         from refunds r`,
+    )
+    const storedById = new Map(stored.map((r) => [r.id, r]))
+    for (const [id, refund] of answered) expect(storedById.get(id)).toMatchObject({ status: refund.status, order_id: refund.order_id })
+    expect(stored.length - answered.size).toBeLessThanOrEqual(statuses[0] ?? 0)
+    for (const refund of stored) {
+      expect(refund.voided, JSON.stringify(refund)).toBe(refund.named)
+      expect(refund.money_rows, JSON.stringify(refund)).toBe(refund.status === 'done' ? 1 : 0)
+    }
+    expect(await commerceViolations(databaseUrl)).toEqual([])
+
+    // A fresh process: each pending refund confirmed twice at once (one confirmation), then what
+    // is left refunded and every order ended: all paid, all refunded, every ticket back on sale.
+    servers.push(await startServer(databaseUrl, LENIENT))
+    const second = servers[1]!.baseUrl
+    const pending = stored.filter((r) => r.status === 'pending').map((r) => r.id)
+    const confirmations = await all(pending.length * 2, (n) =>
+      retrying(() =>
+        callServer(second, 'POST', `/adm/v1/refunds/${pending[n % pending.length]}/confirm`, {
+          headers: staff.auth,
+          body: { reference: `DONE-${n % pending.length}` },
+        }),
+      ),
+    )
+    expect(countStatuses(confirmations)).toEqual(pending.length > 0 ? { 200: pending.length * 2 } : {})
+    const open = await queryDatabase<{ id: string; status: string; left: number }>(
+      databaseUrl,
+      `select id, status, (paid_total - refunded_total)::int as left from orders where status <> 'cancelled' or paid_total > refunded_total`,
+    )
+    for (const order of open) {
+      const ended =
+        order.left > 0
+          ? await callServer(second, 'POST', `/adm/v1/orders/${order.id}/refunds`, {
+              headers: staff.auth,
+              body: { amount: order.left, reason: 'closing', reference: `END-${order.id}` },
+            })
+          : await callServer(second, 'POST', `/adm/v1/orders/${order.id}/cancel`, { headers: staff.auth })
+      expect(ended.status, JSON.stringify(ended.body)).toBe(order.left > 0 ? 201 : 200)
+    }
+    const ends = await queryDatabase<{ status: string; paid_total: number; refunded_total: number; live: number }>(
+      databaseUrl,
+      `select o.status, o.paid_total::int, o.refunded_total::int,
+              (select count(*)::int from tickets t where t.order_id = o.id and t.voided_at is null) as live
+         from orders o`,
+    )
+    expect(ends).toHaveLength(ORDERS)
+    for (const end of ends) expect(end).toEqual({ status: 'cancelled', paid_total: 15_000, refunded_total: 15_000, live: 0 })
+    const [stock] = await stockOf(databaseUrl, [inventory.id])
+    expect(stock).toMatchObject({ sold: 0, holding: 0 })
+    expect(await commerceViolations(databaseUrl)).toEqual([])
+    console.info(
+      `refunds killed midway: ${requests.length} refunds, ${JSON.stringify(statuses)} before the kill; ${stored.length} stored ` +
+        `(${stored.length - answered.size} unanswered), ${pending.length} pending confirmed by the next process, ${open.length} orders ended by it`,
+    )
+  }, 300_000)
+})
+
+describe('50 refunds of one order at once, against a live server', () => {
+  it('never add up to more than was paid, done or pending', async () => {
+    const databaseUrl = await freshDatabase()
+    const shop = await openShop(databaseUrl, 2)
+    const inventory = await createTestInventory(shop.app, await createTestEvent(shop.app, shop.seller.seller.id), { capacity: 100, price: 2500 })
+    const staff = await createStaff(shop.app, { permissions: ['adm.orders.read', 'adm.orders.write'] })
+    await fixtures!.close()
+    fixtures = undefined
+    servers.push(await startServer(databaseUrl, LENIENT))
+    const base = servers[0]!.baseUrl
+    const [parts, whole] = await placeMany([base], shop.buyers, () => [{ inventory_id: inventory.id, quantity: 4 }], { lanes: 1, paid: true })
+    const refund = (orderId: string, body: object) =>
+      retrying(() => callServer(base, 'POST', `/adm/v1/orders/${orderId}/refunds`, { headers: staff.auth, body }))
+
+    // 10,000 paid; 50 refunds of 300, half done at once, half pending: 33 fit.
+    const partly = await all(50, (n) => refund(parts!.id, { amount: 300, reason: `part ${n}`, ...(n % 2 ? { reference: `RF-${n}` } : {}) }))
+    expect(countStatuses(partly)).toEqual({ 201: 33, 409: 17 })
+    for (const refused of partly.filter((a) => a.status === 409)) expect(refused.body.code).toBe('refund_exceeds_paid')
+
+    // 10,000 paid; 50 refunds of all of it at once: one, which ends the order.
+    const wholly = await all(50, (n) => refund(whole!.id, { amount: 10_000, reason: `all ${n}`, ...(n % 2 ? { reference: `RF-W-${n}` } : {}) }))
+    expect(countStatuses(wholly)).toEqual({ 201: 1, 409: 49 })
+    for (const refused of wholly.filter((a) => a.status === 409)) expect(refused.body.code).toBe('refund_exceeds_paid')
+
+    const money = await queryDatabase<{ id: string; status: string; paid_total: number; promised: number; refunds: number }>(
+      databaseUrl,
+      `select o.id, o.status, o.paid_total::int, (select coalesce(sum(amount), 0)::int from refunds r where r.order_id = o.id) as promised,
+              (select count(*)::int from refunds r where r.order_id = o.id) as refunds
+         from orders o`,
+    )
+    expect(money.find((o) => o.id === parts!.id)).toMatchObject({ status: 'confirmed', paid_total: 10_000, promised: 9900, refunds: 33 })
+    expect(money.find((o) => o.id === whole!.id)).toMatchObject({ status: 'cancelled', paid_total: 10_000, promised: 10_000, refunds: 1 })
+    expect(await commerceViolations(databaseUrl)).toEqual([])
+  })
 })
