@@ -59,11 +59,13 @@ type OrderAnswer = {
 const unitsOf = (order: OrderAnswer, inventoryId: string) => order.items.filter((i) => i.inventory_id === inventoryId).reduce((sum, i) => sum + i.quantity, 0)
 
 /**
- * A seller whose webhook endpoint (a receiver on 127.0.0.1) subscribes to the order events the
- * tests count, so that they are recorded; and `buyers` signed-in customers, each of its own
- * address, so that an order's email is told apart by its recipient.
+ * A fresh database with a seller whose webhook endpoint (a receiver on 127.0.0.1) subscribes to
+ * the order events the tests count, so that they are recorded; and `buyers` signed-in customers,
+ * each of its own address, so that an order's email is told apart by its recipient. Set up
+ * through an app in this process; `ready()` closes it and answers the database's URL for the servers.
  */
-async function openShop(databaseUrl: string, buyers: number) {
+async function openShop(buyers: number) {
+  const databaseUrl = await freshDatabase()
   fixtures = await openFixtures(databaseUrl, LENIENT)
   const app = fixtures.app
   receiver = await WebhookReceiver.start()
@@ -82,7 +84,19 @@ async function openShop(databaseUrl: string, buyers: number) {
     headers.push(
       ...(await Promise.all(Array.from({ length: Math.min(4, buyers - headers.length) }, async () => (await insertSignedInCustomer(app, seller)).headers))),
     )
-  return { app, seller, buyers: headers }
+  return {
+    app,
+    seller,
+    buyers: headers,
+    /** An inventory of a new event of the seller. */
+    inventory: async (overrides: Parameters<typeof createTestInventory>[2] = {}) =>
+      createTestInventory(app, await createTestEvent(app, seller.seller.id), overrides),
+    ready: async () => {
+      await fixtures?.close()
+      fixtures = undefined
+      return databaseUrl
+    },
+  }
 }
 
 /** A checkout awaiting payment (by pix); and one paid at once, its money captured by the partner's provider. */
@@ -196,15 +210,13 @@ describe('kill -9 of the server in the middle of an expiry sweep', () => {
   const NOT_DUE = 20
 
   it('after a restart every due order expires exactly once: one order.expired, one email, its stock back once', async () => {
-    const databaseUrl = await freshDatabase()
-    const shop = await openShop(databaseUrl, DUE + PAID + NOT_DUE)
+    const shop = await openShop(DUE + PAID + NOT_DUE)
     const event = await createTestEvent(shop.app, shop.seller.seller.id)
     const stalls = await createTestInventory(shop.app, event, { capacity: 10_000, price: 5000 })
     const balcony = await createTestInventory(shop.app, event, { capacity: 10_000, price: 3000 })
     // A coupon limited to the uses it will have: its uses come back as its orders expire, exactly.
     const coupon = await createTestCoupon(shop.app, shop.seller.seller.id, { maxUses: DUE / 8 + PAID })
-    await fixtures!.close()
-    fixtures = undefined
+    const databaseUrl = await shop.ready()
 
     // The sweep of the first process expires nothing until the test moves the deadlines.
     servers.push(await startServer(databaseUrl, { ...LENIENT, OUTBOX_POLL_MS: '50' }))
@@ -287,11 +299,9 @@ describe('two server processes sweeping the same due orders at once', () => {
   const DUE = 600
 
   it('each order expires once, by one of them: one order.expired, one email, its stock back once', async () => {
-    const databaseUrl = await freshDatabase()
-    const shop = await openShop(databaseUrl, DUE)
-    const inventory = await createTestInventory(shop.app, await createTestEvent(shop.app, shop.seller.seller.id), { capacity: 10_000 })
-    await fixtures!.close()
-    fixtures = undefined
+    const shop = await openShop(DUE)
+    const inventory = await shop.inventory({ capacity: 10_000 })
+    const databaseUrl = await shop.ready()
 
     // At level info each process logs what each sweep of its own expired, which tells who did what.
     const env = { ...LENIENT, OUTBOX_POLL_MS: '50', LOG_LEVEL: 'info' }
@@ -340,12 +350,10 @@ function sweptOrders(output: string): number {
 
 describe('50 payments of one order at once, against a live server', () => {
   it('with different references: one 201, the rest 409 order_paid; with one reference: one payment, answered to all', async () => {
-    const databaseUrl = await freshDatabase()
-    const shop = await openShop(databaseUrl, 2)
-    const inventory = await createTestInventory(shop.app, await createTestEvent(shop.app, shop.seller.seller.id), { capacity: 10, price: 4500 })
+    const shop = await openShop(2)
+    const inventory = await shop.inventory({ capacity: 10, price: 4500 })
     const staff = await createStaff(shop.app, { permissions: ['adm.orders.read', 'adm.orders.write'] })
-    await fixtures!.close()
-    fixtures = undefined
+    const databaseUrl = await shop.ready()
     servers.push(await startServer(databaseUrl, { ...LENIENT }))
     const base = servers[0]!.baseUrl
     const [first, second] = await placeMany([base], shop.buyers, () => [{ inventory_id: inventory.id, quantity: 2 }], { lanes: 1 })
@@ -386,21 +394,19 @@ describe('a payment racing the expiry sweep of another process, a third buyer af
   const ROUNDS = 24
 
   it('never confirms an order whose stock was given away, never records money on an expired order', async () => {
-    const databaseUrl = await freshDatabase()
-    const shop = await openShop(databaseUrl, 2 * ROUNDS)
+    const shop = await openShop(2 * ROUNDS)
     const staff = await createStaff(shop.app, { permissions: ['adm.catalog.read', 'adm.catalog.write'] })
     const adm = admClient(shop.app, staff.auth)
-    // Each round's stock: two tickets, every other pair of rounds two seats of a plan.
+    // Each round's stock: two tickets; in every other four rounds (one of each kind), the two seats of a plan.
     const stock: string[] = []
     for (let round = 0; round < ROUNDS; round++) {
       if (Math.floor(round / 4) % 2 === 1) {
         stock.push((await createSeatedInventory(shop.app, adm, shop.seller.seller.id, [{ category: 'Plateia', seats: 2 }])).inventory.id)
-      } else stock.push((await createTestInventory(shop.app, await createTestEvent(shop.app, shop.seller.seller.id), { capacity: 2 })).id)
+      } else stock.push((await shop.inventory({ capacity: 2 })).id)
     }
-    await fixtures!.close()
-    fixtures = undefined
+    const databaseUrl = await shop.ready()
 
-    // The payer's process sweeps once a minute (this test is over long before); the sweeper's every 10 ms.
+    // The payer's process sweeps once a minute (the longest OUTBOX_POLL_MS), the sweeper's every 10 ms: the payments race another process's sweep.
     servers.push(await startServer(databaseUrl, { ...LENIENT, OUTBOX_POLL_MS: '60000' }), await startServer(databaseUrl, { ...LENIENT, OUTBOX_POLL_MS: '10' }))
     const [payer, sweeper] = servers.map((s) => s.baseUrl) as [string, string]
     const statusOf = async (orderId: string) =>
@@ -488,12 +494,10 @@ describe('kill -9 of the server while refunds are in flight', () => {
   const ORDERS = 60
 
   it('leaves no refund half-written: its tickets voided (in the ledger too), its money row once done; a fresh server refunds the rest', async () => {
-    const databaseUrl = await freshDatabase()
-    const shop = await openShop(databaseUrl, ORDERS)
-    const inventory = await createTestInventory(shop.app, await createTestEvent(shop.app, shop.seller.seller.id), { capacity: 10_000, price: 5000 })
+    const shop = await openShop(ORDERS)
+    const inventory = await shop.inventory({ capacity: 10_000, price: 5000 })
     const staff = await createStaff(shop.app, { permissions: ['adm.orders.read', 'adm.orders.write'] })
-    await fixtures!.close()
-    fixtures = undefined
+    const databaseUrl = await shop.ready()
 
     servers.push(await startServer(databaseUrl, LENIENT))
     const first = servers[0]!
@@ -610,12 +614,10 @@ describe('kill -9 of the server while refunds are in flight', () => {
 
 describe('50 refunds of one order at once, against a live server', () => {
   it('never add up to more than was paid, done or pending', async () => {
-    const databaseUrl = await freshDatabase()
-    const shop = await openShop(databaseUrl, 2)
-    const inventory = await createTestInventory(shop.app, await createTestEvent(shop.app, shop.seller.seller.id), { capacity: 100, price: 2500 })
+    const shop = await openShop(2)
+    const inventory = await shop.inventory({ capacity: 100, price: 2500 })
     const staff = await createStaff(shop.app, { permissions: ['adm.orders.read', 'adm.orders.write'] })
-    await fixtures!.close()
-    fixtures = undefined
+    const databaseUrl = await shop.ready()
     servers.push(await startServer(databaseUrl, LENIENT))
     const base = servers[0]!.baseUrl
     const [parts, whole] = await placeMany([base], shop.buyers, () => [{ inventory_id: inventory.id, quantity: 4 }], { lanes: 1, paid: true })
