@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
 import { orders } from '../../src/domain/orders/orders.table.js'
@@ -11,6 +11,7 @@ import { createTestCoupon, createTestEvent, createTestInventory } from '../facto
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { useTwoSellers } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
+import { ledgerViolations } from '../support/ledger-invariants.js'
 import { createStaff } from '../support/staff.js'
 
 /** API.md 7.9: orders awaiting payment, their payment, and their expiry. */
@@ -35,6 +36,9 @@ beforeAll(async () => {
   // Every event of seller a is recorded (an endpoint that wants them all), so the tests can read them.
   await ctx.app.db.insert(webhookEndpoints).values({ sellerId: a.seller.id, url: 'https://hooks.example.com/a', secretSalt: 'salt' })
 })
+
+// Whatever the tests did, the ledger adds up for every order.
+afterAll(async () => expect(await ledgerViolations(ctx.app.db)).toEqual([]))
 
 const newInventory = async (overrides: { capacity?: number; price?: number } = {}) =>
   (await createTestInventory(ctx.app, await createTestEvent(ctx.app, a.seller.id), { capacity: 10, price: 5000, ...overrides })).id

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { orderItems } from '../../src/domain/orders/orders.table.js'
 import type { TransactionView as Transaction } from '../../src/domain/payments/list-transactions.js'
 import { transactions } from '../../src/domain/payments/payments.table.js'
+import pg from 'pg'
 import { useTestApp } from '../build-app.js'
+import { testDatabaseUrl, usesPostgres } from '../support/database.js'
 import { createTestCoupon, createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { checkOut, type TestOrder } from '../factories/checkouts.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
@@ -196,6 +198,27 @@ describe('GET /adm/v1/sellers/{id}/transactions', () => {
     const rest = (await list(`?order_id=${firstOrder}&limit=3&cursor=${byOrder.next_cursor}`)).json() as Page
     expect([...byOrder.data, ...rest.data].map((row) => row.kind)).toEqual(['sale', 'sale', 'payment', 'void', 'refund'])
     expect(rest.next_cursor).toBeNull()
+  })
+
+  it.runIf(usesPostgres())('lists no row past one whose transaction is still running, so a later commit is never paged past', async () => {
+    const before = await listAll('?limit=1000')
+    // An older transaction, still running, that has an id (as a checkout writing the ledger has).
+    const older = new pg.Client({ connectionString: await testDatabaseUrl() })
+    await older.connect()
+    try {
+      await older.query('begin')
+      await older.query('select pg_current_xact_id()')
+      // A newer transaction writes the ledger and commits (a paid checkout).
+      await checkOut(ctx.app, a, [{ inventoryId, quantity: 1 }])
+      // Not listed while the older one runs: a reader at the end never steps past a row the older one may yet commit.
+      expect((await listAll('?limit=1000')).map((row) => row.id)).toEqual(before.map((row) => row.id))
+    } finally {
+      await older.query('rollback')
+      await older.end()
+    }
+    const after = await listAll('?limit=1000')
+    expect(after.slice(0, before.length).map((row) => row.id)).toEqual(before.map((row) => row.id))
+    expect(after.slice(before.length).map((row) => row.kind)).toEqual(['sale', 'payment'])
   })
 
   it('refuses bad queries with 400: a limit out of 1..1000, a cursor it did not give, a malformed instant or order id', async () => {

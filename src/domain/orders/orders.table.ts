@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, check, customType, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { bigint, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { baskets } from '../baskets/baskets.table.js'
 import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
@@ -8,6 +8,7 @@ import { customers } from '../customers/customers.table.js'
 import { ticketSigningKeys } from '../checkin/ticket-keys.table.js'
 import { affiliates } from '../sellers/affiliates.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
+import { xid8 } from '../../platform/db/xid8.js'
 import type { Seat } from '../inventory/inventory.repo.js'
 
 /** An order's life (API.md 7.9); which change may happen in which status is decided in order-states.ts. */
@@ -94,9 +95,6 @@ export const orderItems = pgTable(
   },
   (t) => [index('order_items_order_idx').on(t.orderId, t.position), check('order_items_quantity_check', sql`${t.quantity} >= 1`)],
 )
-
-/** A transaction id (PostgreSQL's 64-bit `xid8`), as a decimal string. */
-const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' })
 
 /** One ticket per unit sold. `identifier` is 128 random bits: unguessable, unique. */
 export const tickets = pgTable(

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { findSellerById } from '../sellers/sellers.repo.js'
-import { pageTransactions, type TransactionRow } from './transactions.repo.js'
+import { pageTransactions, type LedgerPlace, type TransactionRow } from './transactions.repo.js'
 
 /** Transaction, a row of the ledger (API.md 7.9). */
 export type TransactionView = {
@@ -41,18 +41,20 @@ export const toTransactionView = (row: TransactionRow): TransactionView => ({
 })
 
 /**
- * A listing's cursor: the `seq` of the last row it answered, base64url-encoded. Opaque to
- * clients; one this listing did not give (not canonical, not a position) is refused with 400
- * rather than read as the start.
+ * A listing's cursor: the place of the last row it answered (its transaction and `seq`),
+ * base64url-encoded. Opaque to clients; one this listing did not give (not canonical, not a
+ * place) is refused with 400 rather than read as the start.
  */
-export const encodeCursor = (seq: number) => Buffer.from(String(seq), 'latin1').toString('base64url')
+export const encodeCursor = ({ xid, seq }: LedgerPlace) => Buffer.from(`${xid}:${seq}`, 'latin1').toString('base64url')
 
-export function decodeCursor(cursor: string): number {
+export function decodeCursor(cursor: string): LedgerPlace {
   const text = Buffer.from(cursor, 'base64url').toString('latin1')
-  if (!/^[1-9]\d{0,15}$/.test(text) || encodeCursor(Number(text)) !== cursor) {
+  const [, xid = '', seq = ''] = /^(\d{1,20}):([1-9]\d{0,15})$/.exec(text) ?? []
+  const place = { xid, seq: Number(seq) }
+  if (!xid || BigInt(xid) >= 2n ** 64n || encodeCursor(place) !== cursor) {
     throw new AppError('validation_error', { details: [{ path: 'cursor', message: 'is not a cursor this listing gave' }] })
   }
-  return Number(text)
+  return place
 }
 
 export type ListTransactionsOptions = {
@@ -67,18 +69,19 @@ export type ListTransactionsOptions = {
 }
 
 /**
- * A page of a seller's ledger, oldest first (in the order it was written), and the cursor of the
+ * A page of a seller's ledger, oldest first (in the order it was written, settled: see
+ * `pageTransactions`), and the cursor of the
  * next page: null when this page reached the end. An unknown seller: 404.
  */
 export async function listTransactions(db: Db, options: ListTransactionsOptions): Promise<{ data: TransactionView[]; next_cursor: string | null }> {
-  const afterSeq = options.cursor === undefined ? undefined : decodeCursor(options.cursor)
+  const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor)
   if (!(await findSellerById(db, options.sellerId))) throw new AppError('not_found')
   // One row more than the page tells whether another page follows.
   const rows = await pageTransactions(
     db,
-    { sellerId: options.sellerId, from: options.from, to: options.to, orderId: options.orderId, afterSeq },
+    { sellerId: options.sellerId, from: options.from, to: options.to, orderId: options.orderId, after },
     options.limit + 1,
   )
   const page = rows.slice(0, options.limit)
-  return { data: page.map(toTransactionView), next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!.seq) : null }
+  return { data: page.map(toTransactionView), next_cursor: rows.length > options.limit ? encodeCursor(page.at(-1)!) : null }
 }

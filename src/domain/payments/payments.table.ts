@@ -4,6 +4,7 @@ import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { orderItems, orders } from '../orders/orders.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
+import { xid8 } from '../../platform/db/xid8.js'
 
 /** Money the seller received for an order (API.md 7.9): at a paid checkout, or later with its provider's reference. */
 export const payments = pgTable(
@@ -69,8 +70,13 @@ export const transactions = pgTable(
   'transactions',
   {
     id: uuid().primaryKey().defaultRandom(),
-    /** The order of writing: the ledger's listing pages by it. */
+    /** The order of writing, within a transaction. */
     seq: bigserial({ mode: 'number' }).notNull(),
+    /**
+     * The transaction that wrote it: the listing pages by (xid, seq) below the oldest transaction
+     * still running, so a row whose transaction commits after a later one's is never paged past.
+     */
+    xid: xid8().notNull().default(sql`pg_current_xact_id()`),
     sellerId: sellerIdColumn(),
     orderId: uuid()
       .notNull()
@@ -96,7 +102,7 @@ export const transactions = pgTable(
   },
   (t) => [
     uniqueIndex('transactions_seq_key').on(t.seq),
-    index('transactions_seller_seq_idx').on(t.sellerId, t.seq),
+    index('transactions_seller_xid_idx').on(t.sellerId, t.xid, t.seq),
     index('transactions_order_idx').on(t.orderId, t.seq),
     check('transactions_kind_check', sql`${t.kind} in ('sale', 'void', 'payment', 'refund')`),
     check(

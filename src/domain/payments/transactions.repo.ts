@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, lt } from 'drizzle-orm'
+import { and, asc, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { transactions } from './payments.table.js'
 
@@ -10,11 +10,18 @@ export type TransactionFilter = {
   from?: Date | undefined
   to?: Date | undefined
   orderId?: string | undefined
-  /** Only rows written after the row of this `seq`. */
-  afterSeq?: number | undefined
+  /** Only rows after this place (the transaction that wrote a row, and its `seq`). */
+  after?: LedgerPlace | undefined
 }
 
-/** Up to `limit` rows of a seller's ledger, in the order they were written (`seq`; the index transactions_seller_seq_idx). */
+/** A row's place in the ledger's listing: its transaction id (`xid8`, decimal) and its `seq`. */
+export type LedgerPlace = { xid: string; seq: number }
+
+/**
+ * Up to `limit` rows of a seller's ledger, in the order their transactions were written and then
+ * `seq` (the index transactions_seller_xid_idx), and only those written by transactions older
+ * than every one still running: a row committed after a later one's is never paged past.
+ */
 export const pageTransactions = (db: Db, filter: TransactionFilter, limit: number): Promise<TransactionRow[]> =>
   db
     .select()
@@ -25,8 +32,9 @@ export const pageTransactions = (db: Db, filter: TransactionFilter, limit: numbe
         filter.from ? gte(transactions.createdAt, filter.from) : undefined,
         filter.to ? lt(transactions.createdAt, filter.to) : undefined,
         filter.orderId ? eq(transactions.orderId, filter.orderId) : undefined,
-        filter.afterSeq === undefined ? undefined : gt(transactions.seq, filter.afterSeq),
+        filter.after === undefined ? undefined : sql`(${transactions.xid}, ${transactions.seq}) > (${filter.after.xid}::xid8, ${filter.after.seq})`,
+        sql`${transactions.xid} < pg_snapshot_xmin(pg_current_snapshot())`,
       ),
     )
-    .orderBy(asc(transactions.seq))
+    .orderBy(asc(transactions.xid), asc(transactions.seq))
     .limit(limit)
