@@ -4,9 +4,18 @@ import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestSeller } from '../factories/sellers.js'
 import { commerceViolations, queryDatabase } from '../support/commerce-invariants.js'
-import { callServer, countStatuses, freshDatabase, openFixtures, retrying, startServer, type Answer, type Fixtures } from '../support/live-server.js'
+import {
+  callServer,
+  connectionsGone,
+  countStatuses,
+  freshDatabase,
+  openFixtures,
+  retrying,
+  startServer,
+  type Answer,
+  type Fixtures,
+} from '../support/live-server.js'
 import type { ServerProcess } from '../support/server-process.js'
-import { eventually } from '../support/smtp-sink.js'
 
 /**
  * Kill -9 of the server while groups are in flight (issue 41). New baskets and checkouts of one
@@ -20,7 +29,7 @@ import { eventually } from '../support/smtp-sink.js'
  * - a group that committed a sale without its order (take_tickets' `sold` moved, the order rows
  *   not written, or written by another transaction that the kill cut): `inventories.sold` would
  *   exceed the tickets of confirmed orders ("sold = tickets in confirmed orders", and
- *   commerceViolations' own "sold differs from its confirmed order items"); and the fresh
+ *   commerceViolations' own "sold differs from its tickets holding stock"); and the fresh
  *   server, selling until refused, would stop short: sold + held < capacity at the end.
  * - a group answered before its COMMIT (or whose COMMIT the kill could undo): an order or basket
  *   answered 201 missing from the database.
@@ -138,17 +147,7 @@ describe('kill -9 of the server while groups of holds and checkouts are in fligh
 
     // Before the killed process's connections are gone, a statement it sent (with its COMMIT)
     // may still be running: the database is read once they are.
-    await eventually(
-      async () =>
-        (
-          await queryDatabase<{ n: number }>(
-            databaseUrl,
-            'select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-          )
-        )[0]!.n === 0,
-      30_000,
-      20,
-    )
+    await connectionsGone(databaseUrl)
 
     // Answered before the kill: only successes and sold-out refusals; cut by it: status 0.
     const statuses = countStatuses(answers)

@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { openDatabase } from '../../src/platform/db/database.js'
 import { testConfig } from '../build-app.js'
+import { queryDatabase } from './commerce-invariants.js'
 import { createScratchDatabase } from './database.js'
 import { NO_RATE_LIMITS } from './limits.js'
 import { startServerProcess, type ServerProcess } from './server-process.js'
+import { eventually } from './smtp-sink.js'
 
 /**
  * Reliability tests drive real server processes (`src/server.ts`, as `npm start` runs it) over
@@ -96,3 +98,21 @@ export function countStatuses(answers: Answer[]): Record<number, number> {
 
 /** Runs `count` calls at once (all started before any is awaited). */
 export const all = <T>(count: number, call: (n: number) => Promise<T>) => Promise.all(Array.from({ length: count }, (_, n) => call(n)))
+
+/**
+ * Waits until no connection but this one is open to the database. Until a killed process's
+ * connections are gone, a statement it sent (its COMMIT too) may still be running: read the
+ * database after this, and what it committed is in, what it did not is rolled back.
+ */
+export const connectionsGone = (databaseUrl: string) =>
+  eventually(
+    async () =>
+      (
+        await queryDatabase<{ n: number }>(
+          databaseUrl,
+          'select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+        )
+      )[0]!.n === 0,
+    30_000,
+    20,
+  )
