@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { eq, sql } from 'drizzle-orm'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { count, eq, sql } from 'drizzle-orm'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { orderItems } from '../../src/domain/orders/orders.table.js'
 import type { TransactionView as Transaction } from '../../src/domain/payments/list-transactions.js'
 import { transactions } from '../../src/domain/payments/payments.table.js'
@@ -94,7 +94,22 @@ const listAll = async (query = ''): Promise<Transaction[]> => {
   return (res.json() as Page).data
 }
 
+/**
+ * The listing shows a row once every transaction older than its own has ended, in the whole
+ * database server (other test files' work included, on PostgreSQL): wait until it shows every row
+ * the table holds for the seller, as a reader at the end of the ledger would.
+ */
+async function settled(sellerId = a.seller.id) {
+  const [written] = await ctx.app.db.select({ n: count() }).from(transactions).where(eq(transactions.sellerId, sellerId))
+  await expect.poll(async () => (await list('?limit=1000', reader, sellerId)).json().data.length, { timeout: 60_000 }).toBe(Number(written!.n))
+}
+
 describe('GET /adm/v1/sellers/{id}/transactions', () => {
+  beforeEach(async () => {
+    await settled(a.seller.id)
+    await settled(b.seller.id)
+  })
+
   it('lists the seller’s ledger oldest first, each row a Transaction, and nothing of orders never paid nor of other sellers', async () => {
     const res = await list()
     expect(res.statusCode, res.body).toBe(200)
@@ -216,6 +231,7 @@ describe('GET /adm/v1/sellers/{id}/transactions', () => {
       await older.query('rollback')
       await older.end()
     }
+    await settled()
     const after = await listAll('?limit=1000')
     expect(after.slice(0, before.length).map((row) => row.id)).toEqual(before.map((row) => row.id))
     expect(after.slice(before.length).map((row) => row.kind)).toEqual(['sale', 'payment'])
