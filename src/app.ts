@@ -119,6 +119,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(outboxPlugin, {
     config,
     startWorker: options.startWorkers,
+    // While buyers queue (a flash sale), emails and webhooks wait a few seconds rather than take their turns.
+    busy: () => app.admission.state().saturated,
     channels: (scope) => {
       const log = scope.log as Logger
       const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger: log })

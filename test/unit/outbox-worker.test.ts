@@ -48,4 +48,62 @@ describe('the outbox worker', () => {
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(claims()).toBe(atStop)
   })
+
+  it('holds deferrable channels back while the process is busy, for at most maxDeferMs, and never the others', async () => {
+    /** A channel that counts its claims and wakes a waiter at each one. */
+    const counting = (kind: string, deferrable: boolean) => {
+      let claims = 0
+      let waiters: (() => void)[] = []
+      const channel: OutboxChannel = {
+        kind,
+        deferrable,
+        batchSize: 10,
+        concurrency: 1,
+        claim: async () => {
+          claims++
+          for (const wake of waiters.splice(0)) wake()
+          return []
+        },
+        send: async () => ({ delivered: true, detail: undefined }),
+        retryInMs: () => null,
+        settle: async () => undefined,
+      }
+      const nextClaim = () => new Promise<void>((resolve) => waiters.push(resolve))
+      return { channel, claims: () => claims, nextClaim, reset: () => (waiters = []) }
+    }
+    let busy = true
+    const mail = counting('email', true)
+    const expiry = counting('order_expiry', false)
+    const worker = createOutboxWorker({
+      channels: [mail.channel, expiry.channel],
+      logger: pino({ level: 'silent' }),
+      pollMs: 1,
+      retentionDays: 30,
+      busy: () => busy,
+      maxDeferMs: 60_000,
+    })
+    worker.start()
+    // Busy: the expiry sweep keeps its turns, the emails wait.
+    for (let n = 0; n < 5; n++) await expiry.nextClaim()
+    expect(mail.claims()).toBe(0)
+    // No longer busy: the emails go at the next tick.
+    busy = false
+    await mail.nextClaim()
+    await worker.stop()
+
+    // Busy for longer than maxDeferMs (0 here): the emails wait no longer.
+    busy = true
+    const patient = counting('email', true)
+    const impatient = createOutboxWorker({
+      channels: [patient.channel],
+      logger: pino({ level: 'silent' }),
+      pollMs: 1,
+      retentionDays: 30,
+      busy: () => busy,
+      maxDeferMs: 0,
+    })
+    impatient.start()
+    await patient.nextClaim()
+    await impatient.stop()
+  })
 })

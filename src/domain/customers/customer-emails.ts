@@ -1,3 +1,4 @@
+import { dateTimeFormat } from '../../platform/date-formats.js'
 import type { EmailMessage } from '../../platform/mail/outbox.repo.js'
 import type { Locale, SellerSettings } from '../sellers/seller-settings.js'
 
@@ -43,7 +44,7 @@ export function describeLifetime(seconds: number, locale: Locale): string {
  * 2026 at 4:40 PM GMT-3"), never an ISO instant in UTC.
  */
 export function describeInstant(instant: Date, seller: EmailSeller): string {
-  return new Intl.DateTimeFormat(seller.settings.locale, {
+  return dateTimeFormat(seller.settings.locale, {
     weekday: 'long',
     day: 'numeric',
     month: 'long',

@@ -1,3 +1,4 @@
+import { dateTimeFormat } from '../../platform/date-formats.js'
 import { PDFDocument, type PDFFont, rgb, StandardFonts } from 'pdf-lib'
 import QRCode, { type QRCodeRenderersOptions } from 'qrcode'
 import type { Locale } from '../sellers/seller-settings.js'
@@ -40,7 +41,7 @@ export const seatLine = (seat: { zone: string; row: string; number: string }, lo
 
 /** A date (`YYYY-MM-DD`) as the buyer reads it: "sábado, 12 de dezembro de 2026", "Saturday, December 12, 2026". */
 export const dateLine = (date: string, locale: Locale) =>
-  new Intl.DateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`))
+  dateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`))
 
 const A5 = { width: 420, height: 595 }
 const MARGIN = 36

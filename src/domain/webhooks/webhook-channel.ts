@@ -104,6 +104,7 @@ export function webhookChannel(options: WebhookChannelOptions): OutboxChannel<Le
 
   return {
     kind: 'webhook',
+    deferrable: true,
     batchSize: 32,
     concurrency: 8,
     claim: (limit) => claimDueDeliveries(db, limit, leaseSeconds),

@@ -26,6 +26,7 @@ export function emailChannel(options: EmailChannelOptions): OutboxChannel<Outbox
   const leaseSeconds = options.leaseSeconds ?? 120
   return {
     kind: 'email',
+    deferrable: true,
     batchSize: 20,
     concurrency: 1,
     claim: (limit) => claimDueEmails(db, limit, leaseSeconds),

@@ -10,6 +10,8 @@ export type OutboxPluginOptions = {
   channels: (app: FastifyInstance) => OutboxChannel<OutboxItem, unknown>[]
   /** Deliver in the background once the app is ready (default true; tests drive it by hand). */
   startWorker?: boolean | undefined
+  /** Whether the process is saturated now: emails and webhooks then wait a little (OutboxWorkerOptions.busy). */
+  busy?: (() => boolean) | undefined
 }
 
 /**
@@ -17,9 +19,15 @@ export type OutboxPluginOptions = {
  * app is ready and stops, then closes its channels, when the app closes.
  */
 export const outboxPlugin = fp<OutboxPluginOptions>(
-  async (app, { config, channels: make, startWorker }) => {
+  async (app, { config, channels: make, startWorker, busy }) => {
     const channels = make(app)
-    const outbox = createOutboxWorker({ channels, logger: app.log as Logger, pollMs: config.outboxPollMs, retentionDays: config.outboxRetentionDays })
+    const outbox = createOutboxWorker({
+      channels,
+      logger: app.log as Logger,
+      pollMs: config.outboxPollMs,
+      retentionDays: config.outboxRetentionDays,
+      busy,
+    })
     app.decorate('outbox', outbox)
     if (startWorker !== false) app.addHook('onReady', async () => outbox.start())
     app.addHook('onClose', async () => {

@@ -12,6 +12,11 @@ export type AttemptOutcome<D = unknown> = { delivered: true; detail: D } | { del
  */
 export type OutboxChannel<T extends OutboxItem = OutboxItem, D = unknown> = {
   kind: string
+  /**
+   * May wait while the process is saturated (`OutboxWorkerOptions.busy`): what it sends can be a
+   * few seconds late without harm (an email, a webhook), where what frees tickets cannot.
+   */
+  deferrable?: boolean
   /** Rows leased per pass, and how many of them are sent at once. */
   batchSize: number
   concurrency: number
@@ -52,6 +57,10 @@ export type OutboxWorkerOptions = {
   retentionDays: number
   /** How often a process housekeeps (default hourly): several processes doing it at once is harmless. */
   housekeepingMs?: number
+  /** Whether the process is saturated now (buyers queue for it): deferrable channels wait, up to `maxDeferMs`. */
+  busy?: () => boolean
+  /** The longest a deferrable channel waits for the process to be less busy (default 10 s). */
+  maxDeferMs?: number
 }
 
 /** Rows deleted per statement, so that no purge holds many row locks or runs long. */
@@ -68,7 +77,21 @@ const PURGE_BATCHES = 50
 export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { channels, logger, pollMs, retentionDays } = options
   const housekeepingMs = options.housekeepingMs ?? 3_600_000
+  const maxDeferMs = options.maxDeferMs ?? 10_000
   let lastHousekeeping = 0
+  /** Since when deferrable channels have waited for a busy process (null: they are not waiting). */
+  let deferringSince: number | null = null
+  /** Whether deferrable channels skip this tick: the process is busy, and they have not waited `maxDeferMs` yet. */
+  const deferring = () => {
+    if (!options.busy?.()) {
+      deferringSince = null
+      return false
+    }
+    deferringSince ??= Date.now()
+    if (Date.now() - deferringSince < maxDeferMs) return true
+    deferringSince = null
+    return false
+  }
   const listeners: AttemptListener[] = []
   const running = new Map<string, Promise<number>>()
   let timer: NodeJS.Timeout | undefined
@@ -156,15 +179,18 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       await housekeep().catch((error: unknown) => logger.warn({ err: error }, 'outbox housekeeping failed'))
     }
     let again = false
+    const defer = deferring()
     await Promise.all(
-      channels.map(async (channel) => {
-        try {
-          // A full batch means more may be waiting: go again at once.
-          if ((await runChannel(channel)) >= channel.batchSize) again = true
-        } catch (error) {
-          logger.warn({ kind: channel.kind, err: error }, 'outbox pass failed')
-        }
-      }),
+      channels
+        .filter((channel) => !(defer && channel.deferrable))
+        .map(async (channel) => {
+          try {
+            // A full batch means more may be waiting: go again at once.
+            if ((await runChannel(channel)) >= channel.batchSize) again = true
+          } catch (error) {
+            logger.warn({ kind: channel.kind, err: error }, 'outbox pass failed')
+          }
+        }),
     )
     if (stopped) return
     if (again) immediate = setImmediate(runTick)
