@@ -1,22 +1,17 @@
 import { z } from 'zod'
 import { TRANSACTION_KINDS } from '../domain/payments/payments.table.js'
 import { ZInstant, ZInstantInput } from '../platform/http/schemas.js'
-import { ZProviderReference } from '../storefront/refunds.schemas.js'
+import { ZMoneyAmount, ZProviderReference } from '../storefront/refunds.schemas.js'
 
 /** The most tickets one refund may name (an order of many tickets is refunded in several, or whole). */
 const MAX_REFUND_TICKETS = 500
 
 export const ZRefundRequest = z
   .strictObject({
-    amount: z
-      .number()
-      .int()
-      .min(1)
-      .max(Number.MAX_SAFE_INTEGER)
-      .describe(
-        'Centavos, at most what is left to refund: `paid_total − refunded_total −` pending refunds (else 409 `refund_exceeds_paid` with ' +
-          '`details.refundable`). Need not be the tickets’ value: fees are the seller’s call',
-      ),
+    amount: ZMoneyAmount.describe(
+      'Centavos, at most what is left to refund: `paid_total − refunded_total −` pending refunds (else 409 `refund_exceeds_paid` with ' +
+        '`details.refundable`). Need not be the tickets’ value: fees are the seller’s call',
+    ),
     tickets: z
       .array(z.string().min(1).max(64))
       .min(1)

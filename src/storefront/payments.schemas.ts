@@ -1,21 +1,13 @@
 import { z } from 'zod'
+import { ZMoneyAmount, ZProviderReference } from './refunds.schemas.js'
 
 /** A payment of an order (API.md 7.9): what the storefront and the back office send alike. */
 export const ZPaymentBody = z
   .strictObject({
-    amount: z
-      .number()
-      .int()
-      .min(1)
-      .max(Number.MAX_SAFE_INTEGER)
-      .describe('Centavos: exactly what the order owes (`total − paid_total`), else 409 `amount_mismatch` with `details.outstanding`'),
-    reference: z
-      .string()
-      .min(1)
-      .max(255)
-      .describe(
-        'The payment provider’s reference (a pix end-to-end id, a boleto’s number, a card capture id): the same again on this order answers the first payment',
-      ),
+    amount: ZMoneyAmount.describe('Centavos: exactly what the order owes (`total − paid_total`), else 409 `amount_mismatch` with `details.outstanding`'),
+    reference: ZProviderReference.describe(
+      'The payment provider’s reference (a pix end-to-end id, a boleto’s number, a card capture id): the same again on this order answers the first payment',
+    ),
     method: z.string().min(1).max(32).optional().describe('credit_card, pix or boleto (default: the order’s); another than the order’s is recorded as given'),
     installments: z.number().int().min(1).max(99).optional().describe('Default: the order’s for its own method, else 1'),
   })

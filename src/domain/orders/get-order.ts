@@ -20,7 +20,7 @@ export type GetOrderOptions = {
 }
 
 /** The order as its caller may see it: of this seller (and of the affiliate, and of the customer, when they are given). */
-export const visibleOrder = (options: Omit<GetOrderOptions, 'codes'>) =>
+export const visibleOrder = (options: Omit<GetOrderOptions, 'codes' | 'affiliate'> & { affiliate: Pick<AffiliateContext, 'id'> | null }) =>
   and(
     eq(orders.id, options.orderId),
     options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),

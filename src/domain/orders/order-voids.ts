@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import type { TicketsFreed } from '../inventory/freeing-tickets.js'
@@ -6,7 +6,7 @@ import { insertLedgerRows, voidRows } from '../payments/ledger.js'
 import { isSold } from './order-states.js'
 import type { OrderRow } from './orders.repo.js'
 import { orders, tickets, type OrderStatus } from './orders.table.js'
-import { countByInventory, countByItem, releaseOrders, type ReleasedTicket } from './release-order.js'
+import { countByInventory, countByItem, releaseOrders, voidValidTickets, type ReleasedTicket } from './release-order.js'
 
 /**
  * Tickets leaving an order (API.md 7.9): one by one (a void, a refund of some tickets) or all
@@ -32,11 +32,7 @@ export async function voidTickets(tx: Db, stock: TicketsFreed, order: OrderRow, 
     throw new AppError('order_pending', { message: 'This order awaits payment: cancel it rather than voiding its tickets one by one' })
   }
   if (ticketIds.length === 0) return []
-  const voided = await tx
-    .update(tickets)
-    .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
-    .where(and(eq(tickets.orderId, order.id), inArray(tickets.id, [...ticketIds]), isNull(tickets.voidedAt)))
-    .returning({ orderId: tickets.orderId, orderItemId: tickets.orderItemId, inventoryId: tickets.inventoryId, identifier: tickets.identifier })
+  const voided = await voidValidTickets(tx, and(eq(tickets.orderId, order.id), inArray(tickets.id, [...ticketIds])))
   await stock.release(order.sellerId, countByInventory(voided))
   await writeVoids(tx, order, voided)
   return voided

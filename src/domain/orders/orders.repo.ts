@@ -59,9 +59,12 @@ export async function orderDetails(db: Db, orderIds: readonly string[]) {
 export async function findOrderOfBasket(db: Db, basketId: string): Promise<{ order: OrderRow; items: OrderItemRow[] } | undefined> {
   const [order] = await db.select().from(orders).where(eq(orders.basketId, basketId))
   if (!order) return undefined
-  const items = await db.select().from(orderItems).where(eq(orderItems.orderId, order.id)).orderBy(asc(orderItems.position))
-  return { order, items }
+  return { order, items: await orderItemsOf(db, order.id) }
 }
+
+/** An order's items, in order. */
+export const orderItemsOf = (db: Db, orderId: string): Promise<OrderItemRow[]> =>
+  db.select().from(orderItems).where(eq(orderItems.orderId, orderId)).orderBy(asc(orderItems.position))
 
 /** The id of the order a checked-out basket became. */
 export const findOrderIdOfBasket = async (db: Db, basketId: string): Promise<string | null> =>

@@ -1,4 +1,4 @@
-import { and, inArray, isNull, sql } from 'drizzle-orm'
+import { and, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { lockCoupons } from '../coupons/coupons.repo.js'
 import { coupons } from '../coupons/coupons.table.js'
@@ -7,6 +7,17 @@ import { couponRedemptions, tickets } from './orders.table.js'
 
 /** A ticket an order gave back. */
 export type ReleasedTicket = { orderId: string; orderItemId: string; inventoryId: string; identifier: string }
+
+/**
+ * Voids the valid tickets that match `where` (those voided already are left as they are), their
+ * change marked for the door's feed; answers them. Putting them back on sale is the caller's.
+ */
+export const voidValidTickets = (tx: Db, where: SQL | undefined): Promise<ReleasedTicket[]> =>
+  tx
+    .update(tickets)
+    .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
+    .where(and(where, isNull(tickets.voidedAt)))
+    .returning({ orderId: tickets.orderId, orderItemId: tickets.orderItemId, inventoryId: tickets.inventoryId, identifier: tickets.identifier })
 
 /**
  * What ending orders (a cancellation, a withdrawal, an expiry) does to what they took: their
@@ -23,20 +34,12 @@ export async function releaseOrders(
   if (orders.length === 0) return { tickets: [], couponIds: [] }
   const ids = orders.map((order) => order.id)
   // Tickets voided one by one are back on sale already: only the valid ones return now.
-  const released = await tx
-    .update(tickets)
-    .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
-    .where(and(inArray(tickets.orderId, ids), isNull(tickets.voidedAt)))
-    .returning({ orderId: tickets.orderId, orderItemId: tickets.orderItemId, inventoryId: tickets.inventoryId, identifier: tickets.identifier })
+  const released = await voidValidTickets(tx, inArray(tickets.orderId, ids))
   const sellerOf = new Map(orders.map((order) => [order.id, order.sellerId]))
-  const bySeller = new Map<string, Map<string, number>>()
-  for (const ticket of released) {
-    const sellerId = sellerOf.get(ticket.orderId)!
-    const quantities = bySeller.get(sellerId) ?? new Map<string, number>()
-    quantities.set(ticket.inventoryId, (quantities.get(ticket.inventoryId) ?? 0) + 1)
-    bySeller.set(sellerId, quantities)
+  for (const sellerId of [...new Set(orders.map((order) => order.sellerId))].sort()) {
+    const quantities = countByInventory(released.filter((ticket) => sellerOf.get(ticket.orderId) === sellerId))
+    if (quantities.size > 0) await stock.release(sellerId, quantities)
   }
-  for (const sellerId of [...bySeller.keys()].sort()) await stock.release(sellerId, bySeller.get(sellerId)!)
   return { tickets: released, couponIds: await giveBackCoupons(tx, ids) }
 }
 
@@ -47,8 +50,7 @@ async function giveBackCoupons(tx: Db, orderIds: readonly string[]): Promise<str
     .from(couponRedemptions)
     .where(inArray(couponRedemptions.orderId, [...orderIds]))
   if (redeemed.length === 0) return []
-  const uses = new Map<string, number>()
-  for (const { couponId } of redeemed) uses.set(couponId, (uses.get(couponId) ?? 0) + 1)
+  const uses = countBy(redeemed, (redemption) => redemption.couponId)
   await lockCoupons(tx, [...uses.keys()])
   for (const [id, n] of uses) {
     await tx
@@ -60,16 +62,15 @@ async function giveBackCoupons(tx: Db, orderIds: readonly string[]): Promise<str
   return [...uses.keys()].sort()
 }
 
-/** How many of these tickets each inventory gave back. */
-export function countByInventory(released: readonly ReleasedTicket[]): Map<string, number> {
+/** How many of `rows` have each key. */
+function countBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, number> {
   const counts = new Map<string, number>()
-  for (const ticket of released) counts.set(ticket.inventoryId, (counts.get(ticket.inventoryId) ?? 0) + 1)
+  for (const row of rows) counts.set(key(row), (counts.get(key(row)) ?? 0) + 1)
   return counts
 }
 
+/** How many of these tickets each inventory gave back. */
+export const countByInventory = (released: readonly ReleasedTicket[]) => countBy(released, (ticket) => ticket.inventoryId)
+
 /** How many of these tickets each order item gave back. */
-export function countByItem(released: readonly ReleasedTicket[]): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const ticket of released) counts.set(ticket.orderItemId, (counts.get(ticket.orderItemId) ?? 0) + 1)
-  return counts
-}
+export const countByItem = (released: readonly ReleasedTicket[]) => countBy(released, (ticket) => ticket.orderItemId)

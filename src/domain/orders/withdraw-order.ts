@@ -1,4 +1,3 @@
-import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import type { AuditActor } from '../audit/record-audit.js'
@@ -6,10 +5,10 @@ import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import type { SellerSettings } from '../sellers/seller-settings.js'
 import { decide } from './order-states.js'
+import { visibleOrder } from './get-order.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { endOrderWithRefund } from './end-order.js'
 import { lockOrderWhere } from './orders.repo.js'
-import { orders } from './orders.table.js'
 import { withdrawalClock, type WithdrawalClock } from './withdrawal.repo.js'
 
 const DAY_MS = 86_400_000
@@ -56,12 +55,12 @@ export const withdrawOrder = (db: Db, options: WithdrawOrderOptions) =>
   freeingTickets(db, async (tx, stock): Promise<OrderView> => {
     const order = await lockOrderWhere(
       tx,
-      and(
-        eq(orders.id, options.orderId),
-        eq(orders.sellerId, options.sellerId),
-        eq(orders.customerId, options.customerId),
-        options.affiliateId ? eq(orders.affiliateId, options.affiliateId) : undefined,
-      ),
+      visibleOrder({
+        orderId: options.orderId,
+        sellerId: options.sellerId,
+        customerId: options.customerId,
+        affiliate: options.affiliateId ? { id: options.affiliateId } : null,
+      }),
     )
     if (!order) throw new AppError('not_found')
     const verdict = decide(order.status, 'withdraw')

@@ -7,11 +7,12 @@ import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { isPaymentMethod, type PaymentMethod } from '../baskets/installment-plans.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { takeTickets } from '../inventory/take-tickets.js'
+import { quantitiesByInventory } from '../baskets/variants.js'
 import { orderConfirmedEmail, orderEmailContexts } from '../orders/order-emails.js'
 import { decide } from '../orders/order-states.js'
 import { visibleOrder } from '../orders/get-order.js'
 import { loadOrderViews } from '../orders/order-view.js'
-import { confirmPaidOrder, lockOrderWhere, markOrderTicketsChanged, orderDetails, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
+import { confirmPaidOrder, lockOrderWhere, markOrderTicketsChanged, orderItemsOf, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, recordWebhookEvents } from '../webhooks/webhook-events.js'
 import { insertLedgerRows, paymentRows, saleRows } from './ledger.js'
@@ -64,7 +65,7 @@ export async function payOrder(db: Db, options: PayOrderOptions): Promise<{ paym
       throw new AppError('amount_mismatch', { message: `The order owes ${outstanding} centavos`, details: { outstanding } })
     }
     const method = methodOf(options.method, order)
-    const { items } = await orderDetails(tx, [order.id])
+    const items = await orderItemsOf(tx, order.id)
     if (order.status === 'expired') await reactivate(tx, order, items)
 
     const payment = {
@@ -110,8 +111,7 @@ function methodOf(method: string | undefined, order: OrderRow): PaymentMethod {
  * Anything short of all of it refuses with `order_expired`, and the transaction rolls back.
  */
 async function reactivate(tx: Db, order: OrderRow, items: OrderItemRow[]) {
-  const wanted = new Map<string, number>()
-  for (const item of items) wanted.set(item.inventoryId, (wanted.get(item.inventoryId) ?? 0) + item.quantity)
+  const wanted = quantitiesByInventory(items)
   try {
     await runStatement(tx, takeTickets({ sellerId: order.sellerId, scope: null, basketId: order.basketId, wanted, added: new Map(), sell: true }))
   } catch (error) {
