@@ -61,7 +61,7 @@ export const ZOrder = z
     status: z
       .enum(['pending', 'confirmed', 'expired', 'cancelled'])
       .describe('`pending`: awaiting payment until `payment_due_at`; `confirmed`: paid; `expired`: unpaid in time, its tickets back on sale; `cancelled`'),
-    customer_id: z.uuid(),
+    customer_id: z.uuid().nullable().describe("The buyer's account; null: a guest's order (API.md 7.12), until an account verifies its email"),
     affiliate_code: z.string().nullable(),
     items: z.array(ZOrderItem),
     totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), interest: z.number().int(), total: z.number().int() }),

@@ -185,7 +185,7 @@ export async function basketInventoryIds(db: Db, sellerId: string, basketId: str
 }
 
 /** The statement marking a basket checked out by its customer, to send with others (`inOrder`). */
-export const checkOutBasketQuery = (db: Db, basketId: string, customerId: string) => {
+export const checkOutBasketQuery = (db: Db, basketId: string, customerId: string | null) => {
   const statement = preparedOn(db, CHECK_OUT_BASKET, prepareCheckOutBasket)
   return { execute: () => statement.execute({ basketId, customerId }) }
 }

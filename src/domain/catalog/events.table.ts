@@ -4,6 +4,8 @@ import { sellerIdColumn } from '../sellers/sellers.table.js'
 export const EVENT_STATUSES = ['draft', 'published', 'cancelled', 'finished'] as const
 
 export type EventAttribute = { id: string; name: string; scope: string; text: string; type: string; value: string }
+/** Where the event takes place (API.md 7.12); only `name` is required. */
+export type EventVenue = { name: string; address?: string | undefined; city?: string | undefined; state?: string | undefined; country?: string | undefined }
 export type EventImage = { id: string; name: string; credits: string; mime_type: string; url: string }
 
 export const events = pgTable(
@@ -20,6 +22,8 @@ export const events = pgTable(
     integrationId: text(),
     attributes: jsonb().$type<EventAttribute[]>().notNull().default([]),
     images: jsonb().$type<EventImage[]>().notNull().default([]),
+    /** Null: not said. */
+    venue: jsonb().$type<EventVenue>(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -25,6 +25,9 @@ export const inventories = pgTable(
     sellerId: sellerIdColumn(),
     eventId: eventIdColumn(),
     date: date({ mode: 'string' }).notNull(),
+    /** The show's local start on `date` (`HH:MM`, the seller's time zone) and when its doors open; null: not said (API.md 7.12). */
+    time: text(),
+    doorsTime: text(),
     name: text().notNull(),
     price: integer().notNull(),
     capacity: integer().notNull(),
@@ -49,6 +52,8 @@ export const inventories = pgTable(
     check('inventories_sold_check', sql`${t.sold} >= 0 and ${t.sold} <= ${t.capacity}`),
     check('inventories_seating_check', sql`(${t.seatingPlanId} is null) = (${t.seatingCategory} is null)`),
     check('inventories_seats_blocked_check', sql`${t.seatsBlocked} >= 0 and ${t.seatsBlocked} <= ${t.capacity}`),
+    check('inventories_time_check', sql`${t.time} ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' and ${t.doorsTime} ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'`),
+    check('inventories_doors_time_check', sql`${t.doorsTime} <= ${t.time}`),
     index('inventories_seating_plan_idx').on(t.seatingPlanId),
   ],
 )

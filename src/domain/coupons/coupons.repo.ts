@@ -77,10 +77,10 @@ export async function countCustomerRedemptions(db: Db, customerId: string, coupo
  * the inventories, as a checkout locks them). Answers false, having taken nothing that counts
  * (the caller rolls back), when one is used up.
  */
-export async function redeemCouponsAgain(db: Db, order: { id: string; customerId: string }, couponIds: readonly string[]): Promise<boolean> {
+export async function redeemCouponsAgain(db: Db, order: { id: string; customerId: string | null }, couponIds: readonly string[]): Promise<boolean> {
   if (couponIds.length === 0) return true
   const locked = await lockCoupons(db, couponIds)
-  const byCustomer = await countCustomerRedemptions(db, order.customerId, couponIds)
+  const byCustomer = order.customerId ? await countCustomerRedemptions(db, order.customerId, couponIds) : new Map<string, number>()
   for (const coupon of locked) {
     if (coupon.maxUses !== null && coupon.uses >= coupon.maxUses) return false
     if (coupon.maxUsesPerCustomer !== null && (byCustomer.get(coupon.id) ?? 0) >= coupon.maxUsesPerCustomer) return false

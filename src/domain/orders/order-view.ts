@@ -44,7 +44,7 @@ export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
 export type UnsignedOrderView = {
   id: string
   status: OrderStatus
-  customer_id: string
+  customer_id: string | null
   affiliate_code: string | null
   items: OrderItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }

@@ -76,8 +76,16 @@ export const findOrderIdOfBasket = async (db: Db, basketId: string): Promise<str
  */
 export type NewOrder = Omit<
   typeof orders.$inferInsert,
-  'createdAt' | 'updatedAt' | 'cancelledAt' | 'expiredAt' | 'paymentDueAt' | 'refundedTotal' | 'status' | 'paidTotal'
-> & { id: string; status: 'pending' | 'confirmed'; paymentDueMinutes: number | null; paidTotal: number }
+  'createdAt' | 'updatedAt' | 'cancelledAt' | 'expiredAt' | 'paymentDueAt' | 'refundedTotal' | 'status' | 'paidTotal' | 'buyerEmail' | 'buyerName'
+> & {
+  id: string
+  status: 'pending' | 'confirmed'
+  paymentDueMinutes: number | null
+  paidTotal: number
+  /** Null: the customer's (`customerId`), as the account reads at checkout. */
+  buyerEmail: string | null
+  buyerName: string | null
+}
 export type NewOrderItem = Omit<typeof orderItems.$inferInsert, 'id' | 'orderId'> & { id: string }
 export type NewTicket = { id: string; orderItemId: string; inventoryId: string; identifier: string; seatId: string | null }
 
@@ -140,6 +148,9 @@ const prepareInsertOrder = (db: Db) => ({
       affiliateId: placeholder('affiliateId'),
       affiliateCode: placeholder('affiliateCode'),
       customerId: placeholder('customerId'),
+      // A customer's order copies the account's email and name as they are at checkout.
+      buyerEmail: sql`coalesce(${placeholder('buyerEmail')}::text, (select c.email from customers c where c.id = ${placeholder('customerId')}))`,
+      buyerName: sql`coalesce(${placeholder('buyerName')}::text, (select trim(c.first_name || ' ' || c.last_name) from customers c where c.id = ${placeholder('customerId')}))`,
       couponId: placeholder('couponId'),
       coupon: placeholder('coupon'),
       subtotal: placeholder('subtotal'),

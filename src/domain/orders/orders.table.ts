@@ -30,9 +30,13 @@ export const orders = pgTable(
     affiliateId: uuid().references(() => affiliates.id),
     /** The affiliate's code when the order was placed. */
     affiliateCode: text(),
-    customerId: uuid()
-      .notNull()
-      .references(() => customers.id),
+    /** Null: a guest's order (API.md 7.12), until an account of the seller verifies `buyerEmail`. */
+    customerId: uuid().references(() => customers.id),
+    /** Who bought: the customer's email and name at checkout, or the guest's `buyer`. Emails go here. */
+    buyerEmail: text().notNull(),
+    buyerName: text().notNull(),
+    /** sha256 (hex) of the order token that opens a guest's order; null: none (a customer's order, or revoked). */
+    orderTokenHash: text(),
     status: text({ enum: ORDER_STATUSES }).notNull().default('confirmed'),
     /** The basket coupon, when one was redeemed. */
     couponId: uuid().references(() => coupons.id),
@@ -60,6 +64,8 @@ export const orders = pgTable(
     uniqueIndex('orders_basket_key').on(t.basketId),
     index('orders_seller_created_idx').on(t.sellerId, t.createdAt),
     index('orders_seller_customer_idx').on(t.sellerId, t.customerId, t.createdAt),
+    // What joining reads when an account verifies its email: the seller's guest orders of that email.
+    index('orders_seller_guest_email_idx').on(t.sellerId, sql`lower(${t.buyerEmail})`).where(sql`${t.customerId} is null`),
     check('orders_total_check', sql`${t.total} = ${t.subtotal} - ${t.discount} + ${t.interest} and ${t.total} >= 0`),
     check('orders_status_check', sql`${t.status} in ('pending', 'confirmed', 'expired', 'cancelled')`),
     check('orders_money_check', sql`${t.paidTotal} >= 0 and ${t.paidTotal} <= ${t.total} and ${t.refundedTotal} >= 0 and ${t.refundedTotal} <= ${t.paidTotal}`),
@@ -148,9 +154,8 @@ export const couponRedemptions = pgTable(
     orderId: uuid()
       .notNull()
       .references(() => orders.id, { onDelete: 'cascade' }),
-    customerId: uuid()
-      .notNull()
-      .references(() => customers.id),
+    /** Null: a guest's order; its limit per customer counts by the order's buyer email. */
+    customerId: uuid().references(() => customers.id),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('coupon_redemptions_coupon_order_key').on(t.couponId, t.orderId), index('coupon_redemptions_customer_idx').on(t.couponId, t.customerId)],

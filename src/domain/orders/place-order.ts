@@ -40,14 +40,18 @@ import { enqueueEmail, type EmailMessage } from '../../platform/mail/outbox.repo
 import { orderEmailContexts, orderPendingEmail, type OrderEmailContext } from './order-emails.js'
 import { placedStatus } from './order-states.js'
 
+export type Buyer = { email: string; name: string }
+
 export type PlaceOrderOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
   codes: TicketCodes
   sellerId: string
   affiliate: AffiliateContext | null
   basketId: string
-  /** The customer of `X-Customer-Token`: the order's owner. */
-  customerId: string
+  /** The customer of `X-Customer-Token`: the order's owner; null: a guest's order (API.md 7.12). */
+  customerId: string | null
+  /** A guest's email and name (required without `customerId`); a customer's order copies the account's. The order's emails go to the buyer. */
+  buyer?: Buyer | undefined
   settings: InstallmentSettings
   paymentMethod: string
   /** Number of installments, one of the plans for the method (default 1). */
@@ -473,6 +477,8 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     affiliateId: affiliate?.id ?? null,
     affiliateCode: affiliate?.code ?? null,
     customerId,
+    buyerEmail: options.buyer?.email ?? null,
+    buyerName: options.buyer?.name ?? null,
     couponId: basketCoupon?.id ?? null,
     coupon: couponView(basketCoupon),
     subtotal: price.subtotal,
@@ -541,7 +547,7 @@ async function withSigningKeys(tx: Db, codes: TicketCodes, sellerId: string, wri
 }
 
 /** Under the coupon locks: each coupon is redeemed within its limit. */
-async function redeemCoupons(tx: Db, pricing: Pricing, orderId: string, customerId: string) {
+async function redeemCoupons(tx: Db, pricing: Pricing, orderId: string, customerId: string | null) {
   for (const coupon of pricing.contents.coupons.values()) {
     const [redeemed] = await tx
       .update(coupons)

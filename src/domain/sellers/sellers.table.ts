@@ -29,6 +29,8 @@ export const sellers = pgTable('sellers', {
   /** The buyer's withdrawal (API.md 7.9): days after the purchase (0: off), and hours before the earliest ticket's date it closes. */
   withdrawalDays: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_days),
   withdrawalCutoffHours: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_cutoff_hours),
+  /** Checkout without a customer token, with the buyer's email and name (API.md 7.12). */
+  guestCheckout: boolean().notNull().default(true),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
