@@ -11,6 +11,6 @@ UPDATE "orders" o SET "buyer_email" = c."email", "buyer_name" = trim(c."first_na
 ALTER TABLE "orders" ALTER COLUMN "buyer_email" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "orders" ALTER COLUMN "buyer_name" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "orders" ADD COLUMN "order_token_hash" text;--> statement-breakpoint
-CREATE INDEX "orders_seller_guest_email_idx" ON "orders" USING btree ("seller_id",lower("buyer_email")) WHERE "orders"."customer_id" is null;--> statement-breakpoint
+CREATE INDEX "orders_seller_buyer_email_idx" ON "orders" USING btree ("seller_id",lower("buyer_email"));--> statement-breakpoint
 ALTER TABLE "inventories" ADD CONSTRAINT "inventories_time_check" CHECK ("inventories"."time" ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' and "inventories"."doors_time" ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$');--> statement-breakpoint
 ALTER TABLE "inventories" ADD CONSTRAINT "inventories_doors_time_check" CHECK ("inventories"."doors_time" <= "inventories"."time");

@@ -8,7 +8,9 @@ import { auditActorOf } from '../domain/staff/actor.js'
 import { requirePermission, staffActorOf } from '../iam/staff-auth.js'
 import { AppError } from '../platform/errors.js'
 import { errorResponses, pageMeta, ZIdParams } from '../platform/http/schemas.js'
-import { ZAdmOrder, ZAdmOrderList, ZAdmOrderListQuery, ZOrderTicketParams } from './orders.schemas.js'
+import { ZAdmOrder, ZAdmOrderList, ZAdmOrderListQuery, ZOrderTicketParams, ZOrderToken } from './orders.schemas.js'
+import { reissueOrderToken } from '../domain/orders/reissue-order-token.js'
+import { actorOf } from './staff-actor.js'
 
 const tags = ['backoffice']
 const security = [{ staffBearer: [] }]
@@ -84,6 +86,26 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => (await cancelOrder(app.db, { codes: app.ticketCodes, orderId: request.params.id, actor: auditActorOf(staffActorOf(request)) })).order,
+  )
+
+  app.post(
+    '/orders/:id/order-token',
+    {
+      onRequest: write,
+      schema: {
+        tags,
+        operationId: 'admReissueOrderToken',
+        summary: 'Issue a new token for an order',
+        description:
+          'Needs `adm.orders.write`. A new `order_token` (shown this once) that opens the order as `X-Order-Token` (API.md 7.12); the old one ' +
+          'opens nothing from now on. The buyer is emailed the new link, `{storefront_url}/orders/{id}?token=`. Any order, a guest’s or a customer’s.',
+        security,
+        params: ZIdParams,
+        response: { 201: ZOrderToken, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await reissueOrderToken(app.db, { orderId: request.params.id, tokenHmac: app.secrets.tokenHmac, actor: actorOf(request) })),
   )
 
   app.post(

@@ -17,3 +17,7 @@ export const ZOrderTicketParams = z.object({
   id: z.uuid(),
   identifier: z.string().min(1).max(64).describe('The ticket identifier, as the order lists it'),
 })
+
+export const ZOrderToken = z
+  .object({ order_token: z.string().describe('Opens the order as `X-Order-Token` on /stf/v1 (with its seller’s Basic credentials); shown this once') })
+  .meta({ id: 'OrderToken' })

@@ -81,6 +81,13 @@ export const ZSellerSettingsInput = z
       "The buyer's withdrawal closes this many hours before the earliest ticket's date (its 00:00 in `timezone`), " +
         `however many withdrawal_days are left (default ${DEFAULT_SETTINGS.withdrawal_cutoff_hours})`,
     ).optional(),
+    guest_checkout: z
+      .boolean()
+      .describe(
+        'Checkout without `X-Customer-Token`, with the buyer’s email and name: the order is opened by its `order_token` (API.md 7.12); ' +
+          `false: checkout needs a customer (default ${DEFAULT_SETTINGS.guest_checkout})`,
+      )
+      .optional(),
   })
   .describe('Only the settings given change')
 
@@ -100,6 +107,7 @@ export const ZSellerSettings = z
     payment_minutes: ZPaymentMinutes,
     withdrawal_days: z.number().int(),
     withdrawal_cutoff_hours: z.number().int(),
+    guest_checkout: z.boolean(),
   })
   .meta({ id: 'AdmSellerSettings' })
 

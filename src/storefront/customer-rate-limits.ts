@@ -26,15 +26,24 @@ export function customerRateLimits(app: FastifyInstance) {
   const limits = app.config.stfRateLimits
   const window = limits.windowSeconds
 
-  const perAddress = (name: string, max: number): Hook => {
+  /** The limit and key of a call's address: the end user's (`X-End-User-IP`), else the connection's at a higher limit. */
+  const addressLimit = (name: string, max: number) => {
     const endUser = app.limits.define(`stf-${name}-end-user`, max, window)
     const connection = app.limits.define(`stf-${name}-connection`, max * limits.limitFactorWithoutEndUserIp, window)
-    return async function limitPerAddress(request) {
+    return (request: FastifyRequest) => {
       const { endUserIp } = request
-      const limit = endUserIp ? endUser : connection
-      await limit.hit(`${request.seller.id}:${addressKey(endUserIp ?? request.ip)}`)
+      return { limit: endUserIp ? endUser : connection, key: `${request.seller.id}:${addressKey(endUserIp ?? request.ip)}` }
     }
   }
+
+  const perAddress = (name: string, max: number): Hook => {
+    const limitOf = addressLimit(name, max)
+    return async function limitPerAddress(request) {
+      const { limit, key } = limitOf(request)
+      await limit.hit(key)
+    }
+  }
+  const orderTokenLimit = addressLimit('order-token', limits.loginPerIp)
 
   // Emails are keyed by their HMAC, so the limit store holds none.
   const bodyEmailKey = (request: FastifyRequest) =>
@@ -53,5 +62,15 @@ export function customerRateLimits(app: FastifyInstance) {
 
     /** Runs a password login within the email's limit. */
     guardLogin: <T>(request: FastifyRequest, login: () => Promise<T>): Promise<T> => guardLogin(loginAttempts, bodyEmailKey(request), login),
+
+    /**
+     * Checks an `X-Order-Token` within the address's limit, as a password login is checked: each
+     * attempt counted first, forgiven when the token was right; a wrong one ends as `check` throws
+     * (the unknown order's 404), and past the limit every attempt is 429 with `Retry-After`.
+     */
+    guardOrderToken: <T>(request: FastifyRequest, check: () => Promise<T>): Promise<T> => {
+      const { limit, key } = orderTokenLimit(request)
+      return guardLogin(limit, key, check)
+    },
   }
 }

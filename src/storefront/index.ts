@@ -5,6 +5,7 @@ import { catalogRoutes } from './catalog.routes.js'
 import { registerCompression } from '../platform/http/compression.js'
 import { registerCatalogueCache } from './catalogue-cache.js'
 import { declareCustomerTokenHeader } from './customer-auth.js'
+import { registerOrderTokenHeader } from './order-token-auth.js'
 import { registerEndUserAddress } from './end-user-address.js'
 import { meRoutes } from './me.routes.js'
 import { orderRoutes } from './orders.routes.js'
@@ -16,7 +17,7 @@ import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
 import { waitingListRoutes } from './waiting-list.routes.js'
 
-/** `/stf/v1`: partner storefronts, HTTP Basic on every call; customers add `X-Customer-Token`. */
+/** `/stf/v1`: partner storefronts, HTTP Basic on every call; customers add `X-Customer-Token`, a guest's order its `X-Order-Token`. */
 export const storefront: FastifyPluginAsyncZod = async (app) => {
   await registerSellerAuth(app)
   registerEndUserAddress(app)
@@ -24,6 +25,7 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   registerCompression(app)
   registerCatalogueCache(app)
   declareCustomerTokenHeader(app)
+  registerOrderTokenHeader(app)
   await app.register(sellerRoutes)
   await app.register(authRoutes, { prefix: '/auth' })
   await app.register(meRoutes)

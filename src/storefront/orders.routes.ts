@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { getOrder } from '../domain/orders/get-order.js'
 import { listOrders } from '../domain/orders/list-orders.js'
-import { placeOrder } from '../domain/orders/place-order.js'
+import { placeOrder, type Buyer } from '../domain/orders/place-order.js'
+import { newOrderToken } from '../domain/orders/order-tokens.js'
 import { printOrderTickets } from '../domain/orders/print-order-tickets.js'
 import { registerTicketDownloads } from '../domain/orders/register-ticket-downloads.js'
 import { qrPng, qrSvg } from '../domain/orders/ticket-images.js'
@@ -12,6 +13,7 @@ import { errorResponses, pageMeta } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
 import { ZBasketParams, ZIdempotencyHeaders } from './baskets.schemas.js'
 import { optionalCustomer, requireCustomer } from './customer-auth.js'
+import { checkOrderToken } from './order-token-auth.js'
 import { sendSvg, ZSvgDocument } from '../platform/http/svg-reply.js'
 import {
   ZCheckoutBody,
@@ -19,6 +21,7 @@ import {
   ZOrderList,
   ZOrderListQuery,
   ZOrderParams,
+  ZPlacedOrder,
   ZTicketPngQuery,
   ZTicketQrParams,
   ZRegisterTicketDownloadRequest,
@@ -26,8 +29,17 @@ import {
 } from './orders.schemas.js'
 
 const tags = ['storefront']
+
+/** The buyer of a checkout without a customer token: the body's, when the seller sells to guests. */
+function guestOf(guestCheckout: boolean, buyer: Buyer | undefined): Buyer {
+  if (!guestCheckout)
+    throw new AppError('unauthorized', { message: 'This call needs the customer token (X-Customer-Token): this seller does not sell to guests' })
+  if (!buyer) throw new AppError('validation_error', { details: [{ path: 'buyer', message: 'is required without X-Customer-Token (a guest’s checkout)' }] })
+  return buyer
+}
 const sellerOnly = [{ sellerBasic: [] }]
 const withCustomer = [{ sellerBasic: [], customerToken: [] }]
+const withOrderToken = [{ sellerBasic: [], orderToken: [] }]
 
 /** Checkout, the customer's orders and ticket download registration. */
 export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -36,13 +48,17 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       // A buyer who holds tickets: served before new baskets while the process is saturated.
       config: { admission: 'first' },
-      preHandler: requireCustomer,
+      preHandler: optionalCustomer,
       schema: {
         tags,
         operationId: 'checkoutBasket',
         summary: 'Check a basket out',
         description:
-          'Needs `X-Customer-Token`. Payment is captured by the partner; the order records method, installments and reference. ' +
+          'With `X-Customer-Token`, the customer’s order. Without it, a guest’s (API.md 7.12; the seller’s `guest_checkout`, on by default, ' +
+          'else 401 `unauthorized`): `buyer: {email, name}` is required (400 without), the order has `customer_id: null`, and the answer ' +
+          'carries its `order_token` (shown once; also in the link emailed to the buyer) that opens the order as `X-Order-Token`. When an ' +
+          'account of the seller later proves it controls that email (verification, magic link, password reset), the guest’s orders join it. ' +
+          'Payment is captured by the partner; the order records method, installments and reference. ' +
           'Turns the holds into sales, redeems the coupons within their limits and issues one ticket per unit. ' +
           'A coupon that no longer applies refuses the checkout with its 422, the code the basket shows as the coupon’s `reason` (remove it with DELETE /baskets/{id}/coupon). ' +
           'With `expected_total`, a total other than what the partner charged: 409 `price_changed`, nothing sold, the hold kept. ' +
@@ -50,20 +66,24 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'With `await_payment: true` the order is `pending` (API.md 7.9): its tickets are taken as sold ones are, without codes, until ' +
           '`payment_due_at`; POST /orders/{id}/payments confirms it, else it expires and its tickets go back on sale. ' +
           'Honours `Idempotency-Key` (a replay answers the first order).',
-        security: withCustomer,
+        security: [...withCustomer, ...sellerOnly],
         headers: ZIdempotencyHeaders,
         params: ZBasketParams,
         body: ZCheckoutBody,
-        response: { 201: ZOrder, ...errorResponses(400, 401, 404, 409, 410, 422) },
+        response: { 201: ZPlacedOrder, ...errorResponses(400, 401, 404, 409, 410, 422) },
       },
     },
     async (request, reply) => {
+      const guest = request.customer === null ? guestOf(request.seller.settings.guest_checkout, request.body.buyer) : undefined
+      const orderToken = guest && newOrderToken(app.secrets.tokenHmac)
       const { body, replayed } = await placeOrder(app.db, {
         codes: app.ticketCodes,
         sellerId: request.seller.id,
         affiliate: request.affiliate,
         basketId: request.params.id,
-        customerId: request.customer!.id,
+        customerId: request.customer?.id ?? null,
+        buyer: guest,
+        orderToken,
         settings: request.seller.settings,
         paymentMethod: request.body.payment_method,
         installments: request.body.installments,
@@ -76,7 +96,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         holds: app.holds,
       })
       if (replayed) reply.header('idempotent-replayed', 'true')
-      return reply.code(201).send(body)
+      return reply.code(201).send(orderToken && !replayed ? { ...body, order_token: orderToken.token } : body)
     },
   )
 
@@ -110,13 +130,15 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/orders/:id',
     {
-      preHandler: optionalCustomer,
+      preHandler: [optionalCustomer, checkOrderToken],
       schema: {
         tags,
         operationId: 'getOrder',
         summary: 'Read an order',
-        description: 'An order of this seller; under `X-Affiliate-Code` only one placed under that code; with `X-Customer-Token` only one of that customer.',
-        security: [...sellerOnly, ...withCustomer],
+        description:
+          'An order of this seller; under `X-Affiliate-Code` only one placed under that code; with `X-Customer-Token` only one of that customer; ' +
+          'with `X-Order-Token` only the order it opens (another’s, a revoked or a wrong one: 404, counted per `X-End-User-IP`, 429 past the limit).',
+        security: [...sellerOnly, ...withCustomer, ...withOrderToken],
         params: ZOrderParams,
         response: { 200: ZOrder, ...errorResponses(400, 401, 404) },
       },
@@ -127,17 +149,24 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         sellerId: request.seller.id,
         affiliate: request.affiliate,
         customerId: request.customer?.id ?? null,
+        orderTokenHash: request.orderToken,
         orderId: request.params.id,
       }),
   )
 
   /** The ticket of an order of this seller (and affiliate), with its code; 404 for any other. */
-  const ticketOf = async (request: { seller: { id: string }; affiliate: AffiliateContext | null; params: { id: string; identifier: string } }) => {
+  const ticketOf = async (request: {
+    seller: { id: string }
+    affiliate: AffiliateContext | null
+    orderToken: string | null
+    params: { id: string; identifier: string }
+  }) => {
     const order = await getOrder(app.db, {
       codes: app.ticketCodes,
       sellerId: request.seller.id,
       affiliate: request.affiliate,
       customerId: null,
+      orderTokenHash: request.orderToken,
       orderId: request.params.id,
     })
     const ticket = order.tickets.find((t) => t.identifier === request.params.identifier)
@@ -149,6 +178,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/orders/:id/tickets/:identifier/qr.svg',
     {
+      preHandler: checkOrderToken,
       schema: {
         tags,
         operationId: 'getTicketQr',
@@ -156,7 +186,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'The ticket’s signed `code` as a QR image (`image/svg+xml`; error correction M, a 4-module quiet zone), for a ticket page: one `<img>`. ' +
           'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it. A ticket of an order not paid (`pending`, `expired`) has no code: 409 `order_pending`.',
-        security: sellerOnly,
+        security: [...sellerOnly, ...withOrderToken],
         params: ZTicketQrParams,
         response: { 200: ZSvgDocument, ...errorResponses(400, 401, 404, 409) },
       },
@@ -170,6 +200,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/orders/:id/tickets/:identifier/qr.png',
     {
+      preHandler: checkOrderToken,
       schema: {
         tags,
         operationId: 'getTicketQrPng',
@@ -177,7 +208,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'The ticket’s signed `code` as a QR image (`image/png`, `size` × `size` pixels, quiet zone included; error correction M, a ' +
           '4-module quiet zone), for an email: Gmail and Outlook show no SVG. Same access rules as qr.svg.',
-        security: sellerOnly,
+        security: [...sellerOnly, ...withOrderToken],
         params: ZTicketQrParams,
         querystring: ZTicketPngQuery,
         response: { 200: z.string().describe('A PNG image').meta({ contentMediaType: 'image/png' }), ...errorResponses(400, 401, 404, 409) },
@@ -195,6 +226,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/orders/:id/tickets.pdf',
     {
+      preHandler: checkOrderToken,
       schema: {
         tags,
         operationId: 'getOrderTicketsPdf',
@@ -204,7 +236,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'the inventory, the variant, the holder and, once seating assigns one, the seat, in the seller’s `locale` (one language per page; ' +
           'a character its font cannot draw, such as an emoji, is left out). An order of this seller (under ' +
           '`X-Affiliate-Code`, of that affiliate), else 404; an order without a valid ticket: 404; one not paid (`pending`, `expired`): 409 `order_pending`.',
-        security: sellerOnly,
+        security: [...sellerOnly, ...withOrderToken],
         params: ZOrderParams,
         response: { 200: z.string().describe('A PDF document').meta({ contentMediaType: 'application/pdf' }), ...errorResponses(400, 401, 404, 409) },
       },
@@ -215,6 +247,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         sellerId: request.seller.id,
         affiliate: request.affiliate,
         customerId: null,
+        orderTokenHash: request.orderToken,
         orderId: request.params.id,
         locale: request.seller.settings.locale,
       })

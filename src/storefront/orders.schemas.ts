@@ -26,6 +26,13 @@ export const ZCheckoutBody = z
         'What the partner charged, in centavos, interest included when paid in installments. When the total computed at checkout differs: ' +
           '409 `price_changed` with `details: { expected_total, total, basket }`, nothing sold, the hold kept',
       ),
+    buyer: z
+      .strictObject({
+        email: z.email().max(254).describe('Where the order’s emails go; compared without regard to case when an account later verifies it'),
+        name: z.string().trim().min(1).max(200).describe('As the tickets print it'),
+      })
+      .optional()
+      .describe('A guest’s checkout (no `X-Customer-Token`, the seller’s `guest_checkout` on): required then; ignored with a customer token'),
   })
   .meta({ id: 'CheckoutRequest' })
 
@@ -62,6 +69,9 @@ export const ZOrder = z
       .enum(['pending', 'confirmed', 'expired', 'cancelled'])
       .describe('`pending`: awaiting payment until `payment_due_at`; `confirmed`: paid; `expired`: unpaid in time, its tickets back on sale; `cancelled`'),
     customer_id: z.uuid().nullable().describe("The buyer's account; null: a guest's order (API.md 7.12), until an account verifies its email"),
+    buyer: z
+      .object({ email: z.string(), name: z.string() })
+      .describe('Who bought, as at checkout: the customer’s email and name, or the guest’s `buyer`. The order’s emails go to it'),
     affiliate_code: z.string().nullable(),
     items: z.array(ZOrderItem),
     totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), interest: z.number().int(), total: z.number().int() }),
@@ -109,6 +119,18 @@ export const ZOrder = z
     created_at: ZInstant,
   })
   .meta({ id: 'Order' })
+
+/** A checkout's answer: the order and, for a guest's order, its token, shown this once. */
+export const ZPlacedOrder = ZOrder.extend({
+  order_token: z
+    .string()
+    .optional()
+    .describe(
+      'A guest’s order only, in the first answer only (not on an `Idempotency-Key` replay): send it as `X-Order-Token` to open this order ' +
+        'without a customer token. Stored hashed, so never shown again; it is also in the link emailed to the buyer, and ' +
+        'POST /adm/v1/orders/{id}/order-token issues a new one',
+    ),
+}).meta({ id: 'PlacedOrder' })
 
 export const ZOrderList = pageOf(ZOrder).meta({ id: 'OrderList' })
 

@@ -3,7 +3,8 @@ import { withdrawOrder } from '../domain/orders/withdraw-order.js'
 import { confirmRefund } from '../domain/payments/confirm-refund.js'
 import { errorResponses, ZIdParams } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
-import { requireCustomer } from './customer-auth.js'
+import { optionalCustomer } from './customer-auth.js'
+import { checkOrderToken, requireCustomerOrOrderToken } from './order-token-auth.js'
 import { ZOrder, ZOrderParams, ZRefund } from './orders.schemas.js'
 import { ZConfirmRefundRequest } from './refunds.schemas.js'
 
@@ -16,20 +17,20 @@ export const refundRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/orders/:id/cancel',
     {
-      preHandler: requireCustomer,
+      preHandler: [optionalCustomer, checkOrderToken, requireCustomerOrOrderToken],
       schema: {
         tags,
         operationId: 'withdrawOrder',
         summary: 'The buyer withdraws from an order',
         description:
-          'Needs `X-Customer-Token` of the order’s customer (another’s order: 404). Brazil’s consumer code (art. 49): within the seller’s ' +
+          'Needs `X-Customer-Token` of the order’s customer or the order’s `X-Order-Token` (another’s order: 404; neither: 401). Brazil’s consumer code (art. 49): within the seller’s ' +
           '`withdrawal_days` of the purchase and at least `withdrawal_cutoff_hours` before the earliest ticket’s date (00:00 in the seller’s ' +
           'time zone), the order is `cancelled`, its tickets voided and back on sale, and a `pending` refund of everything left to refund ' +
           'is created for the partner to execute (then POST /refunds/{id}/confirm). Outside that window (or `withdrawal_days` 0): 409 ' +
           '`withdrawal_closed` with `details.until`, the instant it closed (the purchase itself when off). An order awaiting payment ' +
           'simply ends: `cancelled`, nothing to refund. A cancelled order: 409 `order_cancelled`; an expired one: 409 `order_expired`. ' +
           'Webhooks `order.cancelled` and `refund.created`; the buyer is emailed the refund.',
-        security: withCustomer,
+        security: [...withCustomer, { sellerBasic: [], orderToken: [] }],
         params: ZOrderParams,
         response: { 200: ZOrder, ...errorResponses(400, 401, 404, 409) },
       },
@@ -38,7 +39,8 @@ export const refundRoutes: FastifyPluginAsyncZod = async (app) => {
       withdrawOrder(app.db, {
         codes: app.ticketCodes,
         sellerId: request.seller.id,
-        customerId: request.customer!.id,
+        customerId: request.customer?.id ?? null,
+        orderTokenHash: request.orderToken,
         affiliateId: request.affiliate?.id,
         orderId: request.params.id,
         settings: request.seller.settings,

@@ -55,6 +55,7 @@ beforeAll(async () => {
     { method: 'GET', url: `${s}/orders`, permission: 'adm.orders.read' },
     { method: 'GET', url: `/orders/${randomUUID()}`, permission: 'adm.orders.read' },
     { method: 'POST', url: `/orders/${randomUUID()}/cancel`, permission: 'adm.orders.write' },
+    { method: 'POST', url: `/orders/${randomUUID()}/order-token`, permission: 'adm.orders.write' },
     { method: 'POST', url: `/orders/${randomUUID()}/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ/void`, permission: 'adm.orders.write' },
     { method: 'POST', url: `/orders/${randomUUID()}/payments`, permission: 'adm.orders.write', body: { amount: 100, reference: 'R' } },
     { method: 'POST', url: `/orders/${randomUUID()}/refunds`, permission: 'adm.orders.write', body: { amount: 100, reason: 'Goodwill' } },

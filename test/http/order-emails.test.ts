@@ -32,6 +32,7 @@ describe('orderEmailContexts', () => {
     expect(context).toEqual({
       seller: { name: 'Mumbai Tickets', storefrontUrl: 'https://mumbai.example.com', settings: { locale: 'en', timezone: 'Asia/Kolkata' } },
       to: { email: buyer.customer.email, name: 'Priya' },
+      guest: false,
       eventTitles: new Map([
         [festival.id, 'Monsoon Jazz'],
         [play.id, 'Hamlet'],

@@ -56,7 +56,7 @@ describe('OpenAPI document of the commerce routes', () => {
         'RegisterTicketDownloadResponse',
       ]),
     )
-    expect(doc.paths['/stf/v1/baskets/{id}/checkout'].post.security).toEqual([{ sellerBasic: [], customerToken: [] }])
+    expect(doc.paths['/stf/v1/baskets/{id}/checkout'].post.security).toEqual([{ sellerBasic: [], customerToken: [] }, { sellerBasic: [] }])
     for (const [path, method] of [
       ['/adm/v1/sellers/{id}/orders', 'get'],
       ['/adm/v1/orders/{id}', 'get'],

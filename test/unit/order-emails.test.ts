@@ -16,6 +16,7 @@ const STALLS = '44444444-4444-4444-8444-444444444444'
 const context = (locale: 'pt-BR' | 'en', timezone: string, name: string | null): OrderEmailContext => ({
   seller: { name: 'Loja Azul', storefrontUrl: 'https://azul.example.com/loja', settings: { locale, timezone } },
   to: { email: 'ana@example.com', name },
+  guest: false,
   eventTitles: new Map([
     [FESTIVAL, 'Festival de Verão'],
     [THEATRE, 'Hamlet'],
@@ -58,6 +59,7 @@ const pending: OrderView = {
   id: '77777777-7777-4777-8777-777777777777',
   status: 'pending',
   customer_id: '88888888-8888-4888-8888-888888888888',
+  buyer: { email: 'ana@example.com', name: 'Ana Lima' },
   affiliate_code: null,
   items: [
     item({ variant: 'Meia', quantity: 2, unit_price: 50_000, total: 100_000 }),

@@ -51,6 +51,8 @@ export type LoadBasketContentsOptions = {
   lines?: BasketLine[]
   /** The customer to count per-customer coupon uses for (default: the basket's). */
   customerId?: string | null
+  /** Without a customer: a guest's email to count them for (API.md 7.12), at its checkout. */
+  guestEmail?: string | undefined
   /** A coupon about to be applied: read (and its customer uses counted) with the attached ones. */
   extra?: CouponRow
   /** Lock the coupon rows (checkout: after the inventories). */
@@ -63,7 +65,8 @@ export async function loadBasketContents(db: Db, basket: BasketState, options: L
   const rows = options.lock ? await lockCoupons(db, ids) : await findCouponsByIds(db, ids)
   const coupons = new Map(rows.map((row) => [row.id, row]))
   const customerId = options.customerId !== undefined ? options.customerId : basket.customerId
-  const customerUses = customerId ? await countCustomerRedemptions(db, customerId, ids) : undefined
+  const redeemer = customerId ? { customerId } : options.guestEmail ? { sellerId: basket.sellerId, email: options.guestEmail } : undefined
+  const customerUses = redeemer ? await countCustomerRedemptions(db, redeemer, ids) : undefined
   return { lines, coupons, customerUses }
 }
 

@@ -41,15 +41,14 @@ export const asDate = (value: unknown): Date => (value instanceof Date ? value :
 export const TICKET_COLUMNS = sql`
   t.id, t.identifier, t.order_id, t.inventory_id, inv.event_id, inv.date::text as date, oi.name, oi.variant,
   case when t.seat_id is not null then (select e from jsonb_array_elements(oi.seats) as e where e ->> 'id' = t.seat_id limit 1) end as seat,
-  t.voided_at is not null as voided, o.status as order_status, nullif(trim(c.first_name || ' ' || c.last_name), '') as holder,
+  t.voided_at is not null as voided, o.status as order_status, nullif(trim(o.buyer_name), '') as holder,
   inv.checkin_attention or inv.variants @> jsonb_build_array(jsonb_build_object('name', oi.variant, 'checkin_attention', true)) as attention`
 
 export const TICKET_JOINS = sql`
   from tickets t
   join orders o on o.id = t.order_id
   join order_items oi on oi.id = t.order_item_id
-  join inventories inv on inv.id = t.inventory_id
-  join customers c on c.id = o.customer_id`
+  join inventories inv on inv.id = t.inventory_id`
 
 /** Entries are valid from the start of the ticket's date until 06:00 of the next day, in the seller's time zone (`s`). */
 export const WINDOW_COLUMNS = sql`
@@ -160,7 +159,7 @@ export async function searchTicketRows(db: Db, list: ListRow, q: string, limit: 
     ${TICKET_JOINS}
     where ${onList(list)}
       and (t.identifier like ${`${term.toUpperCase()}%`} or o.id::text like ${`${term.toLowerCase()}%`}
-           or (c.first_name || ' ' || c.last_name) ilike ${`%${term}%`} or c.email ilike ${`%${term}%`})
+           or o.buyer_name ilike ${`%${term}%`} or o.buyer_email ilike ${`%${term}%`})
     order by t.identifier
     limit ${limit}`)
   return (rows as StandingRow[]).map(standingView)

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
-import { couponRedemptions } from '../orders/orders.table.js'
+import { couponRedemptions, orders } from '../orders/orders.table.js'
 import { coupons } from './coupons.table.js'
 
 export type CouponRow = typeof coupons.$inferSelect
@@ -58,18 +58,31 @@ export const findCouponByCode = async (db: Db, sellerId: string, code: string) =
 export const lockCoupons = (db: Db, ids: readonly string[]) =>
   ids.length === 0 ? Promise.resolve([] as CouponRow[]) : selectCouponsByIds(db, ids).orderBy(asc(coupons.id)).for('no key update')
 
-/** Confirmed orders of a customer per coupon, for `max_uses_per_customer`. */
-export async function countCustomerRedemptions(db: Db, customerId: string, couponIds: readonly string[]): Promise<Map<string, number>> {
+/**
+ * Who a per-customer coupon limit counts for: a customer by its account, a guest (API.md 7.12) by
+ * its email, whatever its case, over every order placed with it (a guest's and an account's alike).
+ */
+export type Redeemer = { customerId: string } | { sellerId: string; email: string }
+
+/** Confirmed orders of a customer (or a guest's email) per coupon, for `max_uses_per_customer`. */
+export async function countCustomerRedemptions(db: Db, redeemer: Redeemer, couponIds: readonly string[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>()
   if (couponIds.length === 0) return counts
-  const rows = await db
-    .select({ couponId: couponRedemptions.couponId, uses: sql<number>`count(*)::int` })
-    .from(couponRedemptions)
-    .where(and(eq(couponRedemptions.customerId, customerId), inArray(couponRedemptions.couponId, [...couponIds])))
-    .groupBy(couponRedemptions.couponId)
+  const ofCoupons = inArray(couponRedemptions.couponId, [...couponIds])
+  const query = db.select({ couponId: couponRedemptions.couponId, uses: sql<number>`count(*)::int` }).from(couponRedemptions)
+  const rows = await ('customerId' in redeemer
+    ? query.where(and(eq(couponRedemptions.customerId, redeemer.customerId), ofCoupons))
+    : query
+        .innerJoin(orders, eq(orders.id, couponRedemptions.orderId))
+        .where(and(eq(orders.sellerId, redeemer.sellerId), sql`lower(${orders.buyerEmail}) = lower(${redeemer.email})`, ofCoupons))
+  ).groupBy(couponRedemptions.couponId)
   for (const row of rows) counts.set(row.couponId, Number(row.uses))
   return counts
 }
+
+/** The redeemer of an order: its customer, else its buyer's email. */
+export const redeemerOf = (order: { customerId: string | null; sellerId: string; buyerEmail: string }): Redeemer =>
+  order.customerId ? { customerId: order.customerId } : { sellerId: order.sellerId, email: order.buyerEmail }
 
 /**
  * Takes one use of each coupon again for an order coming back to life (an expired order paid,
@@ -77,10 +90,14 @@ export async function countCustomerRedemptions(db: Db, customerId: string, coupo
  * the inventories, as a checkout locks them). Answers false, having taken nothing that counts
  * (the caller rolls back), when one is used up.
  */
-export async function redeemCouponsAgain(db: Db, order: { id: string; customerId: string | null }, couponIds: readonly string[]): Promise<boolean> {
+export async function redeemCouponsAgain(
+  db: Db,
+  order: { id: string; customerId: string | null; sellerId: string; buyerEmail: string },
+  couponIds: readonly string[],
+): Promise<boolean> {
   if (couponIds.length === 0) return true
   const locked = await lockCoupons(db, couponIds)
-  const byCustomer = order.customerId ? await countCustomerRedemptions(db, order.customerId, couponIds) : new Map<string, number>()
+  const byCustomer = await countCustomerRedemptions(db, redeemerOf(order), couponIds)
   for (const coupon of locked) {
     if (coupon.maxUses !== null && coupon.uses >= coupon.maxUses) return false
     if (coupon.maxUsesPerCustomer !== null && (byCustomer.get(coupon.id) ?? 0) >= coupon.maxUsesPerCustomer) return false

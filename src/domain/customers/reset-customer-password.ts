@@ -7,6 +7,7 @@ import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { customerActor, endCustomerSessions } from './customer-sessions.js'
 import { consumeOneTimeToken, findLiveOneTimeToken, voidOneTimeTokens } from './customer-tokens.repo.js'
 import { setPasswordHash } from './customers.repo.js'
+import { joinGuestOrders } from '../orders/join-guest-orders.js'
 
 export type ResetCustomerPasswordOptions = {
   sellerId: string
@@ -37,6 +38,7 @@ export async function resetCustomerPassword(db: Db, options: ResetCustomerPasswo
     await voidOneTimeTokens(tx, consumed.customerId, ['reset', 'magic_link'])
     const customer = await setPasswordHash(tx, consumed.customerId, passwordHash)
     const revoked = await endCustomerSessions(tx, announce, customer)
+    await joinGuestOrders(tx, customer, options.traceId)
     await recordAudit(tx, customerActor(customer.id, options.traceId), {
       action: 'stf.customer.password_reset',
       target: { type: 'customer', id: customer.id },

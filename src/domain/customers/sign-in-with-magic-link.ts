@@ -5,6 +5,7 @@ import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { endCustomerSessions, startCustomerSession, type CustomerGrant, type SessionTerms } from './customer-sessions.js'
 import { consumeOneTimeToken } from './customer-tokens.repo.js'
 import { confirmEmail } from './customers.repo.js'
+import { joinGuestOrders } from '../orders/join-guest-orders.js'
 
 export type SignInWithMagicLinkOptions = SessionTerms & { token: string }
 
@@ -22,6 +23,7 @@ export const signInWithMagicLink = (db: Db, options: SignInWithMagicLinkOptions)
     if (!consumed) throw new AppError('invalid_token')
     const { customer, firstProof } = await confirmEmail(tx, consumed.customerId, { clearPassword: true })
     const revoked = firstProof ? await endCustomerSessions(tx, announce, customer) : 0
+    await joinGuestOrders(tx, customer, options.traceId)
     return startCustomerSession(tx, {
       customer,
       method: 'magic_link',

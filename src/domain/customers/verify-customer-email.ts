@@ -6,6 +6,7 @@ import { endingCustomerSessions } from '../sellers/seller-changes.js'
 import { customerActor, endCustomerSessions } from './customer-sessions.js'
 import { consumeOneTimeToken } from './customer-tokens.repo.js'
 import { confirmEmail } from './customers.repo.js'
+import { joinGuestOrders } from '../orders/join-guest-orders.js'
 
 export type VerifyCustomerEmailOptions = { sellerId: string; token: string; tokenHmac: Buffer; traceId?: string }
 
@@ -21,6 +22,7 @@ export const verifyCustomerEmail = (db: Db, options: VerifyCustomerEmailOptions)
     if (!consumed) throw new AppError('invalid_token')
     const { customer, firstProof } = await confirmEmail(tx, consumed.customerId, { clearPassword: false })
     const revoked = firstProof ? await endCustomerSessions(tx, announce, customer) : 0
+    await joinGuestOrders(tx, customer, options.traceId)
     await recordAudit(tx, customerActor(customer.id, options.traceId), {
       action: 'stf.customer.email_verified',
       target: { type: 'customer', id: customer.id },

@@ -16,6 +16,8 @@ export type GetOrderOptions = {
   affiliate: AffiliateContext | null
   /** With `X-Customer-Token`: only that customer's orders. */
   customerId: string | null
+  /** With `X-Order-Token`: only the order it opens (the token's hash). */
+  orderTokenHash?: string | null | undefined
   orderId: string
 }
 
@@ -26,6 +28,7 @@ export const visibleOrder = (options: Omit<GetOrderOptions, 'codes' | 'affiliate
     options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),
     options.affiliate ? eq(orders.affiliateId, options.affiliate.id) : undefined,
     options.customerId ? eq(orders.customerId, options.customerId) : undefined,
+    options.orderTokenHash ? eq(orders.orderTokenHash, options.orderTokenHash) : undefined,
   )
 
 /** An order of this seller (and of the affiliate, and of the customer, when they are given). */

@@ -5,7 +5,6 @@ import { isPaymentMethod, type PaymentMethod } from '../baskets/installment-plan
 import { events } from '../catalog/events.table.js'
 import { formatBrl } from '../catalog/price-label.js'
 import { composeBuyerEmail, describeInstant, type EmailSeller } from '../customers/customer-emails.js'
-import { customers } from '../customers/customers.table.js'
 import type { RefundView } from '../payments/payment-views.js'
 import type { Locale } from '../sellers/seller-settings.js'
 import { sellers } from '../sellers/sellers.table.js'
@@ -19,7 +18,15 @@ import { dateLine, seatLine } from './ticket-images.js'
 // by side, as customer-emails.ts keeps the others, so the compiler refuses a kind missing in either.
 
 /** Who an order's emails go to, the seller they speak for (its locale and time zone), and the titles of the order's events by id. */
-export type OrderEmailContext = { seller: EmailSeller; to: { email: string; name: string | null }; eventTitles: ReadonlyMap<string, string> }
+export type OrderEmailContext = {
+  seller: EmailSeller
+  to: { email: string; name: string | null }
+  eventTitles: ReadonlyMap<string, string>
+  /** A guest's order (no account): its emails point to the order's link, not to an account. */
+  guest: boolean
+  /** The order's page with its token (`{storefront_url}/orders/{id}?token=`), when this email may carry it: only where the token was just made. */
+  link?: string | undefined
+}
 
 /** The buyer and seller of each order, and the titles of its events, by order id: two reads for a batch of orders. */
 export async function orderEmailContexts(tx: Db, orderIds: readonly string[]): Promise<Map<string, OrderEmailContext>> {
@@ -27,15 +34,15 @@ export async function orderEmailContexts(tx: Db, orderIds: readonly string[]): P
   const rows = await tx
     .select({
       orderId: orders.id,
-      email: customers.email,
-      firstName: customers.firstName,
+      email: orders.buyerEmail,
+      buyerName: orders.buyerName,
+      customerId: orders.customerId,
       name: sellers.name,
       storefrontUrl: sellers.storefrontUrl,
       locale: sellers.locale,
       timezone: sellers.timezone,
     })
     .from(orders)
-    .innerJoin(customers, eq(customers.id, orders.customerId))
     .innerJoin(sellers, eq(sellers.id, orders.sellerId))
     .where(inArray(orders.id, [...orderIds]))
   const titles = await tx
@@ -48,17 +55,19 @@ export async function orderEmailContexts(tx: Db, orderIds: readonly string[]): P
       row.orderId,
       {
         seller: { name: row.name, storefrontUrl: row.storefrontUrl, settings: { locale: row.locale, timezone: row.timezone } },
-        to: { email: row.email, name: row.firstName.trim() || null },
+        // Greeted by the first word of the name, as an account's first name greets it.
+        to: { email: row.email, name: row.buyerName.trim().split(/\s+/)[0] || null },
         eventTitles: new Map(titles.filter((t) => t.orderId === row.orderId).map((t) => [t.eventId, t.title])),
+        guest: row.customerId === null,
       },
     ]),
   )
 }
 
 /** What the pending email says: the amount and method already in the email's language, `until` null when the order has no deadline. */
-type PendingWords = { seller: string; order: string; amount: string; method: string; until: string | null; items: string[] }
+type PendingWords = { seller: string; order: string; amount: string; method: string; until: string | null; items: string[]; link: string | null }
 /** `amount` null: nothing was paid (a free order). */
-type ConfirmedWords = { seller: string; order: string; amount: string | null; tickets: string[]; storefront: string }
+type ConfirmedWords = { seller: string; order: string; amount: string | null; tickets: string[]; storefront: string; guest: boolean; link: string | null }
 type ExpiredWords = { seller: string; order: string; until: string | null; items: string[]; storefront: string }
 /** `doneAt` null: the refund is pending; `cancelled`: the order is cancelled (a refund of everything, a withdrawal). */
 type RefundWords = { seller: string; order: string; amount: string; doneAt: string | null; tickets: string[]; cancelled: boolean }
@@ -67,6 +76,8 @@ type OrderCatalogue = {
   method: Record<PaymentMethod, string>
   installments: (n: number) => string
   ticket: (identifier: string) => string
+  /** The order reissued a link: the new one, the earlier one dead. */
+  link: { subject: (seller: string) => string; lines: (w: { seller: string; order: string; link: string }) => string[] }
   pending: { subject: (seller: string) => string; lines: (w: PendingWords) => string[] }
   confirmed: { subject: (seller: string) => string; lines: (w: ConfirmedWords) => string[] }
   expired: { subject: (seller: string) => string; lines: (w: ExpiredWords) => string[] }
@@ -78,6 +89,16 @@ const CATALOGUE: Record<Locale, OrderCatalogue> = {
     method: { pix: 'Pix', boleto: 'boleto', credit_card: 'cartão de crédito' },
     installments: (n) => ` em ${n} parcelas`,
     ticket: (identifier) => `Ingresso ${identifier}`,
+    link: {
+      subject: (seller) => `${seller}: novo link do seu pedido`,
+      lines: (w) => [
+        `Este é o novo link do seu pedido ${w.order} em ${w.seller}; o link anterior não funciona mais:`,
+        '',
+        w.link,
+        '',
+        'Guarde-o: ele dá acesso ao pedido e aos seus ingressos.',
+      ],
+    },
     pending: {
       subject: (seller) => `${seller}: seu pedido aguarda pagamento`,
       lines: (w) => [
@@ -88,6 +109,7 @@ const CATALOGUE: Record<Locale, OrderCatalogue> = {
         '',
         'Os ingressos ficam reservados para você até lá; sem o pagamento, o pedido expira e eles voltam à venda. ' +
           'Assim que o pagamento for confirmado, você recebe outro e-mail com seus ingressos.',
+        ...(w.link === null ? [] : ['', `Veja seu pedido neste link (guarde-o: ele dá acesso ao pedido): ${w.link}`]),
       ],
     },
     confirmed: {
@@ -99,7 +121,11 @@ const CATALOGUE: Record<Locale, OrderCatalogue> = {
         '',
         ...w.tickets,
         '',
-        `Eles estão na sua conta em ${w.storefront}: entre com este e-mail para vê-los e baixá-los. Na entrada, apresente o QR code de cada ingresso.`,
+        w.link !== null
+          ? `Veja e baixe seus ingressos neste link (guarde-o: ele dá acesso ao pedido): ${w.link}. Na entrada, apresente o QR code de cada ingresso.`
+          : w.guest
+            ? `Veja e baixe seus ingressos pelo link do pedido, enviado no primeiro e-mail, ou crie uma conta em ${w.storefront} com este e-mail. Na entrada, apresente o QR code de cada ingresso.`
+            : `Eles estão na sua conta em ${w.storefront}: entre com este e-mail para vê-los e baixá-los. Na entrada, apresente o QR code de cada ingresso.`,
       ],
     },
     expired: {
@@ -130,6 +156,16 @@ const CATALOGUE: Record<Locale, OrderCatalogue> = {
     method: { pix: 'Pix', boleto: 'boleto', credit_card: 'credit card' },
     installments: (n) => ` in ${n} installments`,
     ticket: (identifier) => `Ticket ${identifier}`,
+    link: {
+      subject: (seller) => `A new link to your ${seller} order`,
+      lines: (w) => [
+        `This is the new link to your order ${w.order} at ${w.seller}; the earlier link no longer works:`,
+        '',
+        w.link,
+        '',
+        'Keep it: it opens the order and your tickets.',
+      ],
+    },
     pending: {
       subject: (seller) => `Your ${seller} order awaits payment`,
       lines: (w) => [
@@ -141,6 +177,7 @@ const CATALOGUE: Record<Locale, OrderCatalogue> = {
         '',
         'Your tickets are held for you until then; without payment the order expires and they go back on sale. ' +
           'Once your payment is confirmed, you will receive another email with your tickets.',
+        ...(w.link === null ? [] : ['', `See your order at this link (keep it: it opens the order): ${w.link}`]),
       ],
     },
     confirmed: {
@@ -152,7 +189,11 @@ const CATALOGUE: Record<Locale, OrderCatalogue> = {
         '',
         ...w.tickets,
         '',
-        `They are in your account at ${w.storefront}: sign in with this email address to see and download them. At the door, show each ticket's QR code.`,
+        w.link !== null
+          ? `See and download them at this link (keep it: it opens the order): ${w.link}. At the door, show each ticket's QR code.`
+          : w.guest
+            ? `See and download them with the order's link from its first email, or create an account at ${w.storefront} with this email address. At the door, show each ticket's QR code.`
+            : `They are in your account at ${w.storefront}: sign in with this email address to see and download them. At the door, show each ticket's QR code.`,
       ],
     },
     expired: {
@@ -232,6 +273,7 @@ export function orderPendingEmail(context: OrderEmailContext, order: OrderView):
       method: methodOf(order, context),
       until: instant(order.payment_due_at, context),
       items: itemLines(order, context),
+      link: context.link ?? null,
     }),
   )
 }
@@ -250,6 +292,8 @@ export function orderConfirmedEmail(context: OrderEmailContext, order: OrderView
       amount: order.paid_total > 0 ? money(order.paid_total, context) : null,
       tickets: ticketLines(order, valid, context),
       storefront: context.seller.storefrontUrl,
+      guest: context.guest,
+      link: context.link ?? null,
     }),
   )
 }
@@ -289,3 +333,18 @@ export function refundEmail(context: OrderEmailContext, order: OrderView, refund
     }),
   )
 }
+
+/** A new link to the order (its token reissued by the back office): the earlier link no longer opens it. */
+export function orderLinkEmail(context: OrderEmailContext & { link: string }, orderId: string): EmailMessage {
+  const words = wordsOf(context).link
+  return compose(
+    'stf.order_link',
+    context,
+    words.subject(context.seller.name),
+    words.lines({ seller: context.seller.name, order: orderId, link: context.link }),
+  )
+}
+
+/** `{storefront_url}/orders/{id}?token=<token>`: a guest's order page, opened by its token (API.md 7.12). */
+export const orderLinkOf = (storefrontUrl: string, orderId: string, token: string) =>
+  `${storefrontUrl.replace(/\/+$/, '')}/orders/${orderId}?token=${encodeURIComponent(token)}`

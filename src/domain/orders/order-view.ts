@@ -45,6 +45,7 @@ export type UnsignedOrderView = {
   id: string
   status: OrderStatus
   customer_id: string | null
+  buyer: { email: string; name: string }
   affiliate_code: string | null
   items: OrderItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }
@@ -115,6 +116,7 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
     id: order.id,
     status: order.status,
     customer_id: order.customerId,
+    buyer: { email: order.buyerEmail, name: order.buyerName },
     affiliate_code: order.affiliateCode,
     items: sortedItems.map(toOrderItemView),
     totals: { subtotal: order.subtotal, discount: order.discount, interest: order.interest, total: order.total },

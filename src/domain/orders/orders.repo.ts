@@ -1,10 +1,9 @@
-import { asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { preparedOn } from '../../platform/db/prepared.js'
 import type { Db } from '../../platform/db/database.js'
 import { events } from '../catalog/events.table.js'
 import { inventories } from '../catalog/inventories.table.js'
-import { customers } from '../customers/customers.table.js'
-import { orderItems, orders, tickets } from './orders.table.js'
+import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
 import { payments, refunds } from '../payments/payments.table.js'
 
 export type OrderRow = typeof orders.$inferSelect
@@ -151,6 +150,7 @@ const prepareInsertOrder = (db: Db) => ({
       // A customer's order copies the account's email and name as they are at checkout.
       buyerEmail: sql`coalesce(${placeholder('buyerEmail')}::text, (select c.email from customers c where c.id = ${placeholder('customerId')}))`,
       buyerName: sql`coalesce(${placeholder('buyerName')}::text, (select trim(c.first_name || ' ' || c.last_name) from customers c where c.id = ${placeholder('customerId')}))`,
+      orderTokenHash: placeholder('orderTokenHash'),
       couponId: placeholder('couponId'),
       coupon: placeholder('coupon'),
       subtotal: placeholder('subtotal'),
@@ -205,13 +205,12 @@ export const ticketPrintRows = (db: Db, orderId: string) =>
       event: events.title,
       inventory: inventories.name,
       date: inventories.date,
-      holder: sql<string | null>`nullif(trim(${customers.firstName} || ' ' || ${customers.lastName}), '')`,
+      holder: sql<string | null>`nullif(trim(${orders.buyerName}), '')`,
     })
     .from(tickets)
     .innerJoin(orders, eq(orders.id, tickets.orderId))
     .innerJoin(inventories, eq(inventories.id, tickets.inventoryId))
     .innerJoin(events, eq(events.id, inventories.eventId))
-    .innerJoin(customers, eq(customers.id, orders.customerId))
     .where(eq(tickets.orderId, orderId))
 
 /** A payment confirms the order: `confirmed`, the amount added to what it was paid, its reference kept when it had none. Answers the order. */
@@ -238,3 +237,43 @@ export const markOrderTicketsChanged = (db: Db, orderId: string, options: { revi
     .update(tickets)
     .set({ changedXid: sql`pg_current_xact_id()`, ...(options.revive ? { voidedAt: null } : {}) })
     .where(eq(tickets.orderId, orderId))
+
+/** Whether the order of this seller is the one `tokenHash` opens: one indexed read, whatever the token (API.md 7.12). */
+export const orderTokenOpens = async (db: Db, sellerId: string, orderId: string, tokenHash: string) =>
+  (
+    await db
+      .select({ id: orders.id })
+      .from(orders)
+      .where(and(eq(orders.id, orderId), eq(orders.sellerId, sellerId), eq(orders.orderTokenHash, tokenHash)))
+  ).length > 0
+
+/** Replaces the order's token (the old one opens nothing from now on); answers the order, or undefined when the seller has none with this id. */
+export const replaceOrderTokenHash = async (db: Db, orderId: string, sellerId: string | null, tokenHash: string) =>
+  (
+    await db
+      .update(orders)
+      .set({ orderTokenHash: tokenHash, updatedAt: sql`now()` })
+      .where(and(eq(orders.id, orderId), sellerId === null ? undefined : eq(orders.sellerId, sellerId)))
+      .returning({ id: orders.id, sellerId: orders.sellerId })
+  )[0]
+
+/**
+ * The seller's guest orders placed with this email (whatever its case) join the customer's account,
+ * with their coupon redemptions (which then count as the customer's). Only for an account that has
+ * just proved it controls the inbox: never on registration alone. Answers the orders joined.
+ */
+export async function joinGuestOrderRows(db: Db, customer: { id: string; sellerId: string; email: string }): Promise<string[]> {
+  const joined = await db
+    .update(orders)
+    .set({ customerId: customer.id, updatedAt: sql`now()` })
+    .where(and(eq(orders.sellerId, customer.sellerId), isNull(orders.customerId), sql`lower(${orders.buyerEmail}) = lower(${customer.email})`))
+    .returning({ id: orders.id })
+  const ids = joined.map((row) => row.id)
+  if (ids.length > 0) {
+    await db
+      .update(couponRedemptions)
+      .set({ customerId: customer.id })
+      .where(and(inArray(couponRedemptions.orderId, ids), isNull(couponRedemptions.customerId)))
+  }
+  return ids
+}

@@ -64,8 +64,8 @@ export const orders = pgTable(
     uniqueIndex('orders_basket_key').on(t.basketId),
     index('orders_seller_created_idx').on(t.sellerId, t.createdAt),
     index('orders_seller_customer_idx').on(t.sellerId, t.customerId, t.createdAt),
-    // What joining reads when an account verifies its email: the seller's guest orders of that email.
-    index('orders_seller_guest_email_idx').on(t.sellerId, sql`lower(${t.buyerEmail})`).where(sql`${t.customerId} is null`),
+    // The seller's orders of an email: the guest orders an account joins when it verifies it, a guest's uses of a coupon.
+    index('orders_seller_buyer_email_idx').on(t.sellerId, sql`lower(${t.buyerEmail})`),
     check('orders_total_check', sql`${t.total} = ${t.subtotal} - ${t.discount} + ${t.interest} and ${t.total} >= 0`),
     check('orders_status_check', sql`${t.status} in ('pending', 'confirmed', 'expired', 'cancelled')`),
     check('orders_money_check', sql`${t.paidTotal} >= 0 and ${t.paidTotal} <= ${t.total} and ${t.refundedTotal} >= 0 and ${t.refundedTotal} <= ${t.paidTotal}`),

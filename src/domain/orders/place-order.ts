@@ -37,7 +37,8 @@ import { DEFAULT_SETTINGS, type PaymentMinutes } from '../sellers/seller-setting
 import { insertLedgerRows, paymentRows, saleRows } from '../payments/ledger.js'
 import { insertPaymentQuery } from '../payments/payments.repo.js'
 import { enqueueEmail, type EmailMessage } from '../../platform/mail/outbox.repo.js'
-import { orderEmailContexts, orderPendingEmail, type OrderEmailContext } from './order-emails.js'
+import { orderConfirmedEmail, orderEmailContexts, orderLinkOf, orderPendingEmail, type OrderEmailContext } from './order-emails.js'
+import type { OrderToken } from './order-tokens.js'
 import { placedStatus } from './order-states.js'
 
 export type Buyer = { email: string; name: string }
@@ -52,6 +53,8 @@ export type PlaceOrderOptions = {
   customerId: string | null
   /** A guest's email and name (required without `customerId`); a customer's order copies the account's. The order's emails go to the buyer. */
   buyer?: Buyer | undefined
+  /** A guest's order token (API.md 7.12): its hash is stored, the token goes into the buyer's email link. */
+  orderToken?: OrderToken | undefined
   settings: InstallmentSettings
   paymentMethod: string
   /** Number of installments, one of the plans for the method (default 1). */
@@ -341,6 +344,7 @@ const guardOf = (options: PlaceOrderOptions) =>
           // Absent from the keys stored before they existed, so that their replays still match.
           ...(options.expectedTotal === undefined ? [] : [options.expectedTotal]),
           ...(options.awaitPayment ? [{ await_payment: true }] : []),
+          ...(options.customerId === null && options.buyer ? [{ buyer: options.buyer }] : []),
         ],
       }
     : undefined
@@ -383,7 +387,7 @@ async function readCheckout(tx: Db, options: PlaceOrderOptions): Promise<Checkou
     })
   }
 
-  const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId }), options)
+  const draft = evaluate(basket, await loadBasketContents(tx, basket, { lines, customerId, guestEmail: options.buyer?.email }), options)
   return { basket, lines, draft, method }
 }
 
@@ -425,7 +429,11 @@ async function evaluateLocked(tx: Db, basket: BasketState, lines: BasketLine[], 
     const price = locked.get(line.inventoryId)!.price
     return { ...line, inventoryPrice: price, unitPrice: line.variantPrice ?? price }
   })
-  return evaluate(basket, await loadBasketContents(tx, basket, { lines: pricedLines, customerId: options.customerId, lock: true }), options)
+  return evaluate(
+    basket,
+    await loadBasketContents(tx, basket, { lines: pricedLines, customerId: options.customerId, guestEmail: options.buyer?.email, lock: true }),
+    options,
+  )
 }
 
 /**
@@ -479,6 +487,7 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     customerId,
     buyerEmail: options.buyer?.email ?? null,
     buyerName: options.buyer?.name ?? null,
+    orderTokenHash: options.orderToken?.hash ?? null,
     couponId: basketCoupon?.id ?? null,
     coupon: couponView(basketCoupon),
     subtotal: price.subtotal,
@@ -504,8 +513,8 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
     ...insertOrderQueries(tx, order, items, issued),
     insertPaymentQuery(tx, payment),
     insertLedgerRows(tx, ledger),
-    // Awaiting payment, the buyer is told what is due: to whom, and in the seller's words.
-    { execute: () => (pending ? orderEmailContexts(tx, [orderId]) : Promise.resolve(new Map<string, OrderEmailContext>())) },
+    // Awaiting payment, the buyer is told what is due; a guest gets the order's link either way: to whom, and in the seller's words.
+    { execute: () => (pending || options.orderToken ? orderEmailContexts(tx, [orderId]) : Promise.resolve(new Map<string, OrderEmailContext>())) },
     checkOutBasketQuery(tx, basketId, customerId),
     auditInsert(tx, options.actor, {
       action: 'stf.order.placed',
@@ -523,8 +532,9 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
   )
   const signed = await withSigningKeys(tx, options.codes, sellerId, writtenTickets)
   const view = await signOrderView(tx, options.codes, toOrderView(written!, writtenItems, signed, { payments: writtenPayments, refunds: [] }))
-  const context = emailContexts.get(orderId)
-  return { view, email: context && orderPendingEmail(context, view) }
+  const found = emailContexts.get(orderId)
+  const context = found && options.orderToken ? { ...found, link: orderLinkOf(found.seller.storefrontUrl, orderId, options.orderToken.token) } : found
+  return { view, email: context && (pending ? orderPendingEmail(context, view) : orderConfirmedEmail(context, view)) }
 }
 
 /**

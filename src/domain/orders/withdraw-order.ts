@@ -33,8 +33,10 @@ export type WithdrawOrderOptions = {
   /** Signs the tickets' codes of the order answered (and of its webhook events). */
   codes: TicketCodes
   sellerId: string
-  /** The buyer: only its own orders (another's is not found). */
-  customerId: string
+  /** The buyer: only its own orders (another's is not found); null: the order its token opens. */
+  customerId: string | null
+  /** With `X-Order-Token`: only the order it opens (the token's hash). */
+  orderTokenHash?: string | null | undefined
   /** Under `X-Affiliate-Code`, only orders placed under it. */
   affiliateId?: string | undefined
   orderId: string
@@ -59,6 +61,7 @@ export const withdrawOrder = (db: Db, options: WithdrawOrderOptions) =>
         orderId: options.orderId,
         sellerId: options.sellerId,
         customerId: options.customerId,
+        orderTokenHash: options.orderTokenHash,
         affiliate: options.affiliateId ? { id: options.affiliateId } : null,
       }),
     )

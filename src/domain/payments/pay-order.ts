@@ -27,6 +27,8 @@ export type PayOrderOptions = {
   /** The storefront's seller (and affiliate, under `X-Affiliate-Code`); null: the back office, for any seller. */
   sellerId: string | null
   affiliate: AffiliateContext | null
+  /** With `X-Order-Token`: only the order it opens (the token's hash). */
+  orderTokenHash?: string | null | undefined
   amount: number
   /** The provider's reference: a payment per reference per order. */
   reference: string

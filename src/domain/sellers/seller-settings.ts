@@ -31,6 +31,8 @@ export type SellerSettings = {
   withdrawal_days: number
   /** …until this many hours before the earliest ticket's date. */
   withdrawal_cutoff_hours: number
+  /** Checkout without a customer token, with the buyer's email and name (API.md 7.12). */
+  guest_checkout: boolean
 }
 
 /** Minutes to pay, per payment method. */
@@ -42,7 +44,10 @@ export type PaymentMinutes = Record<PaymentMethod, number>
  */
 export type SellerSettingsChange = Partial<Omit<SellerSettings, 'payment_minutes'>> & { payment_minutes?: Partial<PaymentMinutes> | undefined }
 
-type NumericSetting = Exclude<keyof SellerSettings, 'login_requires_verified_email' | 'timezone' | 'locale' | 'seating_no_orphans' | 'payment_minutes'>
+type NumericSetting = Exclude<
+  keyof SellerSettings,
+  'login_requires_verified_email' | 'timezone' | 'locale' | 'seating_no_orphans' | 'payment_minutes' | 'guest_checkout'
+>
 
 /** The languages buyers are written to in (emails, seat map, PDF ticket). */
 export const LOCALES = ['pt-BR', 'en'] as const
@@ -67,6 +72,7 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   payment_minutes: Object.freeze({ pix: 30, boleto: 4320, credit_card: 30 }),
   withdrawal_days: 7,
   withdrawal_cutoff_hours: 48,
+  guest_checkout: true,
 })
 
 /** Whether this is an IANA time zone name this process knows (the database knows the same list). */
@@ -117,6 +123,7 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   payment_minutes: { ...DEFAULT_SETTINGS.payment_minutes, ...seller.paymentMinutes },
   withdrawal_days: seller.withdrawalDays,
   withdrawal_cutoff_hours: seller.withdrawalCutoffHours,
+  guest_checkout: seller.guestCheckout,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -135,6 +142,7 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.payment_minutes !== undefined ? { paymentMinutes: settings.payment_minutes } : {}),
   ...(settings?.withdrawal_days !== undefined ? { withdrawalDays: settings.withdrawal_days } : {}),
   ...(settings?.withdrawal_cutoff_hours !== undefined ? { withdrawalCutoffHours: settings.withdrawal_cutoff_hours } : {}),
+  ...(settings?.guest_checkout !== undefined ? { guestCheckout: settings.guest_checkout } : {}),
 })
 
 /**

@@ -30,7 +30,7 @@ export const sellers = pgTable('sellers', {
   withdrawalDays: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_days),
   withdrawalCutoffHours: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_cutoff_hours),
   /** Checkout without a customer token, with the buyer's email and name (API.md 7.12). */
-  guestCheckout: boolean().notNull().default(true),
+  guestCheckout: boolean().notNull().default(DEFAULT_SETTINGS.guest_checkout),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -51,6 +51,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string) {
             name: 'X-Customer-Token',
             description: 'A customer access token, with the Basic credentials of its seller',
           },
+          orderToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Order-Token',
+            description: 'The token of one order (a guest checkout’s `order_token`), with the Basic credentials of its seller: opens that order only',
+          },
           staffBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           deviceToken: {
             type: 'apiKey',
