@@ -978,7 +978,7 @@ async function stadium(r: Run) {
 /**
  * Webhooks under the flash sale (issue 20): four flash sales of one ticket per buyer (so every
  * sale is an order and an `order.confirmed` event), alternating without and with an endpoint
- * subscribed, whose receiver in this process checks every signature with the README's verifier.
+ * subscribed, whose receiver in this process checks every signature with the verifier of docs/webhooks.md.
  * After each round with the endpoint on, its backlog is waited for (bounded) before it is turned
  * off. Target: checkouts/s while selling with the endpoint ≥ 90 % of without.
  */

@@ -79,31 +79,63 @@ function field(name: string) {
 }
 
 /**
- * What a newcomer needs to make a first call; the API key and the pairing code are printed this
- * once. The check-in lines run as pasted, one after the other in one shell (no jq needed: node
- * reads the token out of the pairing answer), and so do the pix lines.
+ * What a newcomer needs to make a first call; the API key and the pairing codes are printed this
+ * once. The variables that README.md's quickstart starts with, as one line to paste. The check-in
+ * lines run as pasted, one after the other in one shell (no jq needed: node reads the token out of
+ * the pairing answer), and so do the checkout lines and the pix lines.
  */
 function demoBanner(data: DemoData, base: string) {
   const { checkin, seating } = data
+  const quickstart = {
+    BASE: base,
+    SELLER: data.sellerId,
+    KEY: data.apiKey,
+    INVENTORY: checkin.inventoryId,
+    LIST: checkin.listId,
+    PAIRING: checkin.secondDevice.pairingCode,
+  }
   return [
     '',
     'Demo data created (SEED_DEMO=false turns this off):',
     ...credentialLines({ sellerId: data.sellerId, apiKey: data.apiKey, admin: data.admin, buyer: data.buyer, pairingCode: checkin.pairingCode }, base),
     `  coupon:          ${data.couponCode}   affiliate code: ${data.affiliateCode}`,
+    "  quickstart:      README.md's quickstart (a ticket sold, paid and scanned) starts with this line:",
+    `    ${Object.entries(quickstart)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ')}`,
     `  demo order:      ${checkin.orderId}, tickets ${checkin.identifiers.join(' ')}`,
     `                   for ${checkin.eventTitle} today (${checkin.date}), check-in list "Main entrance" ${checkin.listId}`,
     '  door check-in:   pair the device, then scan the first ticket (paste both lines into one shell):',
     `    TOKEN=$(curl -s ${json({ pairing_code: checkin.pairingCode })} ${base}/chk/v1/pair | ${field('token')}) && echo "$TOKEN"`,
     `    curl -s -H "Authorization: Device $TOKEN" ${json({ code: checkin.identifiers[0], list_ids: [checkin.listId] })} ${base}/chk/v1/redeem`,
+    ...checkoutLines(data, base),
     `  waiting list:    inventory ${data.waitingList.inventoryId} is sold out (order ${data.waitingList.orderId}); join its list:`,
     `    curl -s -u ${data.sellerId}:${data.apiKey} ${json({ inventory_id: data.waitingList.inventoryId, quantity: 1, email: 'ana@example.com' })} ${base}/stf/v1/waiting-list`,
     `  reserved seats:  ${seating.eventTitle} on ${seating.date} (plan ${seating.planId}); hold two best-available seats of the Plateia:`,
     `    curl -s -u ${data.sellerId}:${data.apiKey} ${json({ items: [{ inventory_id: seating.inventoryIds.plateia, quantity: 2 }] })} ${base}/stf/v1/baskets`,
-    `    the seat map (same credentials): ${base}/stf/v1/events/${seating.eventId}/seats.svg?date=${seating.date}`,
+    `    the seat map, those two seats ringed (same credentials): ${base}/stf/v1/events/${seating.eventId}/seats.svg?date=${seating.date}&highlight=${seating.bestTwo.join(',')}`,
     ...awaitPaymentLines(data, base),
     '',
     '',
   ].join('\n')
+}
+
+/**
+ * A ticket for tonight's show bought at once, paid by pix: as a guest (an email and a name, API.md
+ * 7.12: the order's token in the answer opens it), and as the demo buyer signed in. Each line opens
+ * its own basket and checks it out; the order's status and id (or the error) are printed.
+ */
+function checkoutLines(data: DemoData, base: string) {
+  const { checkin, buyer } = data
+  const stf = `curl -s -u ${data.sellerId}:${data.apiKey}`
+  const basket = `BASKET=$(${stf} ${json({ items: [{ inventory_id: checkin.inventoryId, quantity: 1 }] })} ${base}/stf/v1/baskets | ${field('id')})`
+  const shown = (extra: string) => `node -p 'const o = JSON.parse(require("fs").readFileSync(0)); [o.status ?? o.code, o.id ?? o.message${extra}].join(" ")'`
+  return [
+    `  checkout:        a ticket for tonight (inventory ${checkin.inventoryId}), paid by pix: as a guest, then as the demo buyer`,
+    '                   signed in; each line opens a basket and checks it out (paste the lines into one shell):',
+    `    ${basket} && ${stf} ${json({ payment_method: 'pix', buyer: { email: 'ana@example.com', name: 'Ana Souza' } })} ${base}/stf/v1/baskets/$BASKET/checkout | ${shown(', o.order_token')}`,
+    `    CUSTOMER=$(${stf} ${json({ email: buyer.email, password: buyer.password })} ${base}/stf/v1/auth/login | ${field('access_token')}) && ${basket} && ${stf} -H "X-Customer-Token: $CUSTOMER" ${json({ payment_method: 'pix' })} ${base}/stf/v1/baskets/$BASKET/checkout | ${shown('')}`,
+  ]
 }
 
 /**

@@ -4,7 +4,7 @@ import { verifyWebhook } from '../../test/support/verify-webhook.js'
 
 /**
  * The partner's side of the webhook group: a receiver on 127.0.0.1 that checks every request's
- * signature with the README's verifier and counts the events it got (by id: at-least-once may
+ * signature with the verifier of docs/webhooks.md and counts the events it got (by id: at-least-once may
  * repeat one).
  */
 export async function startWebhookReceiver() {

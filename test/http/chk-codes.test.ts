@@ -59,7 +59,7 @@ beforeAll(async () => {
   stranger = await buyTickets(ctx.app, b, [{ inventory_id: bInventory.id, quantity: 1 }])
 })
 
-const readme = () => readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const guide = () => readFileSync(new URL('../../docs/door.md', import.meta.url), 'utf8')
 
 /** The code with one character of its payload changed. */
 function tampered(code: string): string {
@@ -68,14 +68,14 @@ function tampered(code: string): string {
   return `${header}.${payload.slice(0, at)}${payload[at] === 'A' ? 'B' : 'A'}${payload.slice(at + 1)}.${signature}`
 }
 
-describe("the README's verifier", () => {
-  it('is the very code the README shows, in at most 25 lines', () => {
+describe("the door guide's verifier", () => {
+  it('is the very code docs/door.md shows, in at most 25 lines', () => {
     const verifier = readFileSync(new URL('../support/verify-ticket-code.ts', import.meta.url), 'utf8')
       .split('\n')
       .slice(1)
       .join('\n')
       .trim()
-    expect(readme()).toContain(`\`\`\`ts\n${verifier}\n\`\`\``)
+    expect(guide()).toContain(`\`\`\`ts\n${verifier}\n\`\`\``)
     expect(verifier.split('\n').length).toBeLessThanOrEqual(25)
   })
 

@@ -96,7 +96,7 @@ describe('seedDemo', () => {
     expect(listed.json().data.map((s: { id: string }) => s.id)).toEqual([demo.sellerId])
   })
 
-  it('creates a check-in list per event, a scanner device whose pairing code pairs once, and an order for today whose tickets scan ok', async () => {
+  it('creates a check-in list per event, two scanner devices whose pairing codes pair once, and an order for today whose tickets scan ok', async () => {
     const { checkin } = demo
     expect(checkin.date).toBe(sellerDate(today))
     const paired = await ctx.app.inject({ method: 'POST', url: '/chk/v1/pair', payload: { pairing_code: checkin.pairingCode } })
@@ -104,6 +104,10 @@ describe('seedDemo', () => {
     expect(paired.json().device).toMatchObject({ id: checkin.deviceId, seller_id: demo.sellerId, name: 'Demo scanner', event_ids: null })
     const again = await ctx.app.inject({ method: 'POST', url: '/chk/v1/pair', payload: { pairing_code: checkin.pairingCode } })
     expect(again.json()).toMatchObject({ code: 'invalid_token' })
+    // The second one, which README.md's quickstart pairs, pairs whether or not the first was.
+    const second = await ctx.app.inject({ method: 'POST', url: '/chk/v1/pair', payload: { pairing_code: checkin.secondDevice.pairingCode } })
+    expect(second.statusCode).toBe(201)
+    expect(second.json().device).toMatchObject({ id: checkin.secondDevice.deviceId, seller_id: demo.sellerId, event_ids: null })
     const device = { authorization: `Device ${paired.json().token}` }
 
     const lists = await ctx.app.inject({ method: 'GET', url: '/chk/v1/lists', headers: device })
@@ -114,7 +118,10 @@ describe('seedDemo', () => {
 
     const order = await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${checkin.orderId}`, headers: basicAuth(demo.sellerId, demo.apiKey) })
     expect(order.statusCode).toBe(200)
-    expect(order.json()).toMatchObject({ status: 'confirmed', items: [{ event_id: demo.eventIds[1], date: checkin.date, quantity: 2 }] })
+    expect(order.json()).toMatchObject({
+      status: 'confirmed',
+      items: [{ event_id: demo.eventIds[1], inventory_id: checkin.inventoryId, date: checkin.date, quantity: 2 }],
+    })
     const tickets = order.json().tickets as { identifier: string; code: string; status: string }[]
     expect(tickets.map((t) => t.identifier)).toEqual(checkin.identifiers)
     expect(tickets.every((t) => t.status === 'valid')).toBe(true)
@@ -178,6 +185,8 @@ describe('seedDemo', () => {
       { id: 'Teatro-A-6', zone: 'Teatro', row: 'A', number: '6', category: 'Plateia' },
       { id: 'Teatro-A-7', zone: 'Teatro', row: 'A', number: '7', category: 'Plateia' },
     ])
+    // The seats the printed seat map rings.
+    expect(seating.bestTwo).toEqual(['Teatro-A-6', 'Teatro-A-7'])
   })
 
   it('sells an event by pix awaiting payment, with an order awaiting its pix and one paid after it, both in the back office', async () => {
@@ -259,7 +268,7 @@ describe('seedDemo', () => {
 })
 
 describe('npm start with a new embedded database', () => {
-  it('seeds once, prints working storefront credentials, curl lines that pair the demo device and scan the demo ticket, hold seats, and check out awaiting pix and pay, and leaves the data alone on the next start', async () => {
+  it('seeds once, prints working storefront credentials, the quickstart’s variables, curl lines that pair the demo device and scan the demo ticket, check out as a guest and as the demo buyer, hold seats, and check out awaiting pix and pay, and leaves the data alone on the next start', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'boxoffice-demo-'))
     const env = { SEED_DEMO: 'true', DATA_DIR: dataDir }
     // It seeds before it listens: on a busy machine that takes a while.
@@ -299,18 +308,44 @@ describe('npm start with a new embedded database', () => {
       expect(token).toMatch(/^dev_/)
       expect(JSON.parse(answer!)).toMatchObject({ status: 'ok', reason: null, list_id: listId, ticket: { identifier, status: 'valid', checked_in: true } })
 
-      // Reserved seats: the line that holds two best-available seats, and the seat map's address.
+      // README.md's quickstart starts with the variables printed on one line, the server's own address first.
+      const quickstart = /^ {4}(BASE=.*)$/m.exec(output)![1]!
+      expect(quickstart).toMatch(
+        new RegExp(`^BASE=${first.baseUrl} SELLER=${sellerId} KEY=${apiKey} INVENTORY=[0-9a-f-]{36} LIST=${listId} PAIRING=[A-Z2-7]{4}(-[A-Z2-7]{4}){4}$`),
+      )
+      expect(quickstart).not.toContain(pairingCode)
+
+      // Checkout: tonight's ticket as a guest (run by readme-quickstart.test.ts, with guest checkout), and as the demo buyer.
+      const checkout = output.slice(output.indexOf('  checkout:'), output.indexOf('  waiting list:'))
+      const asGuest = /^ {4}(BASKET=.*)$/m.exec(checkout)![1]!
+      expect(asGuest).toContain(
+        `'{"payment_method":"pix","buyer":{"email":"ana@example.com","name":"Ana Souza"}}' ${first.baseUrl}/stf/v1/baskets/$BASKET/checkout |`,
+      )
+      expect(asGuest).not.toContain('X-Customer-Token')
+      const asBuyer = /^ {4}(CUSTOMER=.*)$/m.exec(checkout)![1]!
+      expect(asBuyer).toContain(
+        `-H "X-Customer-Token: $CUSTOMER" -H 'content-type: application/json' -d '{"payment_method":"pix"}' ${first.baseUrl}/stf/v1/baskets/$BASKET/checkout |`,
+      )
+      expect((await runPastedLines([asBuyer])).stdout).toMatch(/^confirmed [0-9a-f-]{36}\n$/)
+
+      // Reserved seats: the line that holds two best-available seats, and the seat map's address ringing those two.
       const hold = /^ +(curl .*\/stf\/v1\/baskets)$/m.exec(output)![1]!
       expect(hold).toContain(`curl -s -u ${sellerId}:${apiKey} `)
-      const basket = JSON.parse((await runPastedLines([hold])).stdout) as { items: { seats: { row: string }[] }[] }
-      expect(basket.items[0]!.seats.map((seat) => seat.row)).toEqual(['A', 'A'])
-      expect(output).toMatch(new RegExp(`${first.baseUrl}/stf/v1/events/[0-9a-f-]{36}/seats\\.svg\\?date=\\d{4}-\\d{2}-\\d{2}\n`))
+      const basket = JSON.parse((await runPastedLines([hold])).stdout) as { items: { seats: { id: string }[] }[] }
+      const held = basket.items[0]!.seats.map((seat) => seat.id)
+      expect(held).toEqual(['Teatro-A-6', 'Teatro-A-7'])
+      const map = new RegExp(`(${first.baseUrl}/stf/v1/events/[0-9a-f-]{36}/seats\\.svg\\?date=\\d{4}-\\d{2}-\\d{2}&highlight=${held.join(',')})\n`).exec(
+        output,
+      )![1]!
+      const svg = await (await fetch(map, { headers: basicAuth(sellerId, apiKey) })).text()
+      expect([...svg.matchAll(/class="highlight" data-seat="([^"]+)"/g)].map((m) => m[1])).toEqual(held)
 
       // Awaiting pix: as the demo buyer (her printed password), check out awaiting pix, pay, read the status.
       const [, buyerEmail, buyerPassword] = /buyer login:\s+(\S+) \/ (\S+)/.exec(output)!
       expect(buyerEmail).toBe(DEMO_BUYER_EMAIL)
+      const pix = output.slice(output.indexOf('  awaiting pix:'))
       const pixLines = ['CUSTOMER=', 'BASKET=', 'ORDER=', 'curl .*/payments', 'curl .*\\$ORDER \\|'].map(
-        (start) => new RegExp(`^ {4}(${start}.*)$`, 'm').exec(output)![1]!,
+        (start) => new RegExp(`^ {4}(${start}.*)$`, 'm').exec(pix)![1]!,
       )
       expect(pixLines[0]).toContain(`'{"email":"${buyerEmail}","password":"${buyerPassword}"}' ${first.baseUrl}/stf/v1/auth/login |`)
       expect(pixLines[2]).toContain(`'{"payment_method":"pix","await_payment":true}' ${first.baseUrl}/stf/v1/baskets/$BASKET/checkout |`)

@@ -163,7 +163,7 @@ async function useSeller(): Promise<TestSeller> {
 }
 
 describe('events, signed and delivered', () => {
-  it("POSTs order.confirmed with the Order as the API answers it, signed so that the README's check passes", async () => {
+  it("POSTs order.confirmed with the Order as the API answers it, signed so that the webhooks guide's check passes", async () => {
     const seller = await useSeller()
     const inventory = (await createTestInventory(ctx.app, await createTestEvent(ctx.app, seller.seller.id))).id
     const webhook = await createWebhook(seller)
@@ -212,14 +212,14 @@ describe('events, signed and delivered', () => {
     ])
   })
 
-  it('runs the very verifier the README shows, in at most 10 lines', () => {
+  it('runs the very verifier docs/webhooks.md shows, in at most 10 lines', () => {
     const verifier = readFileSync(new URL('../support/verify-webhook.ts', import.meta.url), 'utf8')
       .split('\n')
       .slice(1)
       .join('\n')
       .trim()
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    expect(readme).toContain(`\`\`\`ts\n${verifier}\n\`\`\``)
+    const guide = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8')
+    expect(guide).toContain(`\`\`\`ts\n${verifier}\n\`\`\``)
     expect(verifier.split('\n').length).toBeLessThanOrEqual(10)
   })
 

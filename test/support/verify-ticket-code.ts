@@ -1,4 +1,4 @@
-// A gate's offline check of a ticket's signed code, exactly as the README shows it: keep the two in step.
+// A gate's offline check of a ticket's signed code, exactly as docs/door.md shows it: keep the two in step.
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose'
 
 export type TicketClaims = { tid: string; sid?: string; eid: string; inv: string; d: string; v: string | null; s?: [zone: string, row: string, number: string] }

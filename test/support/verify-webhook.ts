@@ -1,4 +1,4 @@
-// The receiver's check of a webhook, exactly as the README shows it: keep the two in step.
+// The receiver's check of a webhook, exactly as docs/webhooks.md shows it: keep the two in step.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
 export function verifyWebhook(rawBody: string, header: string, secret: string, toleranceSeconds = 300): boolean {

@@ -88,14 +88,23 @@ export type DemoSeating = {
   date: string
   /** The inventories by category: `Plateia` (rows A–F) and `Balcão` (rows G–J). */
   inventoryIds: { plateia: string; balcao: string }
+  /** The ids of the two seats a best-available hold of two in the Plateia takes on a new demo: the middle of row A, by the aisle. */
+  bestTwo: [string, string]
 }
 
 export type DemoCheckin = {
   deviceId: string
   /** The scanner device's pairing code, shown once: only its keyed hash is stored; works once, within 24 h. */
   pairingCode: string
+  /**
+   * A second scanner device, waiting to be paired: README.md's quickstart pairs it, so that the quickstart works
+   * whether or not the banner's check-in lines paired the first (a pairing code works once).
+   */
+  secondDevice: { deviceId: string; pairingCode: string }
   /** The "Main entrance" list of each demo event, in the order of `eventIds`. */
   listIds: string[]
+  /** Tonight's show's inventory (the stand-up's Plateia): what a ticket bought now is for, so that it scans `ok` at once. */
+  inventoryId: string
   /** A confirmed order for a show dated today, so that its tickets scan `ok` at once. */
   orderId: string
   /** Its tickets' identifiers. */
@@ -206,7 +215,7 @@ const PLAY = {
 /**
  * Seeds a database that has no seller yet with a demo seller: published events over the next
  * weeks (one of them tonight too), inventories with variants, a coupon and an affiliate, a
- * check-in list per event and a scanner device waiting to be paired, through the same services
+ * check-in list per event and two scanner devices waiting to be paired, through the same services
  * the back office uses; a confirmed order for tonight, bought through a basket and a checkout as a
  * storefront does; an event sold by pix awaiting payment, with an order awaiting its pix and one
  * paid after awaiting it; a buyer who can sign in with a password shown once; and, unless an
@@ -254,6 +263,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   const coupon = await createCoupon(db, { sellerId, code: 'BEMVINDO10', type: 'percent', value: 10, maxUsesPerCustomer: 1, actor })
   const affiliate = await createAffiliate(db, { sellerId, code: 'PARCEIRO', name: 'Demo partner', actor })
   const device = await createDevice(db, { sellerId, name: 'Demo scanner', tokenHmac, actor })
+  const secondDevice = await createDevice(db, { sellerId, name: 'Demo scanner 2', tokenHmac, actor })
   const buyer = { email: DEMO_BUYER_EMAIL, password: randomBytes(18).toString('base64url') }
   const customer = await demoCustomer(db, seller, buyer, options)
   const order = await demoOrder(db, seller, customer, { inventoryId: tonight!, variant: 'Inteira', quantity: 2 }, options)
@@ -281,7 +291,9 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
     checkin: {
       deviceId: device.id,
       pairingCode: device.pairing_code,
+      secondDevice: { deviceId: secondDevice.id, pairingCode: secondDevice.pairing_code },
       listIds,
+      inventoryId: tonight!,
       orderId: order.id,
       identifiers: order.tickets.map((ticket) => ticket.identifier),
       listId: listIds[TONIGHT]!,
@@ -316,7 +328,10 @@ async function demoSeating(db: Db, sellerId: string, date: string): Promise<Demo
     const created = await createInventory(db, { eventId: event.id, date, name: category, price, variants, seating: { plan_id: plan.id, category }, actor })
     ids.push(created.id)
   }
-  return { planId: plan.id, eventId: event.id, eventTitle: PLAY.title, date, inventoryIds: { plateia: ids[0]!, balcao: ids[1]! } }
+  // Row A's seats 6 and 7, the front row's middle by the aisle after seat 7, by their `seat_guid`s (the seat ids of every answer).
+  const rowA = THEATRE.zones[0]!.rows[0]!.seats
+  const bestTwo: [string, string] = [rowA[5]!.seat_guid, rowA[6]!.seat_guid]
+  return { planId: plan.id, eventId: event.id, eventTitle: PLAY.title, date, inventoryIds: { plateia: ids[0]!, balcao: ids[1]! }, bestTwo }
 }
 
 /** The pix event: published on `date`, one inventory without variants. */
