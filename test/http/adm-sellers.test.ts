@@ -63,6 +63,7 @@ describe('POST /adm/v1/sellers', () => {
         payment_minutes: { pix: 30, boleto: 4320, credit_card: 30 },
         withdrawal_days: 7,
         withdrawal_cutoff_hours: 48,
+        guest_checkout: true,
       },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -100,6 +101,7 @@ describe('POST /adm/v1/sellers', () => {
       payment_minutes: { pix: 30, boleto: 4320, credit_card: 30 },
       withdrawal_days: 7,
       withdrawal_cutoff_hours: 48,
+      guest_checkout: true,
     })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])

@@ -48,6 +48,7 @@ describe('storefront seller resolution', () => {
         payment_minutes: { pix: 30, boleto: 4320, credit_card: 30 },
         withdrawal_days: 7,
         withdrawal_cutoff_hours: 48,
+        guest_checkout: true,
       },
       affiliate: null,
     })
