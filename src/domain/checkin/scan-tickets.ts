@@ -62,9 +62,9 @@ export type ScanFacts = {
  * Whether a ticket on its list may pass (null) or why not. A ticket of an order awaiting payment
  * or expired unpaid (API.md 7.9) is `unpaid`, in and out, whatever its time: an expired one is
  * voided too, and the holder is told to pay rather than that the ticket was cancelled. Exits are
- * always allowed for valid tickets. An entry must fall within the ticket's window (its date,
- * until 06:00 of the next day in the seller's time zone), and is allowed on its first scan on the
- * list; again only with `allow_multiple_entries`, or after an exit with `allow_entry_after_exit`.
+ * always allowed for valid tickets. An entry must fall within the ticket's window (from 2 hours
+ * before its doors, else from its date, until 06:00 of the next day in the seller's time zone:
+ * WINDOW_COLUMNS, list-tickets.repo.ts), and is allowed on its first scan on the list; again only with `allow_multiple_entries`, or after an exit with `allow_entry_after_exit`.
  */
 export function judgeScan({ type, at, ticket, list, state }: ScanFacts): ScanReason | null {
   if (UNPAID_TICKET_STATUSES.has(ticket.status)) return 'unpaid'
