@@ -34,8 +34,8 @@ export type UpdateInventoryOptions = {
 }
 
 /**
- * Changes an inventory. Its tickets move with its date and its doors: the gates' window of entry and counts
- * follow, and the scanners' feed returns them. The row is locked before sold and held are read, and whatever sells
+ * Changes an inventory. Its tickets move with its date and its doors: the gates' window of entry
+ * and counts follow, and the scanners' feed returns them. The row is locked before sold and held are read, and whatever sells
  * or holds its tickets locks it too, so no basket can slip in between the check and the update.
  * A price change applies to baskets priced from now on.
  */

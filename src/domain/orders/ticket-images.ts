@@ -1,4 +1,4 @@
-import { dateTimeFormat } from '../../platform/date-formats.js'
+import { dateTimeFormat, regionDisplayNames } from '../../platform/date-formats.js'
 import { PDFDocument, type PDFFont, rgb, StandardFonts } from 'pdf-lib'
 import QRCode, { type QRCodeRenderersOptions } from 'qrcode'
 import type { Locale } from '../sellers/seller-settings.js'
@@ -75,18 +75,12 @@ export const showLine = (date: string, time: string | null, locale: Locale) =>
 /** When the doors open: "abertura dos portões às 19:00", "doors at 7:00 PM". */
 export const doorsLine = (doorsTime: string, locale: Locale) => WORDS[locale].doors(timeText(doorsTime, locale))
 
-const regions = new Map<Locale, Intl.DisplayNames>()
-
 /** A country code's name in the language (`BR`: "Brasil", "Brazil"); the code itself when the language has no name for it. */
 function countryName(code: string, locale: Locale): string {
-  let names = regions.get(locale)
-  if (!names) {
-    names = new Intl.DisplayNames([locale], { type: 'region', fallback: 'code' })
-    regions.set(locale, names)
-  }
   try {
-    return names.of(code) ?? code
+    return regionDisplayNames(locale).of(code) ?? code
   } catch {
+    // Not shaped like a region code: as written.
     return code
   }
 }
