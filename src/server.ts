@@ -104,7 +104,7 @@ function demoBanner(data: DemoData, base: string) {
       .map(([name, value]) => `${name}=${value}`)
       .join(' ')}`,
     `  demo order:      ${checkin.orderId}, tickets ${checkin.identifiers.join(' ')}`,
-    `                   for ${checkin.eventTitle} today (${checkin.date}), check-in list "Main entrance" ${checkin.listId}`,
+    `                   for ${checkin.eventTitle} today (${checkin.date}, doors ${checkin.doorsTime}, show ${checkin.time}), check-in list "Main entrance" ${checkin.listId}`,
     '  door check-in:   pair the device, then scan the first ticket (paste both lines into one shell):',
     `    TOKEN=$(curl -s ${json({ pairing_code: checkin.pairingCode })} ${base}/chk/v1/pair | ${field('token')}) && echo "$TOKEN"`,
     `    curl -s -H "Authorization: Device $TOKEN" ${json({ code: checkin.identifiers[0], list_ids: [checkin.listId] })} ${base}/chk/v1/redeem`,

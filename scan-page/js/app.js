@@ -2,7 +2,7 @@
 import { Offline, Refused, Revoked } from './api.js'
 import { startCamera } from './camera.js'
 import { createGate } from './gate.js'
-import { t, time, translate } from './i18n.js'
+import { locale, t, time, translate } from './i18n.js'
 
 const $ = (selector) => document.querySelector(selector)
 const ANSWER_SHOWN_MS = 3000
@@ -49,6 +49,20 @@ const seatText = (seat) => (seat ? `${seat.zone} · ${t('row')} ${seat.row} · $
 
 const ticketLine = (ticket) => (ticket ? [ticket.name, ticket.variant, seatText(ticket.seat)].filter(Boolean).join(' · ') : '')
 
+/** The longest venue name the answer shows: a longer one would push the ticket off a phone's screen. */
+const SHORT_VENUE = 40
+
+/**
+ * When and where the ticket's show is: `Sat, Dec 12 · 20:00 · Arena Azul`. The date as the page's language writes it, the show's
+ * time as the seller wrote it (`HH:MM`, the event's clock), the venue of the list's event when its name is short.
+ */
+function whenLine(ticket, listId) {
+  if (!ticket?.date) return ''
+  const day = new Date(`${ticket.date}T00:00:00Z`).toLocaleDateString(locale, { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' })
+  const venue = gate.state.lists.find((list) => list.id === listId)?.event?.venue?.name
+  return [day, ticket.time, venue && venue.length <= SHORT_VENUE ? venue : null].filter(Boolean).join(' · ')
+}
+
 function verdictTitle(answer, type) {
   if (answer.status === 'refused') return t(`reason_${answer.reason}`)
   if (answer.attention) return t('attention')
@@ -77,6 +91,7 @@ function showAnswer(answer, type, frameAt) {
   box.dataset.reason = answer.reason ?? ''
   $('#answer-title').textContent = verdictTitle(answer, type)
   $('#answer-ticket').textContent = ticketLine(answer.ticket)
+  $('#answer-when').textContent = whenLine(answer.ticket, answer.list_id)
   $('#answer-holder').textContent = answer.ticket?.holder?.name ?? ''
   box.hidden = false
   // The colour first: the sound and the vibration follow in the next frame (a first AudioContext takes a while).

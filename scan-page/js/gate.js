@@ -7,7 +7,7 @@
  */
 import { call, Offline, Refused, Revoked } from './api.js'
 import { looksSigned, prepareKeys, verifyCode } from './codes.js'
-import { judgeScan } from './judge.js'
+import { judgeScan, showOf } from './judge.js'
 import { store } from './store.js'
 
 const ONLINE_SYNC_MS = 30_000
@@ -38,7 +38,7 @@ function chunked(scans) {
 }
 
 export function createGate({ onChange, onRevoked, onListsGone }) {
-  const state = { token: null, device: null, lists: [], keys: [], online: navigator.onLine, lastSync: null, queued: 0, status: {} }
+  const state = { token: null, device: null, lists: [], keys: [], online: navigator.onLine, lastSync: null, queued: 0, status: {}, shows: {} }
   let syncing = null
   let timer = null
 
@@ -54,7 +54,7 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
   async function revoked() {
     clearTimeout(timer)
     await store.clear()
-    Object.assign(state, { token: null, device: null, lists: [], keys: [], lastSync: null, queued: 0, status: {} })
+    Object.assign(state, { token: null, device: null, lists: [], keys: [], lastSync: null, queued: 0, status: {}, shows: {} })
     onRevoked()
   }
 
@@ -132,12 +132,23 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
     await store.set('status', state.status)
   }
 
+  /**
+   * Keeps what the feed says of each inventory's show (date, times, window of entry), by inventory: a code of a ticket
+   * sold since the last sync is judged by its inventory's window, as the server judges it.
+   */
+  async function learnShows(tickets) {
+    if (tickets.length === 0) return
+    for (const ticket of tickets) if (ticket.entry_opens_at) state.shows[ticket.inventory_id] = showOf(ticket)
+    await store.set('shows', state.shows)
+  }
+
   async function refreshList(list) {
     let cursor = await store.get(`cursor:${list.id}`)
     for (;;) {
       const page = await call(`/lists/${list.id}/tickets${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, { token: state.token, timeoutMs: 30_000 })
       if (page.reset) await store.dropTickets(list.id)
       await store.putTickets(list.id, page.data)
+      await learnShows(page.data)
       cursor = page.next_cursor
       await store.set(`cursor:${list.id}`, cursor)
       if (!page.has_more) break
@@ -237,7 +248,7 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
     const identifier = claims?.tid ?? code.trim().toUpperCase()
     const known = {}
     for (const list of state.lists) known[list.id] = await store.ticket(list.id, identifier)
-    const verdict = judgeScan({ lists: state.lists, known, claims, type, now: at })
+    const verdict = judgeScan({ lists: state.lists, known, claims, type, now: at, shows: state.shows })
     if (verdict.status === 'ok') await store.putTickets(verdict.list_id, [verdict.ticket])
     return verdict
   }
@@ -253,6 +264,7 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
       prepareKeys(state.keys).catch(() => {})
       state.lastSync = (await store.get('lastSync')) ?? null
       state.status = (await store.get('status')) ?? {}
+      state.shows = (await store.get('shows')) ?? {}
       state.queued = await store.queueCount()
       addEventListener('online', () => sync())
       addEventListener('offline', () => setOnline(false))

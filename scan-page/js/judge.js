@@ -13,32 +13,48 @@ const covers = (list, { event_id, inventory_id, variant }) =>
   (list.variants === null || list.variants.includes(variant))
 
 /**
- * An entry counts from the ticket's date (00:00) until 06:00 of the next day, on this device's
- * clock and time zone: a gate stands where its event is.
+ * Whether an entry falls within the ticket's window. The server computes the window (API.md 7.5,
+ * 7.12: from 2 hours before the doors, in the seller's time zone) and the feed gives it as two
+ * instants, `entry_opens_at` and `entry_closes_at`: the gate compares its clock with them, and
+ * judges as the server does. A ticket kept before the feed gave them: from its date's 00:00 until
+ * 06:00 of the next day on this device's clock and time zone (a gate stands where its event is).
  */
-export function withinDate(date, now) {
-  const start = new Date(`${date}T00:00:00`)
+export function withinWindow(ticket, now) {
+  if (ticket.entry_opens_at && ticket.entry_closes_at) return now >= new Date(ticket.entry_opens_at) && now < new Date(ticket.entry_closes_at)
+  const start = new Date(`${ticket.date}T00:00:00`)
   const end = new Date(start)
   end.setDate(end.getDate() + 1)
   end.setHours(6)
   return now >= start && now < end
 }
 
+/** What a ticket of an inventory shows and is judged by, from the feed: its date, show times and window. */
+export const showOf = ({ date, time = null, doors_time = null, entry_opens_at, entry_closes_at }) => ({
+  date,
+  time,
+  doors_time,
+  entry_opens_at,
+  entry_closes_at,
+})
+
 /**
  * The verdict on one scan: `{status, reason, attention, list_id, ticket}` like the server's
  * RedeemAnswer. `known` maps each chosen list's id to its kept ticket of this identifier (or
  * nothing); `claims` are a verified code's, null for a typed identifier. A verified code of a
- * ticket the copy does not have yet (sold since the last sync) counts on a list that covers it.
+ * ticket the copy does not have yet (sold since the last sync) counts on a list that covers it,
+ * with the show times and window of its inventory's other tickets (`shows`, by inventory id,
+ * when of the same date).
  */
-export function judgeScan({ lists, known, claims, type, now }) {
+export function judgeScan({ lists, known, claims, type, now, shows = {} }) {
   const refused = (reason, ticket = null, listId = null) => ({ status: 'refused', reason, attention: false, list_id: listId, ticket })
   let found = lists.filter((list) => known[list.id]).map((list) => ({ list, ticket: known[list.id] }))
   if (found.length === 0 && claims) {
+    const show = shows[claims.inv]
     const ticket = {
       identifier: claims.tid,
       event_id: claims.eid,
       inventory_id: claims.inv,
-      date: claims.d,
+      ...(show?.date === claims.d ? show : { date: claims.d, time: null, doors_time: null }),
       name: '',
       variant: claims.v,
       seat: claims.s ? { zone: claims.s[0], row: claims.s[1], number: claims.s[2] } : null,
@@ -59,7 +75,7 @@ export function judgeScan({ lists, known, claims, type, now }) {
   if (UNPAID.has(ticket.status)) return refused('unpaid', ticket, list.id)
   if (ticket.status === 'voided') return refused('voided', ticket, list.id)
   if (type === 'entry') {
-    if (!withinDate(ticket.date, now)) return refused('invalid_time', ticket, list.id)
+    if (!withinWindow(ticket, now)) return refused('invalid_time', ticket, list.id)
     const again = ticket.checked_in && !list.allow_multiple_entries && (ticket.inside || !list.allow_entry_after_exit)
     if (again) return refused('already_redeemed', ticket, list.id)
   }

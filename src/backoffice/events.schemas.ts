@@ -4,6 +4,8 @@ import type { EventRow } from '../domain/catalog/events.repo.js'
 import { EVENT_STATUSES } from '../domain/catalog/events.table.js'
 import { iso, ZPageQuery } from '../platform/http/schemas.js'
 import { AT_LEAST_ONE, atLeastOneField, ZHttpUrl, ZInstant } from './common.schemas.js'
+import { VENUE_LIMITS } from '../domain/catalog/show-times.js'
+import { ZVenue } from '../storefront/catalog.schemas.js'
 
 const ZStatus = z.enum(EVENT_STATUSES)
 
@@ -30,6 +32,23 @@ const ZImageInput = z.strictObject({
   url: ZHttpUrl,
 })
 
+/** Each part but the name may be left out; a part given is not empty. */
+const ZVenueInput = z
+  .strictObject({
+    name: z.string().trim().min(1).max(VENUE_LIMITS.name).describe(`The place, as buyers know it; 1..${VENUE_LIMITS.name} characters`),
+    address: z.string().trim().min(1).max(VENUE_LIMITS.address).optional().describe(`Street and number; at most ${VENUE_LIMITS.address} characters`),
+    city: z.string().trim().min(1).max(VENUE_LIMITS.city).optional().describe(`At most ${VENUE_LIMITS.city} characters`),
+    state: z.string().trim().min(1).max(VENUE_LIMITS.state).optional().describe(`State or region, e.g. \`SP\`; at most ${VENUE_LIMITS.state} characters`),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be a two-letter ISO 3166-1 country code such as BR')
+      .transform((code) => code.toUpperCase())
+      .optional()
+      .describe('ISO 3166-1 alpha-2 code, e.g. `BR` (stored upper case); tickets and emails print the country’s name in the seller’s language'),
+  })
+  .nullable()
+  .describe('Where the event takes place: shown with the event, on its tickets (PDF), in the buyers’ emails and at the gates (API.md 7.12); null: not said')
+
 const ZSlug = z
   .string()
   .max(SLUG_MAX_LENGTH)
@@ -45,6 +64,7 @@ const fields = {
   integration_id: z.string().min(1).max(200).nullable().describe("The event's id in that system"),
   attributes: z.array(ZAttributeInput).max(100),
   images: z.array(ZImageInput).max(50),
+  venue: ZVenueInput,
 }
 
 export const ZCreateEvent = z.strictObject({
@@ -56,6 +76,7 @@ export const ZCreateEvent = z.strictObject({
   integration_id: fields.integration_id.optional(),
   attributes: fields.attributes.optional(),
   images: fields.images.optional(),
+  venue: fields.venue.optional(),
 })
 
 export const ZUpdateEvent = z
@@ -68,6 +89,7 @@ export const ZUpdateEvent = z
     integration_id: fields.integration_id.optional(),
     attributes: fields.attributes.optional().describe('Replaces the list; an item with the `id` of an existing attribute keeps it'),
     images: fields.images.optional().describe('Replaces the list; an item with the `id` of an existing image keeps it'),
+    venue: fields.venue.optional().describe('Replaces the venue whole; null clears it; absent: unchanged'),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
 
@@ -83,6 +105,7 @@ export const ZEvent = z
     integration_id: z.string().nullable(),
     attributes: z.array(z.object({ id: z.uuid(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })),
     images: z.array(z.object({ id: z.uuid(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.url() })),
+    venue: ZVenue.nullable().describe('Where it takes place; null: not said'),
     created_at: ZInstant,
     updated_at: ZInstant,
   })
@@ -104,6 +127,7 @@ export const toEvent = (row: EventRow) => ({
   integration_id: row.integrationId,
   attributes: row.attributes.map(({ id, name, scope, text, type, value }) => ({ id, name, scope, text, type, value })),
   images: row.images.map(({ id, name, credits, mime_type, url }) => ({ id, name, credits, mime_type, url })),
+  venue: row.venue ?? null,
   created_at: iso(row.createdAt),
   updated_at: iso(row.updatedAt),
 })

@@ -3,6 +3,8 @@ import type { CountedInventory } from '../domain/inventory/held.js'
 import { iso, ZDate, ZDateInput, ZInstant } from '../platform/http/schemas.js'
 import { seatingOf } from '../domain/seating/inventory-seating.js'
 import { AT_LEAST_ONE, atLeastOneField, ZName } from './common.schemas.js'
+import { doorsAfterShow, SHOW_TIME_PATTERN } from '../domain/catalog/show-times.js'
+import { showTimeFields } from '../storefront/catalog.schemas.js'
 
 const ZVariant = z.strictObject({
   name: ZName.describe('What a basket item names in `variant`; distinct within the inventory'),
@@ -21,6 +23,13 @@ const distinctNames = (variants: { name: string }[], ctx: z.RefinementCtx) => {
   })
 }
 
+const ZTimeInput = z.string().regex(SHOW_TIME_PATTERN, 'must be a time of day as HH:MM, 00:00 to 23:59').nullable()
+
+/** Doors open before the show starts (or as it starts); when a change gives one of them only, the service checks it against the stored other. */
+const doorsBeforeShow = (body: { time?: string | null | undefined; doors_time?: string | null | undefined }, ctx: z.RefinementCtx) => {
+  if (doorsAfterShow(body.time ?? null, body.doors_time ?? null)) ctx.addIssue({ code: 'custom', path: ['doors_time'], message: 'must not be after time' })
+}
+
 const fields = {
   date: ZDateInput,
   name: ZName,
@@ -35,6 +44,13 @@ const fields = {
       'Reserved seating: the inventory sells exactly this category of the plan on its date, and its capacity is their number (send no `capacity`). ' +
         'On one event date all seated inventories use one plan, one inventory per category; fixed once a seat was held or sold (409 `seating_conflict`)',
     ),
+  time: ZTimeInput.describe(
+    "When the show starts on its date, `HH:MM` (00:00 to 23:59) on the seller's clock; null: not said. Shown with availability, on orders, tickets, emails and at the gates",
+  ),
+  doors_time: ZTimeInput.describe(
+    "When the doors open on its date, `HH:MM` on the seller's clock, not after `time` (400 at `doors_time`); null: not said. The gates admit its " +
+      'tickets from 2 hours before it (from 00:00 of the date without it) until 06:00 of the next day',
+  ),
 }
 
 /** A seated inventory's capacity is its seats: sending both is ambiguous. */
@@ -50,8 +66,11 @@ export const ZCreateInventory = z
     waiting_list: fields.waiting_list.optional(),
     checkin_attention: fields.checkin_attention.optional(),
     seating: fields.seating.optional(),
+    time: fields.time.optional(),
+    doors_time: fields.doors_time.optional(),
   })
   .superRefine(capacityOrSeating)
+  .superRefine(doorsBeforeShow)
   .superRefine((body, ctx) => {
     if (body.capacity === undefined && body.seating === undefined)
       ctx.addIssue({ code: 'custom', path: ['capacity'], message: 'required unless seating is sent' })
@@ -67,9 +86,16 @@ export const ZUpdateInventory = z
     waiting_list: fields.waiting_list.optional().describe('Off stops new joins; those already waiting are still served'),
     checkin_attention: fields.checkin_attention.optional(),
     seating: fields.seating.nullable().optional().describe('null: unseated from now on (its capacity stays until changed)'),
+    time: fields.time.optional().describe('absent: unchanged; null: cleared. Moving it moves what the tickets show'),
+    doors_time: fields.doors_time
+      .optional()
+      .describe(
+        "absent: unchanged; null: cleared. Not after the show's time, sent or stored (400 at `doors_time`); moving it moves the gates' window of entry",
+      ),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
   .superRefine(capacityOrSeating)
+  .superRefine(doorsBeforeShow)
 
 export const ZInventory = z
   .object({
@@ -98,6 +124,7 @@ export const ZInventory = z
       .object({ plan_id: z.uuid(), category: z.string() })
       .nullable()
       .describe('Reserved seating: the plan and category whose seats it sells; null: unseated'),
+    ...showTimeFields,
     created_at: ZInstant,
     updated_at: ZInstant,
   })
@@ -124,6 +151,8 @@ export const toInventory = (row: CountedInventory) => ({
   waiting_list: row.waitingList,
   checkin_attention: row.checkinAttention,
   seating: seatingOf(row),
+  time: row.time,
+  doors_time: row.doorsTime,
   created_at: iso(row.createdAt),
   updated_at: iso(row.updatedAt),
 })

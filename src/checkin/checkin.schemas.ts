@@ -5,6 +5,7 @@ import { TICKET_STATUSES } from '../domain/orders/order-view.js'
 import type { ErrorDetail } from '../platform/errors.js'
 import { pageOf, ZDate, ZDateInput, ZInstant, ZInstantInput, ZPageQuery } from '../platform/http/schemas.js'
 import { ZSeat } from '../storefront/baskets.schemas.js'
+import { showTimeFields, ZVenue } from '../storefront/catalog.schemas.js'
 
 /** How many scans one offline upload may carry. */
 export const MAX_BATCH = 1000
@@ -136,6 +137,17 @@ export const ZScanTicket = z
     event_id: z.uuid(),
     inventory_id: z.uuid(),
     date: ZDate.describe('Its inventory’s current date: re-dating an inventory moves its tickets'),
+    time: showTimeFields.time.describe("When its show starts on `date`, `HH:MM` on the seller's clock, as its inventory says now; null: not said"),
+    doors_time: showTimeFields.doors_time.describe(
+      "When the doors open on `date`, `HH:MM` on the seller's clock, as its inventory says now; null: not said. It opens the window of entry",
+    ),
+    entry_opens_at: ZInstant.describe(
+      "Its window of entry, computed by the server in the seller's time zone: from 2 hours before `doors_time` on `date` (from 00:00 of `date` " +
+        'without it). An entry before it is refused `invalid_time`; an offline gate judges by these two instants as the server does',
+    ),
+    entry_closes_at: ZInstant.describe(
+      'The end of its window of entry: 06:00 of the day after `date`, in the seller’s time zone (late shows end after midnight)',
+    ),
     name: z.string().describe('The inventory’s name'),
     variant: z.string().nullable(),
     seat: ZSeat.nullable().describe('Reserved seating: the seat it sits in; null: an unseated inventory'),
@@ -243,6 +255,7 @@ export const ZDeviceCheckinList = ZCheckinList.extend({
     title: z.string(),
     first_date: ZDate.nullable().describe('Its first inventory’s date'),
     last_date: ZDate.nullable().describe('Its last inventory’s date'),
+    venue: ZVenue.nullable().describe('Where it takes place, for the gate to show (API.md 7.12); null: not said'),
   }),
 }).meta({ id: 'DeviceCheckinList' })
 

@@ -26,7 +26,8 @@ const toBatchScan = (entry: ScanBody | InvalidScan, receivedAt: Date): Scan | In
 const REASONS =
   '`invalid` (no ticket of this seller on the device’s events, or a signed code that does not verify), `voided`, `unpaid` (its order ' +
   'awaits payment or expired unpaid: a `pending` or `expired` ticket, in or out; judged before `invalid_time`), `already_redeemed`, ' +
-  '`product` (its inventory or variant is on none of the lists), `invalid_time` (an entry before its date or after 06:00 of the next day, ' +
+  '`product` (its inventory or variant is on none of the lists), `invalid_time` (an entry outside the ticket’s window, `entry_opens_at` to ' +
+  '`entry_closes_at`: from 2 hours before its `doors_time`, or from 00:00 of its date without one, until 06:00 of the next day, in the ' +
   'seller’s time zone), `ambiguous` (on more than one of the lists).'
 
 const ORDER =

@@ -14,3 +14,15 @@ export function dateTimeFormat(locale: string, options: Intl.DateTimeFormatOptio
   }
   return format
 }
+
+const regionNames = new Map<string, Intl.DisplayNames>()
+
+/** The names of countries and regions in a language (`BR`: "Brasil", "Brazil"), made once per language; an unknown code reads as itself. */
+export function regionDisplayNames(locale: string): Intl.DisplayNames {
+  let names = regionNames.get(locale)
+  if (!names) {
+    names = new Intl.DisplayNames([locale], { type: 'region', fallback: 'code' })
+    regionNames.set(locale, names)
+  }
+  return names
+}

@@ -4,6 +4,7 @@ import { PAYMENT_METHODS } from '../domain/baskets/installment-plans.js'
 import { itemKey } from '../domain/baskets/variants.js'
 import { COUPON_PROBLEMS } from '../domain/coupons/coupon-rules.js'
 import { ZDate, ZInstant } from '../platform/http/schemas.js'
+import { showTimeFields, ZVenue } from './catalog.schemas.js'
 
 const MAX_QUANTITY = 20
 
@@ -159,8 +160,18 @@ export const ZBasketItem = z
   })
   .meta({ id: 'BasketItem' })
 
-/** An item of an order: prices and the coupon as they were at checkout. */
-export const ZOrderItem = z.object({ ...itemFields, coupon: ZAppliedCoupon.nullable() }).meta({ id: 'OrderItem' })
+/** An item of an order: prices and the coupon as they were at checkout; when and where its show is, as it is now. */
+export const ZOrderItem = z
+  .object({
+    ...itemFields,
+    coupon: ZAppliedCoupon.nullable(),
+    time: showTimeFields.time.describe(
+      "When the show starts on `date`, `HH:MM` on the seller's clock, as its inventory says now (a show moved shows moved); null: not said",
+    ),
+    doors_time: showTimeFields.doors_time,
+    venue: ZVenue.nullable().describe('Where the event takes place, as the event says now; null: not said'),
+  })
+  .meta({ id: 'OrderItem' })
 
 export const ZBasket = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { SHOW_TIME_PATTERN } from '../domain/catalog/show-times.js'
 import { pageOf, ZDate, ZDateInput, ZInstant, ZPageQuery } from '../platform/http/schemas.js'
 
 export const ZEventImage = z.object({ id: z.uuid(), name: z.string(), credits: z.string(), mime_type: z.string(), url: z.url() }).meta({ id: 'EventImage' })
@@ -6,6 +7,31 @@ export const ZEventImage = z.object({ id: z.uuid(), name: z.string(), credits: z
 export const ZEventAttribute = z
   .object({ id: z.uuid(), name: z.string(), scope: z.string(), text: z.string(), type: z.string(), value: z.string() })
   .meta({ id: 'EventAttribute' })
+
+export const ZVenue = z
+  .object({
+    name: z.string(),
+    address: z.string().optional().describe('Street and number'),
+    city: z.string().optional(),
+    state: z.string().optional().describe('State or region, e.g. `SP`'),
+    country: z.string().optional().describe('ISO 3166-1 alpha-2 code, e.g. `BR`'),
+  })
+  .describe('Where the event takes place; only `name` is always there (API.md 7.12)')
+  .meta({ id: 'Venue' })
+
+/** A local time of day, `HH:MM`. */
+export const ZTimeOfDay = z.string().regex(SHOW_TIME_PATTERN).meta({ example: '20:00' })
+
+/** An inventory's show and doors times (API.md 7.12), as every answer that shows them says them. */
+export const showTimeFields = {
+  time: ZTimeOfDay.nullable().describe(
+    "When the show starts on its date, `HH:MM` on the seller's clock (its time zone); null: not said. A show after midnight belongs to the day before",
+  ),
+  doors_time: ZTimeOfDay.nullable().describe(
+    "When the doors open on its date, `HH:MM` on the seller's clock, never after `time`; null: not said. The gates admit its tickets from 2 hours " +
+      'before it (from 00:00 of the date without it) until 06:00 of the next day',
+  ),
+}
 
 export const ZEventPrice = z.object({ amount: z.number().int(), label: z.string().meta({ example: 'a partir de R$ 50,00' }) }).meta({ id: 'EventPrice' })
 
@@ -23,6 +49,7 @@ export const ZSellerEvent = z
     ),
     first_date: ZDate.nullable().describe("The first date of the event's inventories on or after the seller's today; null when none"),
     last_date: ZDate.nullable().describe("The last date of the event's inventories on or after the seller's today; null when none"),
+    venue: ZVenue.nullable().describe('Where it takes place; null: not said'),
   })
   .meta({ id: 'SellerEvent' })
 
@@ -36,6 +63,7 @@ export const ZEventDetail = z
     updated_at: ZInstant,
     attributes: z.array(ZEventAttribute),
     images: z.array(ZEventImage),
+    venue: ZVenue.nullable().describe('Where it takes place; null: not said'),
   })
   .meta({ id: 'EventDetail' })
 
@@ -52,6 +80,7 @@ export const ZAvailabilityResponse = z
                 name: z.string(),
                 available: z.number().int(),
                 price: z.number().int(),
+                ...showTimeFields,
                 variants: z
                   .array(
                     z

@@ -45,6 +45,7 @@ describe('POST /adm/v1/sellers/{id}/events', () => {
       integration_id: null,
       attributes: [],
       images: [],
+      venue: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })
@@ -250,6 +251,8 @@ describe('inventories', () => {
       waiting_list: false,
       checkin_attention: false,
       seating: null,
+      time: null,
+      doors_time: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })

@@ -246,7 +246,7 @@ describe('a device’s lists and counts', () => {
   it('names each list’s event and dates, and serves the list status to the device, by date', async () => {
     const listId = await newList({ name: 'Main entrance' })
     const lists = (await gateA.get('/lists')).json().data as { id: string; event: { title: string; first_date: string; last_date: string } }[]
-    expect(lists.find((l) => l.id === listId)!.event).toEqual({ title: 'Rock in Rio', first_date: dayFromToday(0), last_date: dayFromToday(0) })
+    expect(lists.find((l) => l.id === listId)!.event).toEqual({ title: 'Rock in Rio', first_date: dayFromToday(0), last_date: dayFromToday(0), venue: null })
     const mine = await gateA.get(`/lists/${listId}/status?date=${dayFromToday(0)}`)
     expect(mine.statusCode).toBe(200)
     expect(mine.json()).toEqual(await status(listId, `?date=${dayFromToday(0)}`))

@@ -7,7 +7,7 @@ import { listInventories } from '../../src/domain/catalog/list-inventories.js'
 import { cancelOrder } from '../../src/domain/orders/cancel-order.js'
 import { events } from '../../src/domain/catalog/events.table.js'
 import { coupons } from '../../src/domain/coupons/coupons.table.js'
-import { DEMO_ADMIN_EMAIL, DEMO_BUYER_EMAIL, seedDemo, type DemoData } from '../../src/domain/demo/seed-demo.js'
+import { DEMO_ADMIN_EMAIL, DEMO_BUYER_EMAIL, seedDemo, tonightTimes, type DemoData } from '../../src/domain/demo/seed-demo.js'
 import { ensureBuiltins } from '../../src/domain/staff/ensure-builtins.js'
 import { staffUsers } from '../../src/domain/staff/users.table.js'
 import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
@@ -74,6 +74,20 @@ describe('seedDemo', () => {
     expect(affiliate).toMatchObject({ code: demo.affiliateCode, active: true })
   })
 
+  it('gives every event a venue and every inventory a show time and doors; tonight’s doors open no later than the hour it was seeded', async () => {
+    const rows = await ctx.app.db.select().from(events).where(eq(events.sellerId, demo.sellerId))
+    for (const event of rows) expect(event.venue, event.title).toMatchObject({ name: expect.any(String), city: 'São Paulo', country: 'BR' })
+    const pages = await Promise.all(demo.eventIds.map((eventId) => listInventories(ctx.app.db, { eventId, page: 1, limit: 100 })))
+    for (const inventory of pages.flatMap((page) => page.rows)) {
+      expect(inventory.time, inventory.name).toMatch(/^\d{2}:\d{2}$/)
+      expect(inventory.doorsTime! <= inventory.time!, inventory.name).toBe(true)
+    }
+    const seededAt = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/Sao_Paulo', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(today)
+    expect(demo.checkin.doorsTime <= seededAt).toBe(true)
+    const tonight = tonightTimes(seededAt)
+    expect(demo.checkin).toMatchObject({ time: tonight.time, doorsTime: tonight.doors_time })
+  })
+
   it('answers credentials that work against the storefront, with and without the affiliate code', async () => {
     const headers = basicAuth(demo.sellerId, demo.apiKey)
     const res = await ctx.app.inject({ method: 'GET', url: '/stf/v1/seller', headers })
@@ -120,7 +134,17 @@ describe('seedDemo', () => {
     expect(order.statusCode).toBe(200)
     expect(order.json()).toMatchObject({
       status: 'confirmed',
-      items: [{ event_id: demo.eventIds[1], inventory_id: checkin.inventoryId, date: checkin.date, quantity: 2 }],
+      items: [
+        {
+          event_id: demo.eventIds[1],
+          inventory_id: checkin.inventoryId,
+          date: checkin.date,
+          time: checkin.time,
+          doors_time: checkin.doorsTime,
+          venue: { name: 'Bar do Riso' },
+          quantity: 2,
+        },
+      ],
     })
     const tickets = order.json().tickets as { identifier: string; code: string; status: string }[]
     expect(tickets.map((t) => t.identifier)).toEqual(checkin.identifiers)
@@ -133,7 +157,7 @@ describe('seedDemo', () => {
       status: 'ok',
       reason: null,
       list_id: checkin.listId,
-      ticket: { identifier: checkin.identifiers[0], date: checkin.date, holder: { name: 'Maria Demo' }, checked_in: true },
+      ticket: { identifier: checkin.identifiers[0], date: checkin.date, time: checkin.time, holder: { name: 'Maria Demo' }, checked_in: true },
     })
     expect((await scan(tickets[1]!.code)).json()).toMatchObject({ status: 'ok', ticket: { identifier: checkin.identifiers[1] } })
     expect((await scan(checkin.identifiers[0]!)).json()).toMatchObject({ status: 'refused', reason: 'already_redeemed' })
@@ -264,6 +288,16 @@ describe('seedDemo', () => {
     const seeded = (await seedDemo(ctx.app.db, { ...seedOptions(), adminEmail: 'boss@example.com' }))!
     expect(seeded.admin).toEqual({ email: 'boss@example.com', password: null })
     expect(await ctx.app.db.select().from(staffUsers)).toEqual([])
+  })
+})
+
+describe('tonightTimes: the demo’s show tonight, from the hour it is seeded', () => {
+  it('opens the doors at 19:00, or at the seed’s half hour when earlier, and starts the show an hour later: the window (2 h before the doors) is open at once', () => {
+    expect(tonightTimes('23:59')).toEqual({ doors_time: '19:00', time: '20:00' })
+    expect(tonightTimes('19:00')).toEqual({ doors_time: '19:00', time: '20:00' })
+    expect(tonightTimes('18:45')).toEqual({ doors_time: '18:30', time: '19:30' })
+    expect(tonightTimes('10:17')).toEqual({ doors_time: '10:00', time: '11:00' })
+    expect(tonightTimes('00:10')).toEqual({ doors_time: '00:00', time: '01:00' })
   })
 })
 

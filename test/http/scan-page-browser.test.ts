@@ -303,6 +303,48 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
     await page.waitForSelector('#history li[data-status="refused"][data-reason="unpaid"][data-queued="true"]')
   }, 180_000)
 
+  it('shows the show’s time and venue with the answer; offline, refuses an entry before the window the feed gave (2 h before the doors)', async () => {
+    const event = await createTestEvent(ctx.app, a.seller.id, {
+      title: 'Show na arena',
+      venue: { name: 'Arena Azul', address: 'Rua Augusta, 1500', city: 'São Paulo', state: 'SP', country: 'BR' },
+    })
+    const today = dayFromToday(0)
+    // Doors unsaid: open all day (the seller is in UTC). Doors at 12:00: from 10:00 UTC.
+    const allDay = await createTestInventory(ctx.app, event, { date: today, time: '20:00', capacity: 10, name: 'Pista' })
+    const noon = await createTestInventory(ctx.app, event, { date: today, time: '21:30', doorsTime: '12:00', capacity: 10, name: 'Camarote' })
+    const list = (await adm.post(`/events/${event.id}/checkin-lists`, { name: 'Arena gate' })).json().id as string
+    const [online] = (await buyTickets(ctx.app, a, [{ inventory_id: allDay.id, quantity: 1 }])).tickets
+    const [early] = (await buyTickets(ctx.app, a, [{ inventory_id: noon.id, quantity: 1 }])).tickets
+    const { on, page } = await pairedPhone('Phone at the arena', [list])
+
+    await page.fill('#manual', online!.identifier)
+    await page.click('#manual-redeem')
+    await answer(page, 'ok')
+    const when = await page.textContent('#answer-when')
+    expect(when).toContain('20:00')
+    expect(when).toContain('Arena Azul')
+    await page.screenshot({ path: path.join(ARTIFACTS, 'scanner-show-time.png') })
+
+    // The copy keeps the window the server computed.
+    const kept = `import('/scan/js/store.js').then(({ store }) => store.ticket(${JSON.stringify(list)}, ${JSON.stringify(early!.identifier)}))`
+    await page.waitForFunction(`${kept}.then((ticket) => ticket?.entry_opens_at === '${today}T10:00:00.000Z')`, undefined, { timeout: 60_000, polling: 500 })
+    // Offline at 09:59 and 10:00 UTC (the phone's clock set there): the day has begun, the window not yet, then it has.
+    const offlineAt = async (instant: string) => {
+      const phoneAt = await phone([], { offline: true, on, clockAheadMs: Date.parse(instant) - Date.now() })
+      await phoneAt.goto(`${baseUrl}/scan/`)
+      await phoneAt.waitForSelector('#net[data-online="false"]')
+      await phoneAt.fill('#manual', early!.identifier)
+      await phoneAt.click('#manual-redeem')
+      return phoneAt
+    }
+    const before = await offlineAt(`${today}T09:59:00.000Z`)
+    await answer(before, 'refused', 'invalid_time')
+    expect(await before.textContent('#answer-when')).toContain('21:30')
+    const after = await offlineAt(`${today}T10:00:30.000Z`)
+    await answer(after, 'ok')
+    expect(await after.textContent('#answer-when')).toContain('Arena Azul')
+  }, 180_000)
+
   describe('a gate that never jams: once the network is back, within 60 s', () => {
     /** The same phone, its network gone, filming these codes: each judged here and queued. */
     async function scanOffline(on: string, codes: string[], options: { clockAheadMs?: number } = {}) {

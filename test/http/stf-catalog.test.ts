@@ -46,6 +46,7 @@ describe('GET /stf/v1/events', () => {
       price: null,
       first_date: null,
       last_date: null,
+      venue: null,
     })
     expect(body.data.find((e: { title: string }) => e.title === 'Plain')).toMatchObject({ image: null, integration_id: null, price: null })
   })
@@ -188,6 +189,7 @@ describe('GET /stf/v1/events/{id_or_slug}', () => {
       updated_at: event.updatedAt.toISOString(),
       attributes: [attribute],
       images: [],
+      venue: null,
     }
     for (const key of [event.id, 'detailed', event.id.toUpperCase()]) {
       const res = await get(`/stf/v1/events/${key}`, a.auth)
@@ -252,13 +254,18 @@ describe('GET /stf/v1/events/{id}/availability', () => {
               name: 'Pista',
               available: 5,
               price: 8000,
+              time: null,
+              doors_time: null,
               variants: [{ name: 'Meia', description: 'Half price', type: 'half', price: 8000 }],
               seating: null,
             },
-            { id: sameDay.id, name: 'Camarote', available: 4, price: 20000, variants: [], seating: null },
+            { id: sameDay.id, name: 'Camarote', available: 4, price: 20000, time: null, doors_time: null, variants: [], seating: null },
           ],
         },
-        { date: dayFromToday(90), inventories: [{ id: later.id, name: 'Pista', available: 1, price: 5000, variants: [], seating: null }] },
+        {
+          date: dayFromToday(90),
+          inventories: [{ id: later.id, name: 'Pista', available: 1, price: 5000, time: null, doors_time: null, variants: [], seating: null }],
+        },
       ],
     })
   })

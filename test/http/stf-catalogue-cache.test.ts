@@ -9,6 +9,7 @@ import { resetDatabase, testDatabase } from '../support/database.js'
 import { eventually } from '../support/smtp-sink.js'
 import type { FastifyInstance } from 'fastify'
 import { createCatalogueCache } from '../../src/storefront/catalogue-cache.js'
+import { updateInventory } from '../../src/domain/catalog/update-inventory.js'
 
 /**
  * The catalogue cache (CATALOGUE_CACHE_MS): answers kept per seller and affiliate scope, with an
@@ -78,6 +79,14 @@ describe('the catalogue cache', () => {
       .set({ price: priceBefore + 100 })
       .where(eq(inventories.id, inventoryId))
     await eventually(async () => (await get(`/stf/v1/events/${eventId}/availability`, a.auth)).json().data[0].inventories[0].price === priceBefore + 100)
+  })
+
+  it('forgets them when an inventory’s show times change, which its trigger does not watch: the back office announces it', async () => {
+    const show = async () => (await get(`/stf/v1/events/${eventId}/availability`, a.auth)).json().data[0].inventories[0]
+    expect(await show()).toMatchObject({ time: null, doors_time: null })
+    await updateInventory(app.db, { inventoryId, time: '20:00', doors_time: '19:00', actor: { type: 'system' } })
+    await eventually(async () => (await show()).time === '20:00')
+    expect(await show()).toMatchObject({ time: '20:00', doors_time: '19:00' })
   })
 
   it('computes a missed answer once for the requests that ask for it meanwhile, and gives each the same answer', async () => {

@@ -38,6 +38,9 @@ const item = (over: Partial<OrderView['items'][number]>): OrderView['items'][num
   total: 5000,
   coupon: null,
   seats: null,
+  time: null,
+  doors_time: null,
+  venue: null,
   ...over,
 })
 
@@ -235,5 +238,35 @@ describe('refundEmail', () => {
     expect(en.text).toContain('Your order has been cancelled.')
     expect(en.text).not.toContain('Ticket ')
     for (const email of [pt, en]) expectNoUtc(email.text)
+  })
+})
+
+describe('the show times and venue of an item (API.md 7.12)', () => {
+  const venue = { name: 'Arena Azul', address: 'Rua Augusta, 123', city: 'São Paulo', state: 'SP', country: 'BR' }
+  const shown: OrderView = {
+    ...paid,
+    items: [
+      item({ variant: 'Meia', quantity: 2, time: '09:05', doors_time: '08:00', venue }),
+      item({ inventory_id: STALLS, event_id: THEATRE, name: 'Plateia', venue: { name: 'Teatro' } }),
+    ],
+  }
+
+  it('pt-BR: the start on the date (as the seller wrote it, no time zone applied), the doors, and where', () => {
+    const text = orderConfirmedEmail(saoPaulo, shown).text
+    expect(text).toContain(
+      '- Ingresso K7QAAAAAAAAA: Festival de Verão — Pista · Meia, sábado, 12 de dezembro de 2026 às 09:05 (abertura dos portões às 08:00), ' +
+        'Arena Azul (Rua Augusta, 123, São Paulo, SP, Brasil)\n',
+    )
+    expect(text).toContain('- Ingresso K7QCCCCCCCCC: Hamlet — Plateia, sábado, 12 de dezembro de 2026, Teatro, Plateia · Fila A · Assento 7')
+    expect(orderPendingEmail(saoPaulo, { ...shown, status: 'pending' }).text).toContain(
+      '- 2 × Festival de Verão — Pista · Meia, sábado, 12 de dezembro de 2026 às 09:05',
+    )
+  })
+
+  it('en: the same in English words and clock, on the Kolkata seller too (a show time is local already)', () => {
+    const text = orderConfirmedEmail(kolkata, shown).text
+    expect(text).toMatch(
+      /- Ticket K7QAAAAAAAAA: Festival de Verão — Pista · Meia, Saturday, December 12, 2026 at 9:05\sAM \(doors at 8:00\sAM\), Arena Azul \(Rua Augusta, 123, São Paulo, SP, Brazil\)\n/,
+    )
   })
 })

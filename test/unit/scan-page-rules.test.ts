@@ -116,6 +116,31 @@ describe('the scanner page judges a scan offline (scan-page/js/judge.js)', () =>
     expect(verdict(kept({ attention: true }))).toMatchObject({ status: 'ok', attention: true })
   })
 
+  it('judges by the window the feed gives (from 2 hours before the doors, the server’s), not by the device’s day', () => {
+    // Doors at 19:00 in São Paulo (UTC-3) on 2031-05-01: the window opens at 17:00 there, 20:00 UTC, and closes at 06:00 the next day.
+    const windowed = kept({ time: '20:00', doors_time: '19:00', entry_opens_at: '2031-05-01T20:00:00.000Z', entry_closes_at: '2031-05-02T09:00:00.000Z' })
+    expect(verdict(windowed, { now: new Date('2031-05-01T19:59:59.999Z') })).toMatchObject({ status: 'refused', reason: 'invalid_time' })
+    expect(verdict(windowed, { now: new Date('2031-05-01T20:00:00.000Z') })).toMatchObject({ status: 'ok', ticket: { time: '20:00' } })
+    expect(verdict(windowed, { now: new Date('2031-05-02T08:59:59.999Z') })).toMatchObject({ status: 'ok' })
+    expect(verdict(windowed, { now: new Date('2031-05-02T09:00:00.000Z') })).toMatchObject({ status: 'refused', reason: 'invalid_time' })
+    // Exits are always allowed.
+    expect(verdict(windowed, { type: 'exit', now: new Date('2031-05-01T12:00:00.000Z') })).toMatchObject({ status: 'ok' })
+  })
+
+  it('judges a code of a ticket sold since the last sync by its inventory’s window, when the feed gave one for that date', () => {
+    const fresh = { tid: claims.tid, eid: claims.eid, inv: claims.inv, d: claims.d, v: null }
+    const show = { date: claims.d, time: '20:00', doors_time: '19:00', entry_opens_at: '2031-05-01T20:00:00.000Z', entry_closes_at: '2031-05-02T09:00:00.000Z' }
+    const scan = (now: Date, shows: object) => judge.judgeScan({ lists: [list], known: {}, claims: fresh, type: 'entry', now, shows })
+    expect(scan(new Date('2031-05-01T19:00:00.000Z'), { [claims.inv]: show })).toMatchObject({
+      status: 'refused',
+      reason: 'invalid_time',
+      ticket: { time: '20:00' },
+    })
+    expect(scan(new Date('2031-05-01T21:00:00.000Z'), { [claims.inv]: show })).toMatchObject({ status: 'ok', ticket: { time: '20:00', doors_time: '19:00' } })
+    // A window of another date (the inventory re-dated since the code was signed) is not this ticket's: the day rule.
+    expect(scan(new Date(2031, 4, 1, 12, 0), { [claims.inv]: { ...show, date: '2031-05-02' } })).toMatchObject({ status: 'ok', ticket: { time: null } })
+  })
+
   it('takes a verified code of a ticket sold since the last sync on a list that covers it, and not on one that does not', () => {
     const fresh = { tid: claims.tid, eid: claims.eid, inv: claims.inv, d: claims.d, v: null }
     expect(judge.judgeScan({ lists: [list], known: {}, claims: fresh, type: 'entry', now: at })).toMatchObject({ status: 'ok', list_id: 'L1' })

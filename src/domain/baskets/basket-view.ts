@@ -4,7 +4,7 @@ import type { CouponProblem } from '../coupons/coupon-rules.js'
 import { countCustomerRedemptions, findCouponsByIds, lockCoupons, type CouponRow } from '../coupons/coupons.repo.js'
 import type { EventScope } from '../inventory/availability.js'
 import { unavailableInventories } from '../inventory/take-tickets.js'
-import { toOrderItemView, type OrderItemView } from '../orders/order-view.js'
+import { toOrderItemView, type SoldItemView } from '../orders/order-view.js'
 import { findOrderOfBasket, type OrderItemRow, type OrderRow } from '../orders/orders.repo.js'
 import type { CouponSnapshot } from '../orders/orders.table.js'
 import { findBasket, listBasketLines, type BasketLine, type BasketState } from './baskets.repo.js'
@@ -17,7 +17,7 @@ export type CouponView = CouponSnapshot
 /** A coupon attached to a basket, and whether it discounts anything now (else the code a checkout would refuse with). */
 export type BasketCouponView = CouponView & { applicable: boolean; reason: CouponProblem | null }
 
-export type BasketItemView = Omit<OrderItemView, 'coupon'> & {
+export type BasketItemView = Omit<SoldItemView, 'coupon'> & {
   coupon: BasketCouponView | null
   /** False when the basket could not hold (or buy) this item now: its event stopped selling, its tickets are gone, its variant was withdrawn. */
   available: boolean

@@ -2,7 +2,7 @@ import { and, asc, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { EventScope } from '../inventory/availability.js'
 import { heldSql } from '../inventory/held.js'
-import { events, type EventImage, type EVENT_STATUSES } from './events.table.js'
+import { events, type EventImage, type EventVenue, type EVENT_STATUSES } from './events.table.js'
 import { inventories } from './inventories.table.js'
 
 export type EventRow = typeof events.$inferSelect
@@ -32,6 +32,7 @@ export type ListEventsQuery = {
 
 /** An event of a catalogue page, with the lowest price still on sale (null when nothing is left). */
 export type EventPageRow = Pick<EventRow, 'id' | 'title' | 'slug' | 'description' | 'status' | 'integrationId'> & {
+  venue: EventVenue | null
   updatedAt: Date
   image: EventImage | null
   lowestPrice: number | null
@@ -50,6 +51,7 @@ type EventPageRecord = {
   integration_id: string | null
   updated_at: Date | string
   image: EventImage | null
+  venue: EventVenue | null
   lowest_price: number | null
   first_date: string | Date | null
   last_date: string | Date | null
@@ -75,7 +77,7 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
   const { rows } = await db.execute<EventPageRecord>(sql`
     with today as (select seller_today(${query.sellerId}) as d),
     matching as (
-      select e.id, e.title, e.slug, e.description, e.status, e.integration_id, e.updated_at, e.images,
+      select e.id, e.title, e.slug, e.description, e.status, e.integration_id, e.updated_at, e.images, e.venue,
              (select min(i.date) from inventories i where i.event_id = e.id and i.date >= today.d${inWindow}) as first_date
         from events e, today
        where e.seller_id = ${query.sellerId} and e.status = ${query.status}${scope}${title}
@@ -83,7 +85,7 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
     counted as (select * from matching${windowed ? sql` where first_date is not null` : sql``}),
     page as (select * from counted order by first_date asc nulls last, title asc, id asc limit ${query.limit} offset ${query.offset})
     select (select count(*)::int from counted) as total,
-           p.id, p.title, p.slug, p.description, p.status, p.integration_id, p.updated_at, p.images -> 0 as image,
+           p.id, p.title, p.slug, p.description, p.status, p.integration_id, p.updated_at, p.images -> 0 as image, p.venue,
            (select min(i.price) from inventories i
              where i.event_id = p.id and i.date >= today.d${inWindow} and tickets_available(i.capacity - i.seats_blocked, i.sold, ${heldSql(sql`i.id`)}) > 0
                and not (select q.queued from tickets_queued(i.id) as q)) as lowest_price,
@@ -106,6 +108,7 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
       integrationId: row.integration_id,
       updatedAt: new Date(row.updated_at),
       image: row.image ?? null,
+      venue: row.venue ?? null,
       lowestPrice: row.lowest_price === null ? null : Number(row.lowest_price),
       firstDate: dateOf(row.first_date),
       lastDate: dateOf(row.last_date),
@@ -117,7 +120,7 @@ export async function listEventPage(db: Db, query: ListEventsQuery): Promise<{ r
 const dateOf = (value: string | Date | null): string | null =>
   value === null ? null : typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10)
 
-/** The inventories of these events, optionally within a date window, by date then price. */
+/** The inventories of these events, optionally within a date window, by date, show time (unsaid last), then price. */
 export const listInventoriesOfEvents = (db: Db, eventIds: readonly string[], window: DateWindow = {}) =>
   eventIds.length === 0
     ? Promise.resolve([] as InventoryRow[])
@@ -125,7 +128,7 @@ export const listInventoriesOfEvents = (db: Db, eventIds: readonly string[], win
         .select()
         .from(inventories)
         .where(and(inArray(inventories.eventId, [...eventIds]), ...inventoryDateConditions(window)))
-        .orderBy(asc(inventories.date), asc(inventories.price), asc(inventories.name), asc(inventories.id))
+        .orderBy(asc(inventories.date), asc(inventories.time), asc(inventories.price), asc(inventories.name), asc(inventories.id))
 
 /** A seller's event by id or slug, if the caller may see it: never a draft, only in the affiliate's scope. */
 export async function findVisibleEvent(db: Db, sellerId: string, scope: EventScope, idOrSlug: { id: string } | { slug: string }) {

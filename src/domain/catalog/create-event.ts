@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../platform/db/errors.js'
 import { AppError } from '../../platform/errors.js'
 import { lockSellerById } from '../sellers/sellers.repo.js'
 import { firstFreeSlug, slugify, withIds } from './event-rules.js'
-import type { EventAttribute, EventImage } from './events.table.js'
+import type { EventAttribute, EventImage, EventVenue } from './events.table.js'
 import { insertEvent, isSlugTaken, slugsLike, type EventRow, type EventStatus } from './events.repo.js'
 
 export type EventAttributeInput = Omit<EventAttribute, 'id'> & { id?: string | undefined }
@@ -23,6 +23,8 @@ export type EventFields = {
   attributes?: EventAttributeInput[] | undefined
   /** An item naming the id of an image the event has keeps that id; the others get new ones. */
   images?: EventImageInput[] | undefined
+  /** Where it takes place; null: not said (API.md 7.12). */
+  venue?: EventVenue | null | undefined
 }
 
 export type CreateEventOptions = EventFields & { sellerId: string; actor: AuditActor }
@@ -53,6 +55,7 @@ export const createEvent = (db: Db, options: CreateEventOptions) =>
         integrationId: options.integrationId ?? null,
         attributes: withIds(options.attributes ?? [], [], 'attributes'),
         images: withIds(options.images ?? [], [], 'images'),
+        venue: options.venue ?? null,
       })
       await recordAudit(tx, actor, {
         action: 'adm.event.created',

@@ -4,6 +4,7 @@ import { AppError } from '../../platform/errors.js'
 import type { InventoryVariant } from './inventories.table.js'
 import { findEventById } from './events.repo.js'
 import { insertInventory } from './inventories.repo.js'
+import { checkShowTimes } from './show-times.js'
 import type { CountedInventory } from '../inventory/held.js'
 import { checkSeating, type InventorySeating } from '../seating/inventory-seating.js'
 
@@ -21,12 +22,16 @@ export type CreateInventoryOptions = {
   variants?: InventoryVariant[] | undefined
   waiting_list?: boolean | undefined
   checkin_attention?: boolean | undefined
+  /** The show's start and its doors on `date`, `HH:MM` on the seller's clock; absent or null: not said. */
+  time?: string | null | undefined
+  doors_time?: string | null | undefined
   actor: AuditActor
 }
 
 /** Adds a kind of ticket on a date to an event; nothing is sold or held yet. */
 export const createInventory = (db: Db, { eventId, date, name, price, variants, waiting_list, checkin_attention, actor, ...options }: CreateInventoryOptions) =>
   db.transaction(async (tx): Promise<CountedInventory> => {
+    const { time, doorsTime } = checkShowTimes({ time: null, doorsTime: null }, options)
     const event = await findEventById(tx, eventId)
     if (!event) throw new AppError('not_found')
     const seating = options.seating ? await checkSeating(tx, { sellerId: event.sellerId, eventId, date, seating: options.seating }) : undefined
@@ -43,6 +48,8 @@ export const createInventory = (db: Db, { eventId, date, name, price, variants, 
       variants: variants ?? [],
       waitingList: waiting_list ?? false,
       checkinAttention: checkin_attention ?? false,
+      time,
+      doorsTime,
     })
     await recordAudit(tx, actor, {
       action: 'adm.inventory.created',

@@ -13,7 +13,16 @@ type AvailabilityVariant = Omit<InventoryVariant, 'price'> & { price: number }
 export type AvailabilityView = {
   data: {
     date: string
-    inventories: { id: string; name: string; available: number; price: number; variants: AvailabilityVariant[]; seating: InventorySeating | null }[]
+    inventories: {
+      id: string
+      name: string
+      available: number
+      price: number
+      time: string | null
+      doors_time: string | null
+      variants: AvailabilityVariant[]
+      seating: InventorySeating | null
+    }[]
   }[]
 }
 
@@ -44,6 +53,8 @@ export async function getEventAvailability(db: Db, options: GetEventAvailability
       name: inventory.name,
       available: left.get(inventory.id) ?? 0,
       price: inventory.price,
+      time: inventory.time,
+      doors_time: inventory.doorsTime,
       variants: inventory.variants.map((variant) => ({ ...variant, price: variant.price ?? inventory.price })),
       seating: seatingOf(inventory),
     })

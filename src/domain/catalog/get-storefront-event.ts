@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import type { EventScope } from '../inventory/availability.js'
 import { findVisibleEvent } from './catalog.repo.js'
-import type { EventAttribute, EventImage } from './events.table.js'
+import type { EventAttribute, EventImage, EventVenue } from './events.table.js'
 
 export type GetStorefrontEventOptions = { sellerId: string; scope: EventScope; idOrSlug: { id: string } | { slug: string } }
 
@@ -17,6 +17,7 @@ export type EventDetailView = {
   updated_at: string
   attributes: EventAttribute[]
   images: EventImage[]
+  venue: EventVenue | null
 }
 
 /**
@@ -37,5 +38,6 @@ export async function getStorefrontEvent(db: Db, { sellerId, scope, idOrSlug }: 
     updated_at: event.updatedAt.toISOString(),
     attributes: event.attributes,
     images: event.images,
+    venue: event.venue ?? null,
   }
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../platform/db/database.js'
 import type { EventScope } from '../inventory/availability.js'
 import { listEventPage, type DateWindow, type EventStatus } from './catalog.repo.js'
-import type { EventImage } from './events.table.js'
+import type { EventImage, EventVenue } from './events.table.js'
 import { fromPrice } from './price-label.js'
 
 export type ListStorefrontEventsOptions = {
@@ -27,6 +27,7 @@ export type SellerEventView = {
   price: { amount: number; label: string } | null
   first_date: string | null
   last_date: string | null
+  venue: EventVenue | null
 }
 
 /**
@@ -57,6 +58,7 @@ export async function listStorefrontEvents(db: Db, options: ListStorefrontEvents
       price: event.lowestPrice === null ? null : fromPrice(event.lowestPrice),
       first_date: event.firstDate,
       last_date: event.lastDate,
+      venue: event.venue,
     }),
   )
   return { data, total }

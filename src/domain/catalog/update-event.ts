@@ -7,6 +7,7 @@ import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { lockSellerById } from '../sellers/sellers.repo.js'
 import { slugTaken, type EventFields } from './create-event.js'
 import { withIds } from './event-rules.js'
+import { sameVenue } from './show-times.js'
 import { isSlugTaken, lockEventById, updateEventRow, type EventRow, type NewEventRow } from './events.repo.js'
 
 export type UpdateEventOptions = Partial<EventFields> & { eventId: string; actor: AuditActor }
@@ -26,6 +27,8 @@ export const updateEvent = (db: Db, options: UpdateEventOptions) =>
     if (options.status !== undefined && options.status !== current.status) values.status = options.status
     if (options.source !== undefined && options.source !== current.source) values.source = options.source
     if (options.integrationId !== undefined && options.integrationId !== current.integrationId) values.integrationId = options.integrationId
+    // Replaced whole; the scanners read it with their lists (GET /chk/v1/lists), the storefront with the event.
+    if (options.venue !== undefined && !sameVenue(options.venue, current.venue)) values.venue = options.venue
     if (options.attributes !== undefined) {
       values.attributes = withIds(
         options.attributes,

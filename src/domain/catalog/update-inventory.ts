@@ -6,7 +6,8 @@ import { markInventoryTicketsChanged } from '../checkin/list-tickets.repo.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { heldQuantities, withCounts, type CountedInventory } from '../inventory/held.js'
 import type { InventoryVariant } from './inventories.table.js'
-import { lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
+import { announceCatalogueChanged, lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
+import { checkShowTimes } from './show-times.js'
 import { eq } from 'drizzle-orm'
 import { seatBlocks } from '../seating/seating.table.js'
 import { checkSeating, seatingInUse, seatingOf, type InventorySeating } from '../seating/inventory-seating.js'
@@ -26,12 +27,15 @@ export type UpdateInventoryOptions = {
   checkin_attention?: boolean | undefined
   /** Reserved seating (API.md 7.7); null: unseated. Fixed once any of its tickets was held or sold (409 seating_conflict). */
   seating?: InventorySeating | null | undefined
+  /** The show's start and its doors on its date (`HH:MM`, the seller's clock); null: not said. Doors never after the start. */
+  time?: string | null | undefined
+  doors_time?: string | null | undefined
   actor: AuditActor
 }
 
 /**
- * Changes an inventory. Its tickets move with its date: the gates' window of entry and counts
- * follow, and the scanners' feed returns them. The row is locked before sold and held are read, and whatever sells
+ * Changes an inventory. Its tickets move with its date and its doors: the gates' window of entry
+ * and counts follow, and the scanners' feed returns them. The row is locked before sold and held are read, and whatever sells
  * or holds its tickets locks it too, so no basket can slip in between the check and the update.
  * A price change applies to baskets priced from now on.
  */
@@ -46,6 +50,7 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
       })
     }
     const values: Partial<NewInventoryRow> = {}
+    const { time, doorsTime } = checkShowTimes(current, options)
     const seated = current.seatingPlanId !== null
     if (options.capacity !== undefined && seated && options.seating !== null) {
       throw new AppError('validation_error', {
@@ -77,6 +82,8 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     if (options.variants !== undefined) values.variants = options.variants
     if (options.waiting_list !== undefined && options.waiting_list !== current.waitingList) values.waitingList = options.waiting_list
     if (options.checkin_attention !== undefined && options.checkin_attention !== current.checkinAttention) values.checkinAttention = options.checkin_attention
+    if (time !== current.time) values.time = time
+    if (doorsTime !== current.doorsTime) values.doorsTime = doorsTime
     const inventory = await saveChanges(tx, {
       current,
       values,
@@ -86,8 +93,11 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
       target: 'inventory',
       data: values.capacity !== undefined ? { capacity: { from: current.capacity, to: values.capacity } } : {},
     })
-    // The gates judge its tickets by its date and attention: the scanners' feed returns them.
-    if (values.date !== undefined || values.checkinAttention !== undefined || values.variants !== undefined) await markInventoryTicketsChanged(tx, current.id)
+    // The gates judge its tickets by its date, doors and attention, and show its time: the scanners' feed returns them.
+    const gateChange = [values.date, values.checkinAttention, values.variants, values.time, values.doorsTime].some((value) => value !== undefined)
+    if (gateChange) await markInventoryTicketsChanged(tx, current.id)
+    // The catalogue shows the times; changing them alone fires no catalogue trigger (announce_catalogue_changed).
+    if (values.time !== undefined || values.doorsTime !== undefined) await announceCatalogueChanged(tx, current.sellerId)
     // A larger capacity sells more.
     if (values.capacity !== undefined) stock.freed([current.id])
     const [counted] = await withCounts(tx, [inventory])

@@ -15,9 +15,12 @@ import type { ScanTicketView } from './views.js'
 /** A ticket as the gates judge it (the columns its view shows, as read), with its window of entry in the seller's time zone. */
 export type GateTicketRow = Pick<
   ScanTicketView,
-  'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'name' | 'variant' | 'seat' | 'attention'
+  'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'time' | 'doors_time' | 'name' | 'variant' | 'seat' | 'attention'
 > & {
   id: string
+  /** Its window of entry (WINDOW_COLUMNS). */
+  opens_at: Date
+  closes_at: Date
   voided: boolean
   /** With `voided`, what the ticket's status is (`ticketStatus`): its order may await payment or have expired unpaid. */
   order_status: OrderStatus
@@ -30,16 +33,28 @@ export type ScanState = { entered: boolean; lastType: ScanType | null; lastAt: D
 export const asDate = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)))
 
 /**
+ * A ticket's window of entry, the one definition (API.md 7.5, 7.12), in the seller's time zone
+ * (`seller`): from 2 hours before its inventory's doors open on its date (queues form before the
+ * doors open; doors at 01:00 open it at 23:00 the day before), or from the start of its date when
+ * no doors time is said, until 06:00 of the next day (late shows end after midnight). Scans judge
+ * by it, and the feed gives it to offline gates as two instants, so that they judge by it too.
+ */
+const WINDOW_COLUMNS = sql`
+  ((inv.date + coalesce(inv.doors_time::interval - interval '2 hours', interval '0')) at time zone seller.timezone) as opens_at,
+  ((inv.date + 1)::timestamp + interval '6 hours') at time zone seller.timezone as closes_at`
+
+/**
  * The ticket's columns. Its date is its inventory's current one (re-dating an inventory moves
- * its tickets). Its status follows its order's, read here and not kept on the ticket: whoever
- * changes an order's status (a payment, an expiry) marks its tickets changed in the same
- * transaction, and the feed then returns them with the new status. It asks for attention when
- * its inventory or its variant does. Its seat is read from its item's snapshot of the seats sold
+ * its tickets), and so are its show times and its window of entry. Its status follows its
+ * order's, read here and not kept on the ticket: whoever changes an order's status (a payment,
+ * an expiry) marks its tickets changed in the same transaction, and the feed then returns them
+ * with the new status. It asks for attention when its inventory or its variant does. Its seat is read from its item's snapshot of the seats sold
  * (at most 20, already in the row joined): no read of the plan's seats, and nothing at all for an
  * unseated ticket.
  */
 export const TICKET_COLUMNS = sql`
   t.id, t.identifier, t.order_id, t.inventory_id, inv.event_id, inv.date::text as date, oi.name, oi.variant,
+  inv.time, inv.doors_time, ${WINDOW_COLUMNS},
   case when t.seat_id is not null then (select e from jsonb_array_elements(oi.seats) as e where e ->> 'id' = t.seat_id limit 1) end as seat,
   t.voided_at is not null as voided, o.status as order_status, nullif(trim(o.buyer_name), '') as holder,
   inv.checkin_attention or inv.variants @> jsonb_build_array(jsonb_build_object('name', oi.variant, 'checkin_attention', true)) as attention`
@@ -47,13 +62,9 @@ export const TICKET_COLUMNS = sql`
 export const TICKET_JOINS = sql`
   from tickets t
   join orders o on o.id = t.order_id
+  join sellers seller on seller.id = o.seller_id
   join order_items oi on oi.id = t.order_item_id
   join inventories inv on inv.id = t.inventory_id`
-
-/** Entries are valid from the start of the ticket's date until 06:00 of the next day, in the seller's time zone (`s`). */
-export const WINDOW_COLUMNS = sql`
-  (inv.date::timestamp at time zone s.timezone) as opens_at,
-  ((inv.date + 1)::timestamp + interval '6 hours') at time zone s.timezone as closes_at`
 
 /**
  * "The ticket is on the list", the one definition: its inventory (`inv`) is of the list's event,
@@ -105,6 +116,10 @@ export const toScanTicketView = (row: GateTicketRow, state: ScanState): ScanTick
   event_id: row.event_id,
   inventory_id: row.inventory_id,
   date: row.date,
+  time: row.time,
+  doors_time: row.doors_time,
+  entry_opens_at: row.opens_at.toISOString(),
+  entry_closes_at: row.closes_at.toISOString(),
   name: row.name,
   variant: row.variant,
   seat: row.seat ?? null,
@@ -118,7 +133,10 @@ export const toScanTicketView = (row: GateTicketRow, state: ScanState): ScanTick
 
 type StandingRow = GateTicketRow & StandingColumns
 
-const standingView = (row: StandingRow) => toScanTicketView(row, readState(row))
+/** A ticket row as the driver answered it: its window's instants may come as text. */
+export const readGateTicket = <R extends GateTicketRow>(row: R): R => ({ ...row, opens_at: asDate(row.opens_at), closes_at: asDate(row.closes_at) })
+
+const standingView = (row: StandingRow) => toScanTicketView(readGateTicket(row), readState(row))
 
 /** A position in the ticket feed: the transaction that last changed a ticket, then its id. */
 export type FeedPosition = { xid: string; id: string }
@@ -189,6 +207,6 @@ export async function listStatusRows(db: Db, list: ListRow, date?: string): Prom
 export const markTicketsChangedQuery = (ticketIds: readonly string[]): SQL =>
   sql`update tickets set changed_xid = pg_current_xact_id() where id = any(${sql.param([...ticketIds])}::uuid[])`
 
-/** Marks every ticket of an inventory changed: what the gates know of them (date, attention) has changed. */
+/** Marks every ticket of an inventory changed: what the gates know of them (date, times, attention) has changed. */
 export const markInventoryTicketsChanged = (db: Db, inventoryId: string) =>
   db.execute(sql`update tickets set changed_xid = pg_current_xact_id() where inventory_id = ${inventoryId}::uuid`)

@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
 import { checkinLists } from './checkin.table.js'
+import type { EventVenue } from '../catalog/events.table.js'
 
 export type ListRow = typeof checkinLists.$inferSelect
 export type ListValues = Pick<typeof checkinLists.$inferInsert, 'name' | 'inventoryIds' | 'variants' | 'allowMultipleEntries' | 'allowEntryAfterExit'>
@@ -50,10 +51,10 @@ export const deviceListRows = (db: Db, sellerId: string, eventIds: readonly stri
     )
     .orderBy(asc(checkinLists.createdAt), asc(checkinLists.id))
 
-/** Events of a seller with their title and the first and last dates of their inventories. */
+/** Events of a seller with their title, their venue and the first and last dates of their inventories. */
 export async function eventSpans(db: Db, sellerId: string, eventIds: readonly string[]) {
-  const { rows } = await db.execute<{ id: string; title: string; first_date: string | null; last_date: string | null }>(sql`
-    select e.id::text as id, e.title, min(i.date)::text as first_date, max(i.date)::text as last_date
+  const { rows } = await db.execute<{ id: string; title: string; venue: EventVenue | null; first_date: string | null; last_date: string | null }>(sql`
+    select e.id::text as id, e.title, e.venue, min(i.date)::text as first_date, max(i.date)::text as last_date
       from events e left join inventories i on i.event_id = e.id
      where e.id = any(${sql.param([...eventIds])}::uuid[]) and e.seller_id = ${sellerId}::uuid
      group by e.id, e.title`)

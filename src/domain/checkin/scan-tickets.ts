@@ -23,7 +23,7 @@ import {
 } from './scans.repo.js'
 import { UNPAID_TICKET_STATUSES } from './sign-order-tickets.js'
 import { looksSigned, type TicketCodes } from './ticket-codes.js'
-import { type RedeemAnswer, toCheckinView } from './views.js'
+import { type RedeemAnswer, type ScanTicketView, toCheckinView } from './views.js'
 
 /*
  * A scan at the gate (API.md 7.5): the rule that judges it, and the service that judges and
@@ -62,9 +62,9 @@ export type ScanFacts = {
  * Whether a ticket on its list may pass (null) or why not. A ticket of an order awaiting payment
  * or expired unpaid (API.md 7.9) is `unpaid`, in and out, whatever its time: an expired one is
  * voided too, and the holder is told to pay rather than that the ticket was cancelled. Exits are
- * always allowed for valid tickets. An entry must fall within the ticket's window (its date,
- * until 06:00 of the next day in the seller's time zone), and is allowed on its first scan on the
- * list; again only with `allow_multiple_entries`, or after an exit with `allow_entry_after_exit`.
+ * always allowed for valid tickets. An entry must fall within the ticket's window (from 2 hours
+ * before its doors, else from its date, until 06:00 of the next day in the seller's time zone:
+ * WINDOW_COLUMNS, list-tickets.repo.ts), and is allowed on its first scan on the list; again only with `allow_multiple_entries`, or after an exit with `allow_entry_after_exit`.
  */
 export function judgeScan({ type, at, ticket, list, state }: ScanFacts): ScanReason | null {
   if (UNPAID_TICKET_STATUSES.has(ticket.status)) return 'unpaid'
@@ -246,13 +246,14 @@ function judgeAll(
   const inBatch = new Map<string, NonceAnswer>()
   scans.forEach((scan, n) => {
     const hash = requestHash(scan)
+    const identifier = identifiers[n] ?? null
     const earlier = scan.nonce === undefined ? undefined : (inBatch.get(scan.nonce) ?? read.answered.get(scan.nonce))
     if (earlier) {
       // A scan recorded before the nonce was compared (no hash kept) is taken to be the same request.
-      judged.answers.push(earlier.requestSha256 === null || earlier.requestSha256 === hash ? (earlier.answer as RedeemAnswer) : 'nonce_conflict')
+      const same = earlier.requestSha256 === null || earlier.requestSha256 === hash
+      judged.answers.push(same ? completed(earlier.answer as RedeemAnswer, identifier === null ? undefined : read.tickets.get(identifier)) : 'nonce_conflict')
       return
     }
-    const identifier = identifiers[n] ?? null
     const answer = judgeOne(
       device,
       scan,
@@ -266,6 +267,17 @@ function judgeAll(
     judged.answers.push(answer)
   })
   return judged
+}
+
+/**
+ * A recorded answer as it is answered again: one recorded before its ticket's view had fields it
+ * has now (the show times and window of API.md 7.12), retried by an upload across an upgrade,
+ * gets them as the ticket has them now; what it recorded stays as recorded.
+ */
+function completed(answer: RedeemAnswer, ticket: ScannedTicketRow | undefined): RedeemAnswer {
+  const recorded: Partial<ScanTicketView> | null = answer.ticket
+  if (!recorded || !ticket || recorded.entry_opens_at !== undefined) return answer
+  return { ...answer, ticket: { ...toScanTicketView(ticket, NOTHING_YET), ...recorded } }
 }
 
 /** Judges one scan against the places as they stand, records it in `judged`, and moves the ticket's place. */

@@ -4,7 +4,6 @@ import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
 import { tickets } from '../orders/orders.table.js'
 import { checkins } from './checkin.table.js'
 import {
-  asDate,
   coveredBy,
   type GateTicketRow,
   readState,
@@ -13,13 +12,13 @@ import {
   standingColumns,
   TICKET_COLUMNS,
   TICKET_JOINS,
-  WINDOW_COLUMNS,
+  readGateTicket,
 } from './list-tickets.repo.js'
 
 export type CheckinRow = typeof checkins.$inferSelect
 
 /** A ticket as a scan judges it: its view's columns and its window of entry. */
-export type ScannedTicketRow = GateTicketRow & { opens_at: Date; closes_at: Date }
+export type ScannedTicketRow = GateTicketRow
 
 /** The events a device may scan: `eventIds` null is every event. */
 const onEvents = (eventIds: readonly string[] | null): SQL => (eventIds ? sql`and inv.event_id = any(${sql.param([...eventIds])}::uuid[])` : sql``)
@@ -43,16 +42,15 @@ const scannedTickets = (sellerId: string, eventIds: readonly string[] | null, id
  * `scanStatesQuery`) then read it.
  */
 export const lockScannedTicketsQuery = (sellerId: string, eventIds: readonly string[] | null, identifiers: readonly string[]): SQL => sql`
-    select ${TICKET_COLUMNS}, ${WINDOW_COLUMNS}
+    select ${TICKET_COLUMNS}
     ${TICKET_JOINS}
-    join sellers s on s.id = o.seller_id
     where ${scannedTickets(sellerId, eventIds, identifiers)}
     order by t.id
     for update of t`
 
 export function readScannedTickets(rows: readonly Record<string, unknown>[]): Map<string, ScannedTicketRow> {
-  const typed = rows as (ScannedTicketRow & { opens_at: unknown; closes_at: unknown })[]
-  return new Map(typed.map((row) => [row.identifier, { ...row, opens_at: asDate(row.opens_at), closes_at: asDate(row.closes_at) }]))
+  const typed = rows as ScannedTicketRow[]
+  return new Map(typed.map((row) => [row.identifier, readGateTicket(row)]))
 }
 
 /** What this device asked and was answered for these nonces. */

@@ -99,6 +99,12 @@ export type ScanTicketView = {
   event_id: string
   inventory_id: string
   date: string
+  /** Its show's start and doors on `date` (`HH:MM`, the seller's clock; null: not said). */
+  time: string | null
+  doors_time: string | null
+  /** Its window of entry (API.md 7.5, 7.12): an entry outside it is `invalid_time`. */
+  entry_opens_at: string
+  entry_closes_at: string
   name: string
   variant: string | null
   /** Reserved seating: the seat it sits in (null: unseated). */

@@ -5,6 +5,7 @@ import type { AuditActor } from '../audit/record-audit.js'
 import { createBasket } from '../baskets/create-basket.js'
 import { createEvent } from '../catalog/create-event.js'
 import { createInventory } from '../catalog/create-inventory.js'
+import type { EventVenue } from '../catalog/events.table.js'
 import type { InventoryVariant } from '../catalog/inventories.table.js'
 import { createDevice } from '../checkin/create-device.js'
 import { createCheckinList } from '../checkin/save-checkin-list.js'
@@ -109,10 +110,12 @@ export type DemoCheckin = {
   orderId: string
   /** Its tickets' identifiers. */
   identifiers: string[]
-  /** The list that admits them; the event's title and the tickets' date. */
+  /** The list that admits them; the event's title and the tickets' date, show time and doors (`HH:MM`, the seller's clock). */
   listId: string
   eventTitle: string
   date: string
+  time: string
+  doorsTime: string
 }
 
 const actor: AuditActor = { type: 'system' }
@@ -120,6 +123,10 @@ const actor: AuditActor = { type: 'system' }
 /** The date of `instant` in a time zone, `YYYY-MM-DD` (the Canadian format is ISO's). */
 const dateIn = (instant: Date, timeZone: string) =>
   new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant)
+
+/** The local time of `instant` in a time zone, `HH:MM` (00:00 to 23:59). */
+const timeIn = (instant: Date, timeZone: string) =>
+  new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(instant)
 
 /** The date `offset` days after `date`. */
 const day = (date: string, offset: number) => new Date(Date.parse(`${date}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10)
@@ -133,12 +140,20 @@ const meia = (price: number) => [
 /** An inventory of a demo event, on each of the event's days (or only on `days`). */
 type DemoInventory = { name: string; price: number; capacity: number; variants: InventoryVariant[]; waiting_list?: boolean; days?: number[] }
 
-const CATALOGUE: { title: string; description: string; image: string; days: number[]; inventories: DemoInventory[] }[] = [
+/** When a demo show starts and its doors open (`HH:MM`, the seller's clock). */
+type ShowTimes = { time: string; doors_time: string }
+
+/** A demo event: where it is, its days from the seed's today, when its shows start, and what it sells. */
+type DemoEvent = { title: string; description: string; image: string; venue: EventVenue; days: number[]; show: ShowTimes; inventories: DemoInventory[] }
+
+const CATALOGUE: DemoEvent[] = [
   {
     title: 'Festival de Jazz de Inverno',
     description: 'Two nights of jazz under the stars, with local and international bands.',
     image: 'https://images.example.com/demo/jazz.jpg',
+    venue: { name: 'Parque das Árvores — Palco Sul', address: 'Avenida das Árvores, 1000', city: 'São Paulo', state: 'SP', country: 'BR' },
     days: [7, 8],
+    show: { time: '20:00', doors_time: '18:30' },
     inventories: [
       { name: 'Pista', price: 12_000, capacity: 500, variants: meia(12_000) },
       { name: 'Camarote', price: 35_000, capacity: 40, variants: [] },
@@ -148,8 +163,10 @@ const CATALOGUE: { title: string; description: string; image: string; days: numb
     title: 'Stand-up: Noite de Risadas',
     description: 'Four comedians, one microphone.',
     image: 'https://images.example.com/demo/standup.jpg',
-    // Tonight too: the demo order is for it, so that a scan at the door works right after start.
+    venue: { name: 'Bar do Riso', address: 'Rua Augusta, 1500', city: 'São Paulo', state: 'SP', country: 'BR' },
+    // Tonight too: the demo order is for it, so that a scan at the door works right after start (its times: tonightTimes).
     days: [0, 14],
+    show: { time: '21:00', doors_time: '20:00' },
     inventories: [
       { name: 'Plateia', price: 6_000, capacity: 200, variants: meia(6_000) },
       // The second show's front row, sold out by the demo, with its waiting list on (API.md 7.6).
@@ -160,7 +177,9 @@ const CATALOGUE: { title: string; description: string; image: string; days: numb
     title: 'Orquestra Sinfônica: Clássicos do Cinema',
     description: 'Film scores from six decades, played live.',
     image: 'https://images.example.com/demo/orchestra.jpg',
+    venue: { name: 'Sala de Concertos Demo', address: 'Praça Júlio Prestes, 16', city: 'São Paulo', state: 'SP', country: 'BR' },
     days: [21, 28],
+    show: { time: '20:00', doors_time: '19:00' },
     inventories: [
       { name: 'Plateia', price: 9_000, capacity: 300, variants: meia(9_000) },
       { name: 'Balcão', price: 5_000, capacity: 150, variants: meia(5_000) },
@@ -170,6 +189,23 @@ const CATALOGUE: { title: string; description: string; image: string; days: numb
 
 /** The event whose show tonight the demo order is for. */
 const TONIGHT = 1
+
+/** The latest tonight's doors open: the other nights' hour. */
+const TONIGHT_DOORS = '19:00'
+
+/**
+ * Tonight's show, from the hour the demo is seeded (`now`, `HH:MM` on the seller's clock): doors
+ * at 19:00, or at the seed's hour (to the half hour before) when that is earlier, and the show an
+ * hour after its doors. The gates admit from 2 hours before the doors: the demo tickets scan `ok`
+ * from the moment the demo starts, whatever its hour, until 06:00 tomorrow.
+ */
+export function tonightTimes(now: string): ShowTimes {
+  const [hours, minutes] = now.split(':').map(Number) as [number, number]
+  const halfHour = `${String(hours).padStart(2, '0')}:${minutes < 30 ? '00' : '30'}`
+  const doors_time = halfHour < TONIGHT_DOORS ? halfHour : TONIGHT_DOORS
+  const [doorsHours, doorsMinutes] = doors_time.split(':') as [string, string]
+  return { time: `${String(Number(doorsHours) + 1).padStart(2, '0')}:${doorsMinutes}`, doors_time }
+}
 
 /**
  * A small theatre: 10 rows (A to J) of 14 seats with an aisle after the seventh, the stalls
@@ -196,7 +232,9 @@ const PIX = {
   title: 'Pix na hora — pague em 30 minutos',
   description: 'A forró night sold by pix awaiting payment: your tickets are kept for 30 minutes while you pay the pix, then go back on sale.',
   image: 'https://images.example.com/demo/forro.jpg',
+  venue: { name: 'Casa do Forró Demo', address: 'Rua Teodoro Sampaio, 400', city: 'São Paulo', state: 'SP', country: 'BR' },
   day: 5,
+  show: { time: '22:00', doors_time: '21:00' },
   inventory: { name: 'Pista', price: 4_000, capacity: 100 },
 } as const
 
@@ -205,7 +243,9 @@ const PLAY = {
   title: 'Teatro: O Auto da Compadecida',
   description: 'The classic comedy of João Grilo and Chicó, with reserved seats.',
   image: 'https://images.example.com/demo/theatre.jpg',
+  venue: { name: 'Teatro Demo', address: 'Rua Álvaro de Carvalho, 40', city: 'São Paulo', state: 'SP', country: 'BR' },
   day: 10,
+  show: { time: '20:00', doors_time: '19:30' },
   inventories: [
     { category: 'Plateia', price: 8_000, variants: meia(8_000) },
     { category: 'Balcão', price: 5_000, variants: meia(5_000) },
@@ -237,6 +277,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   const sellerId = seller.id
   // The seller's today, the day `take_tickets` sells from and gates admit on.
   const first = dateIn(today, seller.timezone)
+  const tonightShow = tonightTimes(timeIn(today, seller.timezone))
   const eventIds: string[] = []
   const listIds: string[] = []
   let tonight: string | undefined
@@ -247,7 +288,8 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
     for (const offset of item.days) {
       for (const { days, ...inventory } of item.inventories) {
         if (days && !days.includes(offset)) continue
-        const created = await createInventory(db, { eventId: event.id, date: day(first, offset), ...inventory, actor })
+        const show = n === TONIGHT && offset === 0 ? tonightShow : item.show
+        const created = await createInventory(db, { eventId: event.id, date: day(first, offset), ...inventory, ...show, actor })
         if (n === TONIGHT && offset === 0) tonight ??= created.id
         if (created.waitingList) soldOut ??= created.id
       }
@@ -299,6 +341,8 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
       listId: listIds[TONIGHT]!,
       eventTitle: CATALOGUE[TONIGHT]!.title,
       date: first,
+      time: tonightShow.time,
+      doorsTime: tonightShow.doors_time,
     },
     waitingList: { inventoryId: soldOut!, orderId: soldOutOrder.id },
     seating,
@@ -306,12 +350,13 @@ export async function seedDemo(db: Db, options: SeedDemoOptions): Promise<DemoDa
   }
 }
 
-/** A published demo event, rated for all ages, with its cover. */
-const createDemoEvent = (db: Db, sellerId: string, item: { title: string; description: string; image: string }) =>
+/** A published demo event, rated for all ages, with its cover and venue. */
+const createDemoEvent = (db: Db, sellerId: string, item: { title: string; description: string; image: string; venue: EventVenue }) =>
   createEvent(db, {
     sellerId,
     title: item.title,
     description: item.description,
+    venue: item.venue,
     status: 'published',
     source: DEMO_EVENT_SOURCE,
     attributes: [{ name: 'Classificação', scope: 'event', text: 'Livre para todos os públicos', type: 'rating', value: 'L' }],
@@ -325,7 +370,8 @@ async function demoSeating(db: Db, sellerId: string, date: string): Promise<Demo
   const event = await createDemoEvent(db, sellerId, PLAY)
   const ids: string[] = []
   for (const { category, price, variants } of PLAY.inventories) {
-    const created = await createInventory(db, { eventId: event.id, date, name: category, price, variants, seating: { plan_id: plan.id, category }, actor })
+    const seating = { plan_id: plan.id, category }
+    const created = await createInventory(db, { eventId: event.id, date, name: category, price, variants, seating, ...PLAY.show, actor })
     ids.push(created.id)
   }
   // Row A's seats 6 and 7, the front row's middle by the aisle after seat 7, by their `seat_guid`s (the seat ids of every answer).
@@ -337,7 +383,7 @@ async function demoSeating(db: Db, sellerId: string, date: string): Promise<Demo
 /** The pix event: published on `date`, one inventory without variants. */
 async function demoPixEvent(db: Db, sellerId: string, date: string) {
   const event = await createDemoEvent(db, sellerId, PIX)
-  const inventory = await createInventory(db, { eventId: event.id, date, ...PIX.inventory, variants: [], actor })
+  const inventory = await createInventory(db, { eventId: event.id, date, ...PIX.inventory, ...PIX.show, variants: [], actor })
   return { eventId: event.id, eventTitle: PIX.title, date, inventoryId: inventory.id, price: PIX.inventory.price }
 }
 

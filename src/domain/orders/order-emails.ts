@@ -10,7 +10,7 @@ import type { Locale } from '../sellers/seller-settings.js'
 import { sellers } from '../sellers/sellers.table.js'
 import type { OrderItemView, OrderView } from './order-view.js'
 import { orderItems, orders } from './orders.table.js'
-import { dateLine, seatLine } from './ticket-images.js'
+import { doorsLine, seatLine, showLine, venueLine } from './ticket-images.js'
 
 // The emails of an order's payment (API.md 7.9): what is due and until when, the tickets once it
 // is paid, its expiry, a refund. Each in the seller's language, its times on the seller's clock
@@ -230,11 +230,16 @@ const instant = (iso: string | null, context: OrderEmailContext) => (iso === nul
 const compose = (kind: string, context: OrderEmailContext, subject: string, lines: string[]) =>
   composeBuyerEmail(kind, context.to.email, context.to.name, context.seller, subject, lines)
 
-/** "Festival de Verão — Pista · Meia, sábado, 12 de dezembro de 2026": the event, the inventory (and variant) and its date. */
+/**
+ * "Festival de Verão — Pista · Meia, sábado, 12 de dezembro de 2026 às 20:00 (abertura dos portões às 19:00), Arena Azul (Rua
+ * Augusta, 123, São Paulo, SP, Brasil)": the event, the inventory (and variant), its date and show times, and the venue, each when said.
+ */
 function describeItem(item: OrderItemView, context: OrderEmailContext): string {
+  const locale = localeOf(context)
   const title = context.eventTitles.get(item.event_id)
   const what = `${item.name}${item.variant ? ` · ${item.variant}` : ''}`
-  return `${title ? `${title} — ${what}` : what}, ${dateLine(item.date, localeOf(context))}`
+  const when = `${showLine(item.date, item.time, locale)}${item.doors_time ? ` (${doorsLine(item.doors_time, locale)})` : ''}`
+  return `${title ? `${title} — ${what}` : what}, ${when}${item.venue ? `, ${venueLine(item.venue, locale)}` : ''}`
 }
 
 const itemLines = (order: OrderView, context: OrderEmailContext) => order.items.map((item) => `- ${item.quantity} × ${describeItem(item, context)}`)

@@ -1,13 +1,14 @@
 import type { Db } from '../../platform/db/database.js'
 import { withTicketCodes } from '../checkin/sign-order-tickets.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
-import { orderDetails, type OrderItemRow, type OrderRow, type TicketRow } from './orders.repo.js'
+import { orderDetails, type ItemShow, type OrderItemRow, type OrderRow, type ShownOrderItemRow, type TicketRow } from './orders.repo.js'
+import type { EventVenue } from '../catalog/events.table.js'
 import type { CouponSnapshot, OrderStatus } from './orders.table.js'
 import { toPaymentView, toRefundView, type PaymentRow, type PaymentView, type RefundRow, type RefundView } from '../payments/payment-views.js'
 import type { Seat } from '../inventory/inventory.repo.js'
 
-/** An item sold: prices and the coupon as they were at checkout; the items' totals add up to the order's subtotal − discount. */
-export type OrderItemView = {
+/** An item as sold: prices and the coupon as they were at checkout; the items' totals add up to the order's subtotal − discount. */
+export type SoldItemView = {
   id: string
   inventory_id: string
   event_id: string
@@ -24,8 +25,11 @@ export type OrderItemView = {
   seats: Seat[] | null
 }
 
-/** An order item as the API answers it. */
-export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
+/** An item of an order (API.md 3.5, 7.12): as sold, and when and where its show is as its inventory and event say now. */
+export type OrderItemView = SoldItemView & { time: string | null; doors_time: string | null; venue: EventVenue | null }
+
+/** An order item as sold (a checked-out basket's item reads so too). */
+export const toOrderItemView = (item: OrderItemRow): SoldItemView => ({
   id: item.id,
   inventory_id: item.inventoryId,
   event_id: item.eventId,
@@ -38,6 +42,14 @@ export const toOrderItemView = (item: OrderItemRow): OrderItemView => ({
   total: item.total,
   coupon: item.coupon ?? null,
   seats: item.seats ?? null,
+})
+
+/** An order item as the API answers it. */
+export const toShownItemView = (item: OrderItemRow & ItemShow): OrderItemView => ({
+  ...toOrderItemView(item),
+  time: item.time,
+  doors_time: item.doorsTime,
+  venue: item.venue ?? null,
 })
 
 /** An order before its tickets' signed codes are added (`signOrderView`). */
@@ -100,7 +112,7 @@ export type OrderMoney = { payments: PaymentRow[]; refunds: RefundRow[] }
 export const signOrderView = (db: Db, codes: TicketCodes, view: UnsignedOrderView): Promise<OrderView> => withTicketCodes(db, codes, view.seller_id, view)
 
 /** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order (and a seated item's, its seats'). */
-export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: TicketRow[], money: OrderMoney): UnsignedOrderView {
+export function toOrderView(order: OrderRow, items: ShownOrderItemRow[], ticketRows: TicketRow[], money: OrderMoney): UnsignedOrderView {
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))
   const variantOf = new Map(sortedItems.map((item) => [item.id, item.variant]))
@@ -118,7 +130,7 @@ export function toOrderView(order: OrderRow, items: OrderItemRow[], ticketRows: 
     customer_id: order.customerId,
     buyer: { email: order.buyerEmail, name: order.buyerName },
     affiliate_code: order.affiliateCode,
-    items: sortedItems.map(toOrderItemView),
+    items: sortedItems.map(toShownItemView),
     totals: { subtotal: order.subtotal, discount: order.discount, interest: order.interest, total: order.total },
     payment: {
       method: order.paymentMethod,

@@ -1,13 +1,16 @@
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { preparedOn } from '../../platform/db/prepared.js'
 import type { Db } from '../../platform/db/database.js'
-import { events } from '../catalog/events.table.js'
+import { events, type EventVenue } from '../catalog/events.table.js'
 import { inventories } from '../catalog/inventories.table.js'
 import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
 import { payments, refunds } from '../payments/payments.table.js'
 
 export type OrderRow = typeof orders.$inferSelect
 export type OrderItemRow = typeof orderItems.$inferSelect
+/** When and where an item's tickets are for, as its inventory and event say now (not copied at checkout: a show moved shows moved). */
+export type ItemShow = { time: string | null; doorsTime: string | null; venue: EventVenue | null }
+export type ShownOrderItemRow = OrderItemRow & ItemShow
 /** A ticket as orders show it (the feed's change marker is the scanners' business). */
 export type TicketRow = Omit<typeof tickets.$inferSelect, 'changedXid'>
 
@@ -28,12 +31,14 @@ export async function pageOrders(db: Db, where: SQL | undefined, limit: number, 
   return { rows, total: Number(total?.n ?? 0) }
 }
 
-/** The items, tickets, payments and refunds of these orders, in order. */
+/** The items (with their show's time and venue as they are now), tickets, payments and refunds of these orders, in order. */
 export async function orderDetails(db: Db, orderIds: readonly string[]) {
-  if (orderIds.length === 0) return { items: [] as OrderItemRow[], tickets: [] as TicketRow[], payments: [], refunds: [] }
-  const items = await db
-    .select()
+  if (orderIds.length === 0) return { items: [] as ShownOrderItemRow[], tickets: [] as TicketRow[], payments: [], refunds: [] }
+  const items: ShownOrderItemRow[] = await db
+    .select({ ...getTableColumns(orderItems), time: inventories.time, doorsTime: inventories.doorsTime, venue: events.venue })
     .from(orderItems)
+    .innerJoin(inventories, eq(inventories.id, orderItems.inventoryId))
+    .innerJoin(events, eq(events.id, inventories.eventId))
     .where(inArray(orderItems.orderId, [...orderIds]))
     .orderBy(asc(orderItems.position))
   const ticketRows = await db
@@ -53,6 +58,27 @@ export async function orderDetails(db: Db, orderIds: readonly string[]) {
     .orderBy(asc(refunds.createdAt), asc(refunds.id))
   return { items, tickets: ticketRows, payments: paymentRows, refunds: refundRows }
 }
+
+/**
+ * The statement reading when and where the tickets of these inventories are for, as their
+ * inventories and events say now, by inventory id, to send with others (`inOrder`): a checkout's
+ * answer shows them as every later read of the order does.
+ */
+export const itemShowsQuery = (db: Db, inventoryIds: readonly string[]) => {
+  const statement = preparedOn(db, ITEM_SHOWS, prepareItemShows)
+  return {
+    execute: async () => new Map((await statement.execute({ ids: [...new Set(inventoryIds)] })).map(({ id, ...show }): [string, ItemShow] => [id, show])),
+  }
+}
+
+const ITEM_SHOWS = Symbol('item shows')
+const prepareItemShows = (db: Db) =>
+  db
+    .select({ id: inventories.id, time: inventories.time, doorsTime: inventories.doorsTime, venue: events.venue })
+    .from(inventories)
+    .innerJoin(events, eq(events.id, inventories.eventId))
+    .where(sql`${inventories.id} = any(${sql.placeholder('ids')}::uuid[])`)
+    .prepare('item_shows')
 
 /** The order a checked-out basket became (one per basket), with its items in order. */
 export async function findOrderOfBasket(db: Db, basketId: string): Promise<{ order: OrderRow; items: OrderItemRow[] } | undefined> {
@@ -197,7 +223,7 @@ const prepareInsertOrder = (db: Db) => ({
     .prepare('insert_tickets'),
 })
 
-/** What each ticket of the order prints besides its code: the event, its inventory's current name and date, the holder. */
+/** What each ticket of the order prints besides its code: the event and its venue, its inventory's current name, date and times, the holder. */
 export const ticketPrintRows = (db: Db, orderId: string) =>
   db
     .select({
@@ -205,6 +231,9 @@ export const ticketPrintRows = (db: Db, orderId: string) =>
       event: events.title,
       inventory: inventories.name,
       date: inventories.date,
+      time: inventories.time,
+      doorsTime: inventories.doorsTime,
+      venue: events.venue,
       holder: sql<string | null>`nullif(trim(${orders.buyerName}), '')`,
     })
     .from(tickets)

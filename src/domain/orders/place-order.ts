@@ -30,7 +30,7 @@ import { GroupCut, PricesMoved, takeTickets, takeTicketsGroup, type TakeTicketsO
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
 import { orderEvent, webhookEventsStatement } from '../webhooks/webhook-events.js'
 import { signOrderView, toOrderView, type OrderView } from './order-view.js'
-import { insertOrderQueries, type TicketRow } from './orders.repo.js'
+import { insertOrderQueries, itemShowsQuery, type TicketRow } from './orders.repo.js'
 import { couponRedemptions } from './orders.table.js'
 import { newTicketIdentifier } from './ticket-identifier.js'
 import { DEFAULT_SETTINGS, type PaymentMinutes } from '../sellers/seller-settings.js'
@@ -508,7 +508,7 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
   const ledgerOrder = { id: orderId, sellerId, interest: order.interest, affiliateCode: order.affiliateCode, coupon: order.coupon }
   const ledger = payment ? [...saleRows(ledgerOrder, items, method), ...paymentRows(ledgerOrder, payment)] : []
   await options.codes.ensureKeys(tx, sellerId)
-  const [[written], writtenItems, writtenTickets, writtenPayments, , emailContexts] = await inOrder(
+  const [[written], writtenItems, writtenTickets, writtenPayments, , emailContexts, , , shows] = await inOrder(
     tx,
     ...insertOrderQueries(tx, order, items, issued),
     insertPaymentQuery(tx, payment),
@@ -529,9 +529,15 @@ async function writeOrder(tx: Db, basket: BasketState, pricing: Pricing, method:
         tickets: issued.length,
       },
     }),
+    // The answer shows each item's show time and venue, as every later read of the order does.
+    itemShowsQuery(
+      tx,
+      items.map((item) => item.inventoryId),
+    ),
   )
   const signed = await withSigningKeys(tx, options.codes, sellerId, writtenTickets)
-  const view = await signOrderView(tx, options.codes, toOrderView(written!, writtenItems, signed, { payments: writtenPayments, refunds: [] }))
+  const shown = writtenItems.map((item) => ({ ...item, ...shows.get(item.inventoryId)! }))
+  const view = await signOrderView(tx, options.codes, toOrderView(written!, shown, signed, { payments: writtenPayments, refunds: [] }))
   const found = emailContexts.get(orderId)
   const context = found && options.orderToken ? { ...found, link: orderLinkOf(found.seller.storefrontUrl, orderId, options.orderToken.token) } : found
   return { view, email: context && (pending ? orderPendingEmail(context, view) : orderConfirmedEmail(context, view)) }

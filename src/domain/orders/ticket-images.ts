@@ -1,7 +1,8 @@
-import { dateTimeFormat } from '../../platform/date-formats.js'
+import { dateTimeFormat, regionDisplayNames } from '../../platform/date-formats.js'
 import { PDFDocument, type PDFFont, rgb, StandardFonts } from 'pdf-lib'
 import QRCode, { type QRCodeRenderersOptions } from 'qrcode'
 import type { Locale } from '../sellers/seller-settings.js'
+import type { EventVenue } from '../catalog/events.table.js'
 
 /** Error correction M; a quiet zone of 4 modules, as ISO/IEC 18004 asks (readers miss codes drawn tighter). */
 const QR = { errorCorrectionLevel: 'M', margin: 4 } as const satisfies QRCodeRenderersOptions
@@ -20,8 +21,11 @@ export type TicketSheet = {
   code: string
   identifier: string
   event: string
-  /** The inventory's current date, `YYYY-MM-DD`. */
+  /** The inventory's current date, `YYYY-MM-DD`, its show's start and doors (`HH:MM`, null: not said), and its event's venue. */
   date: string
+  time: string | null
+  doorsTime: string | null
+  venue: EventVenue | null
   inventory: string
   variant: string | null
   holder: string | null
@@ -30,10 +34,13 @@ export type TicketSheet = {
 }
 
 /** The ticket's own words, in each language buyers are written to: the seat map (seat-map-svg.ts) says the same. */
-const WORDS: Record<Locale, { row: string; seat: string; title: (orderId: string) => string }> = {
-  'pt-BR': { row: 'Fila', seat: 'Assento', title: (orderId) => `Ingressos, pedido ${orderId}` },
-  en: { row: 'Row', seat: 'Seat', title: (orderId) => `Tickets, order ${orderId}` },
+const WORDS: Record<Locale, { row: string; seat: string; doors: (time: string) => string; title: (orderId: string) => string }> = {
+  'pt-BR': { row: 'Fila', seat: 'Assento', doors: (time) => `abertura dos portões às ${time}`, title: (orderId) => `Ingressos, pedido ${orderId}` },
+  en: { row: 'Row', seat: 'Seat', doors: (time) => `doors at ${time}`, title: (orderId) => `Tickets, order ${orderId}` },
 }
+
+/** How each language writes the hour: "09:05" in Brazil, "9:05 AM" in English. */
+const HOUR: Record<Locale, 'numeric' | '2-digit'> = { 'pt-BR': '2-digit', en: 'numeric' }
 
 /** A seat as a ticket prints it: `Plateia · Fila A · Assento 7`, `Plateia · Row A · Seat 7`. */
 export const seatLine = (seat: { zone: string; row: string; number: string }, locale: Locale) =>
@@ -43,6 +50,51 @@ export const seatLine = (seat: { zone: string; row: string; number: string }, lo
 export const dateLine = (date: string, locale: Locale) =>
   dateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`))
 
+/** A local time of day (`HH:MM`) as the buyer reads it: "20:00", "8:00 PM". */
+export const timeText = (time: string, locale: Locale) =>
+  dateTimeFormat(locale, { hour: HOUR[locale], minute: '2-digit', timeZone: 'UTC' }).format(new Date(`2000-01-01T${time}:00Z`))
+
+/**
+ * When the show is, as the buyer reads it: its date, and its start when said ("sábado, 12 de
+ * dezembro de 2026 às 20:00", "Saturday, December 12, 2026 at 8:00 PM"). The times are the
+ * seller's clock as the seller wrote them: no time zone is applied.
+ */
+export const showLine = (date: string, time: string | null, locale: Locale) =>
+  time === null
+    ? dateLine(date, locale)
+    : dateTimeFormat(locale, {
+        weekday: 'long',
+        day: 'numeric',
+        month: 'long',
+        year: 'numeric',
+        hour: HOUR[locale],
+        minute: '2-digit',
+        timeZone: 'UTC',
+      }).format(new Date(`${date}T${time}:00Z`))
+
+/** When the doors open: "abertura dos portões às 19:00", "doors at 7:00 PM". */
+export const doorsLine = (doorsTime: string, locale: Locale) => WORDS[locale].doors(timeText(doorsTime, locale))
+
+/** A country code's name in the language (`BR`: "Brasil", "Brazil"); the code itself when the language has no name for it. */
+function countryName(code: string, locale: Locale): string {
+  try {
+    return regionDisplayNames(locale).of(code) ?? code
+  } catch {
+    // Not shaped like a region code: as written.
+    return code
+  }
+}
+
+/** Where the venue is, after its name: "Rua Augusta, 123, São Paulo, SP, Brasil" (empty when only its name is said). */
+export const venueAddress = (venue: EventVenue, locale: Locale) =>
+  [venue.address, venue.city, venue.state, venue.country && countryName(venue.country, locale)].filter(Boolean).join(', ')
+
+/** A venue on one line: "Teatro Demo (Rua Augusta, 123, São Paulo, SP, Brasil)", or its name alone. */
+export const venueLine = (venue: EventVenue, locale: Locale) => {
+  const address = venueAddress(venue, locale)
+  return address ? `${venue.name} (${address})` : venue.name
+}
+
 const A5 = { width: 420, height: 595 }
 const MARGIN = 36
 const QR_SIZE = 260
@@ -51,8 +103,8 @@ export type TicketsPdfOptions = { orderId: string; locale: Locale }
 
 /**
  * The tickets as a PDF, one A5 page each: the QR of the signed code (drawn from a PNG, so any
- * viewer and printer shows it), then what a person at the gate reads, its words and date in the
- * seller's language (`locale`, also the document's language). Standard fonts (no file to ship):
+ * viewer and printer shows it), then what a person at the gate reads (the event, when its show
+ * starts and its doors open, where, the ticket), its words and date in the seller's language (`locale`, also the document's language). Standard fonts (no file to ship):
  * they draw Portuguese and English whole; a character they cannot draw (an emoji, another script)
  * is left out, never printed as `?` (printable).
  */
@@ -76,7 +128,13 @@ export async function ticketsPdf(sheets: readonly TicketSheet[], { orderId, loca
       }
     }
     line(sheet.event, bold, 16)
-    line(dateLine(sheet.date, locale), regular, 12)
+    line(showLine(sheet.date, sheet.time, locale), regular, 12)
+    if (sheet.doorsTime) line(capitalised(doorsLine(sheet.doorsTime, locale)), regular, 12)
+    if (sheet.venue) {
+      line(sheet.venue.name, bold, 12)
+      const address = venueAddress(sheet.venue, locale)
+      if (address) line(address, regular, 10)
+    }
     line(sheet.variant ? `${sheet.inventory} · ${sheet.variant}` : sheet.inventory, regular, 12)
     if (sheet.seat) line(seatLine(sheet.seat, locale), bold, 14)
     if (sheet.holder) line(sheet.holder, regular, 12)
@@ -85,6 +143,8 @@ export async function ticketsPdf(sheets: readonly TicketSheet[], { orderId, loca
   }
   return pdf.save()
 }
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 // Combining marks, dropped from a letter the font has only without them ("ő" prints "o", "ﬁ" "fi").
 const MARKS = /\p{M}/gu
