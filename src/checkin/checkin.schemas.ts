@@ -141,6 +141,10 @@ export const ZScanTicket = z
     doors_time: showTimeFields.doors_time.describe(
       "When the doors open on `date`, `HH:MM` on the seller's clock, as its inventory says now; null: not said. It opens the window of entry",
     ),
+    venue: ZVenue.nullable().describe(
+      'Where its event takes place; null: not said. The feed sends it as it was when the ticket last changed (an edit of the venue alone ' +
+        'resends nothing): GET /chk/v1/lists carries each event’s current one',
+    ),
     entry_opens_at: ZInstant.describe(
       "Its window of entry, computed by the server in the seller's time zone: from 2 hours before `doors_time` on `date` (from 00:00 of `date` " +
         'without it). An entry before it is refused `invalid_time`; an offline gate judges by these two instants as the server does',

@@ -268,7 +268,7 @@ describe('at the gates', () => {
     expect((await redeem(first!.identifier, `${day}T19:59:59.999Z`)).json()).toMatchObject({
       status: 'refused',
       reason: 'invalid_time',
-      ticket: { date: day, time: '20:00', doors_time: '19:00', entry_opens_at: opens, entry_closes_at: closes },
+      ticket: { date: day, time: '20:00', doors_time: '19:00', venue: VENUE, entry_opens_at: opens, entry_closes_at: closes },
     })
     expect((await redeem(first!.identifier, opens)).json()).toMatchObject({ status: 'ok', ticket: { time: '20:00', checked_in: true } })
     expect((await redeem(second!.identifier, `${next}T09:00:00.000Z`)).json()).toMatchObject({ status: 'refused', reason: 'invalid_time' })
@@ -276,9 +276,9 @@ describe('at the gates', () => {
 
     const feed = await feedPage(gate, listId, undefined, [first!.identifier, second!.identifier])
     const kept = feed.data.find((ticket) => ticket.identifier === first!.identifier) as unknown as Record<string, unknown>
-    expect(kept).toMatchObject({ date: day, time: '20:00', doors_time: '19:00', entry_opens_at: opens, entry_closes_at: closes })
+    expect(kept).toMatchObject({ date: day, time: '20:00', doors_time: '19:00', venue: VENUE, entry_opens_at: opens, entry_closes_at: closes })
     const found = (await gate.get(`/search?list_id=${listId}&q=${second!.identifier.slice(0, 6)}`)).json().data
-    expect(found).toEqual([expect.objectContaining({ identifier: second!.identifier, time: '20:00', entry_opens_at: opens })])
+    expect(found).toEqual([expect.objectContaining({ identifier: second!.identifier, time: '20:00', venue: VENUE, entry_opens_at: opens })])
   })
 
   it('opens it at 00:00 of the date without doors, and the day before for doors at 01:00; a batch of forced offline scans is judged by the same window', async () => {
@@ -335,14 +335,16 @@ describe('at the gates', () => {
     // The answer as a release before show times recorded it.
     await ctx.app.db
       .update(checkins)
-      .set({ answer: sql`${checkins.answer} #- '{ticket,time}' #- '{ticket,doors_time}' #- '{ticket,entry_opens_at}' #- '{ticket,entry_closes_at}'` })
+      .set({
+        answer: sql`${checkins.answer} #- '{ticket,time}' #- '{ticket,doors_time}' #- '{ticket,venue}' #- '{ticket,entry_opens_at}' #- '{ticket,entry_closes_at}'`,
+      })
       .where(and(eq(checkins.nonce, 'before-upgrade'), eq(checkins.identifier, ticket!.identifier)))
     const again = await redeem(ticket!.identifier, `${day}T21:00:00.000Z`, { nonce: 'before-upgrade' })
     expect(again.statusCode, again.body).toBe(200)
     expect(again.json()).toMatchObject({
       status: 'ok',
       checkin: first.json().checkin,
-      ticket: { identifier: ticket!.identifier, time: '20:00', doors_time: '19:00', entry_opens_at: `${day}T20:00:00.000Z`, checked_in: true },
+      ticket: { identifier: ticket!.identifier, time: '20:00', doors_time: '19:00', venue: VENUE, entry_opens_at: `${day}T20:00:00.000Z`, checked_in: true },
     })
   })
 })

@@ -15,7 +15,7 @@ import type { ScanTicketView } from './views.js'
 /** A ticket as the gates judge it (the columns its view shows, as read), with its window of entry in the seller's time zone. */
 export type GateTicketRow = Pick<
   ScanTicketView,
-  'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'time' | 'doors_time' | 'name' | 'variant' | 'seat' | 'attention'
+  'identifier' | 'order_id' | 'event_id' | 'inventory_id' | 'date' | 'time' | 'doors_time' | 'venue' | 'name' | 'variant' | 'seat' | 'attention'
 > & {
   id: string
   /** Its window of entry (WINDOW_COLUMNS). */
@@ -54,7 +54,7 @@ const WINDOW_COLUMNS = sql`
  */
 export const TICKET_COLUMNS = sql`
   t.id, t.identifier, t.order_id, t.inventory_id, inv.event_id, inv.date::text as date, oi.name, oi.variant,
-  inv.time, inv.doors_time, ${WINDOW_COLUMNS},
+  inv.time, inv.doors_time, ev.venue, ${WINDOW_COLUMNS},
   case when t.seat_id is not null then (select e from jsonb_array_elements(oi.seats) as e where e ->> 'id' = t.seat_id limit 1) end as seat,
   t.voided_at is not null as voided, o.status as order_status, nullif(trim(o.buyer_name), '') as holder,
   inv.checkin_attention or inv.variants @> jsonb_build_array(jsonb_build_object('name', oi.variant, 'checkin_attention', true)) as attention`
@@ -64,7 +64,8 @@ export const TICKET_JOINS = sql`
   join orders o on o.id = t.order_id
   join sellers seller on seller.id = o.seller_id
   join order_items oi on oi.id = t.order_item_id
-  join inventories inv on inv.id = t.inventory_id`
+  join inventories inv on inv.id = t.inventory_id
+  join events ev on ev.id = inv.event_id`
 
 /**
  * "The ticket is on the list", the one definition: its inventory (`inv`) is of the list's event,
@@ -118,6 +119,7 @@ export const toScanTicketView = (row: GateTicketRow, state: ScanState): ScanTick
   date: row.date,
   time: row.time,
   doors_time: row.doors_time,
+  venue: row.venue ?? null,
   entry_opens_at: row.opens_at.toISOString(),
   entry_closes_at: row.closes_at.toISOString(),
   name: row.name,

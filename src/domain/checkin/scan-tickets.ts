@@ -271,12 +271,12 @@ function judgeAll(
 
 /**
  * A recorded answer as it is answered again: one recorded before its ticket's view had fields it
- * has now (the show times and window of API.md 7.12), retried by an upload across an upgrade,
+ * has now (the show times, window and venue), retried by an upload across an upgrade,
  * gets them as the ticket has them now; what it recorded stays as recorded.
  */
 function completed(answer: RedeemAnswer, ticket: ScannedTicketRow | undefined): RedeemAnswer {
   const recorded: Partial<ScanTicketView> | null = answer.ticket
-  if (!recorded || !ticket || recorded.entry_opens_at !== undefined) return answer
+  if (!recorded || !ticket || recorded.venue !== undefined) return answer
   return { ...answer, ticket: { ...toScanTicketView(ticket, NOTHING_YET), ...recorded } }
 }
 

@@ -1,3 +1,4 @@
+import type { EventVenue } from '../catalog/events.table.js'
 import type { AnswerReason, checkins, ScanReason, ScanType } from './checkin.table.js'
 import type { DeviceRow } from './devices.repo.js'
 import type { ListRow } from './lists.repo.js'
@@ -102,6 +103,8 @@ export type ScanTicketView = {
   /** Its show's start and doors on `date` (`HH:MM`, the seller's clock; null: not said). */
   time: string | null
   doors_time: string | null
+  /** Where its event takes place, as the event says when the ticket last changed for the feed (a venue's edit alone does not resend tickets). */
+  venue: EventVenue | null
   /** Its window of entry (API.md 7.5, 7.12): an entry outside it is `invalid_time`. */
   entry_opens_at: string
   entry_closes_at: string
