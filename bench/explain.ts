@@ -7,7 +7,7 @@
  * transaction that is rolled back (a write that depended on an earlier one of the same request
  * may then fail: its error is printed instead).
  *
- * The last scenario is not a request: one pass of the expiry sweep (API.md 7.9, the outbox
+ * The last scenario is not a request: one pass of the expiry sweep (docs/payments.md, the outbox
  * channel `order_expiry`) over 200 orders awaiting payment made due, its statements grouped by
  * text (a loop over the orders sends the same one many times), each group with its count and the
  * time its statements took, as the driver waited for them, and explained once. Its writes have

@@ -177,7 +177,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Scanner devices: no CORS (a device token belongs in a gate's app, not a web page).
   await app.register(checkin, { prefix: '/chk/v1' })
-  // The gate scanner page: a client of /chk/v1 on the same origin (API.md 7.8).
+  // The gate scanner page: a client of /chk/v1 on the same origin (docs/door.md).
   await app.register(scanPage)
 
   // Closing runs in the reverse order of registration: requests in flight finish first.

@@ -199,7 +199,7 @@ export function flashSale(
     quantity?: (n: number) => number
     /** The error codes of a 409 that count as a refusal, not as an unexpected answer (default `insufficient_inventory`). */
     refusals?: readonly string[]
-    /** More of the checkout's body than `payment_method: "pix"`, e.g. `{await_payment: true}` (API.md 7.9). */
+    /** More of the checkout's body than `payment_method: "pix"`, e.g. `{await_payment: true}` (docs/payments.md). */
     checkout?: Record<string, unknown>
     /** Hears each order placed, as its checkout answered it. */
     onOrder?: (order: PlacedOrder) => void

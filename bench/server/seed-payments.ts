@@ -11,7 +11,7 @@ const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISO
 const SALES = ['plain warm-up', 'awaiting warm-up', 'plain 1', 'awaiting 1', 'awaiting 2', 'plain 2'] as const
 
 /**
- * The payments row's data (API.md 7.9): an event of the bench seller with the flash sales run
+ * The payments row's data (docs/payments.md): an event of the bench seller with the flash sales run
  * plain and awaiting payment (`capacity` tickets each: a warm-up of each, then two measured
  * sales of each), and the inventory the orders awaiting payment are placed on
  * (`pendingCapacity` tickets: exactly what its buyers want, so that every one of them wins).

@@ -1,9 +1,9 @@
 /**
- * The door's rules (API.md 7.5) as a gate applies them without the network, against its copy of
+ * The door's rules (docs/door.md) as a gate applies them without the network, against its copy of
  * the lists' tickets. The server judges again when the scan is uploaded, and its answer wins.
  */
 
-/** A kept ticket's statuses (the feed's) of an order not paid: awaiting payment, or expired unpaid (API.md 7.9). */
+/** A kept ticket's statuses (the feed's) of an order not paid: awaiting payment, or expired unpaid (docs/payments.md). */
 const UNPAID = new Set(['pending', 'expired'])
 
 /** Whether a list takes a ticket of this event, inventory and variant. */
@@ -13,7 +13,7 @@ const covers = (list, { event_id, inventory_id, variant }) =>
   (list.variants === null || list.variants.includes(variant))
 
 /**
- * Whether an entry falls within the ticket's window. The server computes the window (API.md 7.5,
+ * Whether an entry falls within the ticket's window. The server computes the window (docs/door.md,
  * 7.12: from 2 hours before the doors, in the seller's time zone) and the feed gives it as two
  * instants, `entry_opens_at` and `entry_closes_at`: the gate compares its clock with them, and
  * judges as the server does. A ticket kept before the feed gave them: from its date's 00:00 until

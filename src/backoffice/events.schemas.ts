@@ -47,7 +47,7 @@ const ZVenueInput = z
       .describe('ISO 3166-1 alpha-2 code, e.g. `BR` (stored upper case); tickets and emails print the country’s name in the seller’s language'),
   })
   .nullable()
-  .describe('Where the event takes place: shown with the event, on its tickets (PDF), in the buyers’ emails and at the gates (API.md 7.12); null: not said')
+  .describe('Where the event takes place: shown with the event, on its tickets (PDF), in the buyers’ emails and at the gates; null: not said')
 
 const ZSlug = z
   .string()

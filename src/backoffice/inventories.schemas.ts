@@ -36,7 +36,7 @@ const fields = {
   price: z.number().int().min(0).max(100_000_000).describe('Centavos per ticket; 0 for free tickets'),
   capacity: z.number().int().min(0).max(1_000_000),
   variants: z.array(ZVariant).max(50).superRefine(distinctNames),
-  waiting_list: z.boolean().describe('Buyers may join its waiting list when they cannot buy (API.md 7.6); default false'),
+  waiting_list: z.boolean().describe('Buyers may join its waiting list when they cannot buy; default false'),
   checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets (scans answer `attention: true`); default false'),
   seating: z
     .strictObject({ plan_id: z.uuid(), category: z.string().min(1).max(200) })
@@ -118,7 +118,7 @@ export const ZInventory = z
         checkin_attention: z.boolean(),
       }),
     ),
-    waiting_list: z.boolean().describe('Buyers may join its waiting list (API.md 7.6)'),
+    waiting_list: z.boolean().describe('Buyers may join its waiting list'),
     checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets'),
     seating: z
       .object({ plan_id: z.uuid(), category: z.string() })

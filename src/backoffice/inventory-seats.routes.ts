@@ -7,7 +7,7 @@ import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { ZBlockedSeats, ZBlockSeats, ZInventorySeat, ZInventorySeatsQuery } from './inventory-seats.schemas.js'
 import { actorOf } from './staff-actor.js'
 
-/** The seats of a seated inventory (API.md 7.7): who holds or bought each, and the seats kept off sale. */
+/** The seats of a seated inventory (docs/seating.md): who holds or bought each, and the seats kept off sale. */
 export const inventorySeatRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/inventories/:id/seats',

@@ -75,7 +75,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'admCancelOrder',
         summary: 'Cancel an order',
         description:
-          'Needs `adm.orders.write`. Returns the tickets to availability, voids them and releases the coupon uses (API.md 7.9). ' +
+          'Needs `adm.orders.write`. Returns the tickets to availability, voids them and releases the coupon uses. ' +
           'A paid (`confirmed`) order is `cancelled` with a `pending` refund of what is left to refund (when anything is; POST ' +
           '/refunds/{id}/confirm once executed), and the ledger voids its tickets; an order awaiting payment (`pending`) simply ends, ' +
           'with no refund and nothing in the ledger. Cancelling a cancelled or expired order changes nothing and answers it again (200). ' +
@@ -97,7 +97,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'admReissueOrderToken',
         summary: 'Issue a new token for an order',
         description:
-          'Needs `adm.orders.write`. A new `order_token` (shown this once) that opens the order as `X-Order-Token` (API.md 7.12); the old one ' +
+          'Needs `adm.orders.write`. A new `order_token` (shown this once) that opens the order as `X-Order-Token`; the old one ' +
           'opens nothing from now on. The buyer is emailed the new link, `{storefront_url}/orders/{id}?token=`. Any order, a guest’s or a customer’s.',
         security,
         params: ZIdParams,

@@ -6,7 +6,7 @@ import { errorResponses, ZIdParams } from '../platform/http/schemas.js'
 import { ZPayment } from '../storefront/orders.schemas.js'
 import { PAYMENT_DESCRIPTION, ZPaymentBody } from '../storefront/payments.schemas.js'
 
-/** `/adm/v1` payments: money the seller received itself (API.md 7.9), with `adm.orders.write`. */
+/** `/adm/v1` payments: money the seller received itself (docs/payments.md), with `adm.orders.write`. */
 export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/orders/:id/payments',

@@ -10,7 +10,7 @@ import { STAFF_SECURITY as security, TAGS as tags } from './common.schemas.js'
 import { ZRefundRequest, ZTransactionPage, ZTransactionQuery } from './refunds.schemas.js'
 import { actorOf } from './staff-actor.js'
 
-/** `/adm/v1` refunds and the ledger (API.md 7.9): refund and confirm with `adm.orders.write`, read the ledger with `adm.orders.read`. */
+/** `/adm/v1` refunds and the ledger (docs/payments.md): refund and confirm with `adm.orders.write`, read the ledger with `adm.orders.read`. */
 export const refundRoutes: FastifyPluginAsyncZod = async (app) => {
   const read = requirePermission('adm.orders.read')
   const write = requirePermission('adm.orders.write')

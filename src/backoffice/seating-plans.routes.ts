@@ -11,7 +11,7 @@ import { STAFF_SECURITY, TAGS } from './common.schemas.js'
 import { PLAN_BODY_LIMIT, refuseMisshapenPlan, ZCreateSeatingPlan } from './seating-plans.schemas.js'
 import { actorOf } from './staff-actor.js'
 
-/** A seller's seating plans (API.md 7.7): uploaded once, never changed, deleted while unused. */
+/** A seller's seating plans (docs/seating.md): uploaded once, never changed, deleted while unused. */
 export const seatingPlanRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/sellers/:id/seating-plans',

@@ -84,7 +84,7 @@ export const ZSellerSettingsInput = z
     guest_checkout: z
       .boolean()
       .describe(
-        'Checkout without `X-Customer-Token`, with the buyer’s email and name: the order is opened by its `order_token` (API.md 7.12); ' +
+        'Checkout without `X-Customer-Token`, with the buyer’s email and name: the order is opened by its `order_token`; ' +
           `false: checkout needs a customer (default ${DEFAULT_SETTINGS.guest_checkout})`,
       )
       .optional(),

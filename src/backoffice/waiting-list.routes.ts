@@ -10,7 +10,7 @@ import { actorOf } from './staff-actor.js'
 
 const ZWaitingListQuery = ZPageQuery.extend({ status: z.enum(WAITING_ENTRY_STATUSES).optional() })
 
-/** Waiting lists (API.md 7.6): an inventory's queue, read with `adm.orders.read`, moved and served by hand with `adm.orders.write`. */
+/** Waiting lists (docs/waiting-list.md): an inventory's queue, read with `adm.orders.read`, moved and served by hand with `adm.orders.write`. */
 export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
   const read = requirePermission('adm.orders.read')
   const write = requirePermission('adm.orders.write')

@@ -29,7 +29,7 @@ const SIGNING =
   'Each event is POSTed as `{id, type, created_at, seller_id, affiliate_code, data}` with `Boxoffice-Event-Id` and ' +
   '`Boxoffice-Signature: t=<unix seconds>,v1=<hex HMAC-SHA-256 of "<t>.<raw body>" keyed with the secret>`.'
 
-/** Webhook endpoints of sellers, their deliveries, and the tools to test and replay them (API.md 7.4). */
+/** Webhook endpoints of sellers, their deliveries, and the tools to test and replay them (docs/webhooks.md). */
 export const webhookRoutes: FastifyPluginAsyncZod = async (app) => {
   const policy = app.config.webhooks
   const secretKey = app.secrets.webhookSecrets

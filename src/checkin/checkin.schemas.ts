@@ -159,7 +159,7 @@ export const ZScanTicket = z
       .enum(TICKET_STATUSES)
       .describe(
         '`voided`: cancelled or refunded, refused as `voided`; `pending`: its order awaits payment, `expired`: its order was not paid in time ' +
-          '(API.md 7.9), both refused as `unpaid` (they have no signed code, but a gate may be given their identifier); a paid order’s ' +
+          'both refused as `unpaid` (they have no signed code, but a gate may be given their identifier); a paid order’s ' +
           'tickets come again in the feed, `valid`',
       ),
     holder: z.object({ name: z.string() }).nullable(),
@@ -225,7 +225,7 @@ const detailsOf = (issues: readonly z.core.$ZodIssue[]): ErrorDetail[] =>
 /**
  * A scan of a batch as the route receives it: a BatchScan, or, when it is not one, what is
  * wrong with it, so that one bad scan is answered in its place instead of refusing the upload
- * (API.md 7.5). The document shows a BatchScan: the fallback is computed from the failure, and a
+ * (docs/door.md). The document shows a BatchScan: the fallback is computed from the failure, and a
  * computed fallback leaves the JSON Schema the inner schema's. The cast states the real output.
  */
 export const ZBatchScanEntry = ZBatchScan.catch((ctx) => ({ invalid: detailsOf(ctx.error.issues) }) as unknown as TBatchScan) as unknown as z.ZodType<
@@ -259,7 +259,7 @@ export const ZDeviceCheckinList = ZCheckinList.extend({
     title: z.string(),
     first_date: ZDate.nullable().describe('Its first inventory’s date'),
     last_date: ZDate.nullable().describe('Its last inventory’s date'),
-    venue: ZVenue.nullable().describe('Where it takes place, for the gate to show (API.md 7.12); null: not said'),
+    venue: ZVenue.nullable().describe('Where it takes place, for the gate to show; null: not said'),
   }),
 }).meta({ id: 'DeviceCheckinList' })
 

@@ -1,8 +1,8 @@
 /**
  * The error catalogue: the only place that lists error codes and their statuses
- * (API.md section 2). Every failure a client sees is one of these, in one envelope:
+ * (docs/selling.md, "Requests, errors and the OpenAPI document"). Every failure a client sees is one of these, in one envelope:
  * `{ code, message, trace_id }`, plus `details` for validation failures (a list of fields) and
- * for refusals that name what they refused (an object, API.md 7.2).
+ * for refusals that name what they refused (an object, docs/selling.md).
  */
 export const ERRORS = {
   validation_error: { status: 400, message: 'The request is not valid' },
@@ -47,7 +47,7 @@ export const ERRORS = {
    * the locks; `details: { expected_total, total, basket }`. Nothing is sold and the hold is kept.
    */
   price_changed: { status: 409, message: 'The total changed: it differs from expected_total' },
-  /** Joining a waiting list while any ticket of the inventory is on sale to the public (its `available` > 0; API.md 7.6). */
+  /** Joining a waiting list while any ticket of the inventory is on sale to the public (its `available` > 0; docs/waiting-list.md). */
   tickets_available: { status: 409, message: 'Tickets of this inventory are on sale now' },
   /** Joining a waiting list with an email that already waits (or holds an offer) for that inventory. */
   already_waiting: { status: 409, message: 'This email is already on the waiting list' },
@@ -57,7 +57,7 @@ export const ERRORS = {
   entry_not_waiting: { status: 409, message: 'This waiting-list entry is not waiting' },
   /** Retiring the seller's active signing key: rotate first, then retire the key it replaced. */
   ticket_key_active: { status: 409, message: 'This key signs new tickets: rotate to a new key first, then retire this one' },
-  /** A named seat is held, sold or blocked (API.md 7.7); `details.seats` lists them. Nothing changes. */
+  /** A named seat is held, sold or blocked (docs/seating.md); `details.seats` lists them. Nothing changes. */
   seat_unavailable: { status: 409, message: 'A seat asked for is not available' },
   /** Best available with `together` finds no block of adjacent free seats; `details.max_together` is the largest left. */
   seats_not_together: { status: 409, message: 'Not enough adjacent seats are free together' },
@@ -67,7 +67,7 @@ export const ERRORS = {
   seating_conflict: { status: 409, message: 'This seating conflicts with another inventory or with seats already held or sold' },
   /** Deleting a seating plan that an inventory uses. */
   seating_plan_in_use: { status: 409, message: 'An inventory uses this seating plan' },
-  /** A payment or the buyer's withdrawal on a cancelled order (API.md 7.9). */
+  /** A payment or the buyer's withdrawal on a cancelled order (docs/payments.md). */
   order_cancelled: { status: 409, message: 'This order is cancelled' },
   /** A payment that is not what the order still owes; `details.outstanding`. Nothing is recorded. */
   amount_mismatch: { status: 409, message: 'The amount is not what the order owes' },
@@ -84,12 +84,12 @@ export const ERRORS = {
    * `details.tickets` lists them. Nothing is refunded: a retried refund never pays the same tickets twice.
    */
   ticket_voided: { status: 409, message: 'A ticket named is voided already' },
-  /** The buyer's cancellation after its window (API.md 7.9); `details.until`. */
+  /** The buyer's cancellation after its window (docs/payments.md); `details.until`. */
   withdrawal_closed: { status: 409, message: 'The withdrawal period for this order is over' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   /** A waiting list's offer accepted or declined after its `offer_expires_at`. */
   offer_expired: { status: 410, message: 'The offer has expired' },
-  /** A device's pairing QR asked after its code was used or expired, or the device revoked (API.md 7.8). */
+  /** A device's pairing QR asked after its code was used or expired, or the device revoked (docs/door.md). */
   pairing_unavailable: { status: 410, message: 'The pairing code was used or has expired: create a new device' },
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json' },
@@ -110,7 +110,7 @@ export type ErrorDetail = { path: string; message: string }
 
 /**
  * What an error says beyond its message: which fields were wrong (validation), or the facts a
- * refusal of a business rule names, such as `{ inventory_id }` (API.md 7.2).
+ * refusal of a business rule names, such as `{ inventory_id }` (docs/selling.md).
  */
 export type ErrorDetails = ErrorDetail[] | Readonly<Record<string, unknown>>
 

@@ -42,7 +42,7 @@ const LIMITED_PER_ADDRESS =
   'Limited per client address (`X-End-User-IP` when sent, else the connection, with higher limits), per seller ' + '(429 `rate_limited`).'
 const EMAIL_LINK_SENT = 'If an account exists for this email, we have sent it a link.'
 
-/** The answer of login, refresh and magic-link verification (API.md 3.2). */
+/** The answer of login, refresh and magic-link verification (docs/selling.md). */
 function tokenPair(app: FastifyInstance, grant: CustomerGrant): z.infer<typeof ZTokenPair> {
   const { customer } = grant
   const access = signCustomerAccessToken(app, {

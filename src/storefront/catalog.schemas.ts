@@ -16,13 +16,13 @@ export const ZVenue = z
     state: z.string().optional().describe('State or region, e.g. `SP`'),
     country: z.string().optional().describe('ISO 3166-1 alpha-2 code, e.g. `BR`'),
   })
-  .describe('Where the event takes place; only `name` is always there (API.md 7.12)')
+  .describe('Where the event takes place; only `name` is always there')
   .meta({ id: 'Venue' })
 
 /** A local time of day, `HH:MM`. */
 export const ZTimeOfDay = z.string().regex(SHOW_TIME_PATTERN).meta({ example: '20:00' })
 
-/** An inventory's show and doors times (API.md 7.12), as every answer that shows them says them. */
+/** An inventory's show and doors times (docs/selling.md), as every answer that shows them says them. */
 export const showTimeFields = {
   time: ZTimeOfDay.nullable().describe(
     "When the show starts on its date, `HH:MM` on the seller's clock (its time zone); null: not said. A show after midnight belongs to the day before",

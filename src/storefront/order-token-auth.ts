@@ -8,7 +8,7 @@ import { UUID_PATTERN } from '../platform/uuid.js'
 import { customerRateLimits } from './customer-rate-limits.js'
 
 /**
- * `X-Order-Token`: the token of one order (API.md 7.12), shown once at a guest's checkout and in
+ * `X-Order-Token`: the token of one order (docs/selling.md), shown once at a guest's checkout and in
  * the buyer's email link. With the seller's Basic credentials it opens that order's reads, images,
  * payments and withdrawal as the customer's token does. Sent, it must be that order's: a wrong,
  * revoked or another order's token answers 404 as an unknown order does (one indexed read either

@@ -54,7 +54,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'checkoutBasket',
         summary: 'Check a basket out',
         description:
-          'With `X-Customer-Token`, the customer’s order. Without it, a guest’s (API.md 7.12; the seller’s `guest_checkout`, on by default, ' +
+          'With `X-Customer-Token`, the customer’s order. Without it, a guest’s (the seller’s `guest_checkout`, on by default, ' +
           'else 401 `unauthorized`): `buyer: {email, name}` is required (400 without), the order has `customer_id: null`, and the answer ' +
           'carries its `order_token` (shown once; also in the link emailed to the buyer) that opens the order as `X-Order-Token`. When an ' +
           'account of the seller later proves it controls that email (verification, magic link, password reset), the guest’s orders join it. ' +
@@ -63,7 +63,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
           'A coupon that no longer applies refuses the checkout with its 422, the code the basket shows as the coupon’s `reason` (remove it with DELETE /baskets/{id}/coupon). ' +
           'With `expected_total`, a total other than what the partner charged: 409 `price_changed`, nothing sold, the hold kept. ' +
           'Empty basket: 422 `basket_empty`; lapsed basket: 410 `basket_expired`; basket already checked out: 409 `basket_checked_out` with `details.order_id`. ' +
-          'With `await_payment: true` the order is `pending` (API.md 7.9): its tickets are taken as sold ones are, without codes, until ' +
+          'With `await_payment: true` the order is `pending`: its tickets are taken as sold ones are, without codes, until ' +
           '`payment_due_at`; POST /orders/{id}/payments confirms it, else it expires and its tickets go back on sale. ' +
           'Honours `Idempotency-Key` (a replay answers the first order).',
         security: [...withCustomer, ...sellerOnly],

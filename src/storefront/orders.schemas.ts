@@ -13,7 +13,7 @@ export const ZCheckoutBody = z
       .boolean()
       .optional()
       .describe(
-        'true: the order awaits payment (`pending`, API.md 7.9): its tickets are taken as sold ones are, without codes, until `payment_due_at` ' +
+        'true: the order awaits payment (`pending`): its tickets are taken as sold ones are, without codes, until `payment_due_at` ' +
           '(checkout + the seller’s `payment_minutes` of the method); POST /orders/{id}/payments confirms it, otherwise it expires. ' +
           'Default false: the partner captured the payment already and the order is `confirmed` with it',
       ),
@@ -68,7 +68,7 @@ export const ZOrder = z
     status: z
       .enum(['pending', 'confirmed', 'expired', 'cancelled'])
       .describe('`pending`: awaiting payment until `payment_due_at`; `confirmed`: paid; `expired`: unpaid in time, its tickets back on sale; `cancelled`'),
-    customer_id: z.uuid().nullable().describe("The buyer's account; null: a guest's order (API.md 7.12), until an account verifies its email"),
+    customer_id: z.uuid().nullable().describe("The buyer's account; null: a guest's order, until an account verifies its email"),
     buyer: z
       .object({ email: z.string(), name: z.string() })
       .describe('Who bought, as at checkout: the customer’s email and name, or the guest’s `buyer`. The order’s emails go to it'),

@@ -6,7 +6,7 @@ import { checkOrderToken } from './order-token-auth.js'
 import { ZOrderParams, ZPayment } from './orders.schemas.js'
 import { PAYMENT_DESCRIPTION, ZPaymentBody } from './payments.schemas.js'
 
-/** Paying an order that awaits payment (API.md 7.9). */
+/** Paying an order that awaits payment (docs/payments.md). */
 export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/orders/:id/payments',

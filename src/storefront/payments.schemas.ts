@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ZMoneyAmount, ZProviderReference } from './refunds.schemas.js'
 
-/** A payment of an order (API.md 7.9): what the storefront and the back office send alike. */
+/** A payment of an order (docs/payments.md): what the storefront and the back office send alike. */
 export const ZPaymentBody = z
   .strictObject({
     amount: ZMoneyAmount.describe('Centavos: exactly what the order owes (`total − paid_total`), else 409 `amount_mismatch` with `details.outstanding`'),

@@ -12,7 +12,7 @@ const tags = ['storefront']
 const sellerOnly = [{ sellerBasic: [] }]
 const withCustomer = [{ sellerBasic: [], customerToken: [] }]
 
-/** The buyer's withdrawal and the partner's confirmation of refunds (API.md 7.9). */
+/** The buyer's withdrawal and the partner's confirmation of refunds (docs/payments.md). */
 export const refundRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/orders/:id/cancel',

@@ -15,7 +15,7 @@ const DATE_RULE =
   'affiliate’s scope, or no seated inventory on the date: 404. Answered from memory like the catalogue: holds and sales show within ' +
   '`CATALOGUE_CACHE_MS`, blocks at once; `ETag` and `If-None-Match` (304). Compressed (`br`, `gzip`) as `Accept-Encoding` allows.'
 
-/** `/stf/v1/events/{id}/seats`: which seats of a date are free, for a seat picker (API.md 7.7). */
+/** `/stf/v1/events/{id}/seats`: which seats of a date are free, for a seat picker (docs/seating.md). */
 export const seatMapRoutes: FastifyPluginAsyncZod = async (app) => {
   // This app's plans, read once each (plans never change).
   const places = createPlanPlacesMemo()

@@ -3,7 +3,7 @@ import { getStorefrontSeatingPlan } from '../domain/seating/get-storefront-seati
 import { errorResponses, ZIdParams } from '../platform/http/schemas.js'
 import { toSeatingPlanWithPlan, ZSeatingPlanWithPlan } from './seating-plans.schemas.js'
 
-/** `/stf/v1/seating-plans/{id}`: the layout a storefront draws its seat picker from (API.md 7.7). */
+/** `/stf/v1/seating-plans/{id}`: the layout a storefront draws its seat picker from (docs/seating.md). */
 export const seatingPlanRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/seating-plans/:id',

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { LOCALES } from '../domain/sellers/seller-settings.js'
 
-/** Minutes to pay, per method (API.md 7.9): the storefront's seller profile and the back office's settings answer the same. */
+/** Minutes to pay, per method (docs/payments.md): the storefront's seller profile and the back office's settings answer the same. */
 export const ZPaymentMinutes = z
   .object({ pix: z.number().int(), boleto: z.number().int(), credit_card: z.number().int() })
   .describe("How long an order awaiting payment keeps its tickets, in minutes, per method: its `payment_due_at` is checkout + the method's minutes")

@@ -14,7 +14,7 @@ import { ZJoinWaitingList, ZOfferTokenBody, ZWaitingEntry } from './waiting-list
 const tags = ['storefront']
 const security = [{ sellerBasic: [] }]
 
-/** `/stf/v1/waiting-list` (API.md 7.6): returned tickets go to the people waiting, in order, before the public. */
+/** `/stf/v1/waiting-list` (docs/waiting-list.md): returned tickets go to the people waiting, in order, before the public. */
 export const waitingListRoutes: FastifyPluginAsyncZod = async (app) => {
   const limits = customerRateLimits(app)
 

@@ -82,7 +82,7 @@ export async function createSeatedInventory(
 }
 
 /**
- * Every character XML 1.0 forbids (API.md 7.7): the C0 controls but tab, line feed and carriage
+ * Every character XML 1.0 forbids (docs/seating.md): the C0 controls but tab, line feed and carriage
  * return, U+FFFE and U+FFFF; NUL first, which no text of any request may carry anyway.
  */
 export const XML_FORBIDDEN = [...[...Array(32).keys()].filter((c) => c !== 9 && c !== 10 && c !== 13), 0xfffe, 0xffff].map((c) => String.fromCharCode(c))

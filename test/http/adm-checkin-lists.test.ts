@@ -8,7 +8,7 @@ import { buyTickets, checkinAdmin, MANY_PAIRINGS, pairedDevice, scanner, useSell
 import { expectError } from '../support/customer-auth.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.5: check-in lists of an event, how many are in, and the history of scans. */
+/** docs/door.md: check-in lists of an event, how many are in, and the history of scans. */
 const ctx = useTestApp({ env: MANY_PAIRINGS })
 const [a, b] = useSellersInUtc(ctx)
 let adm: AdmClient

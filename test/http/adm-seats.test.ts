@@ -10,7 +10,7 @@ import { useTwoSellers, type TestSeller } from '../factories/sellers.js'
 import { admClient, type AdmClient } from '../support/adm-client.js'
 import { createStaff } from '../support/staff.js'
 
-/** The back office's seats of an inventory (API.md 7.7): their states and holders, and blocks. */
+/** The back office's seats of an inventory (docs/seating.md): their states and holders, and blocks. */
 const ctx = useTestApp()
 const [a] = useTwoSellers(ctx)
 let adm: AdmClient

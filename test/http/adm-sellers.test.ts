@@ -242,7 +242,7 @@ describe('GET and PUT /adm/v1/sellers/{id}', () => {
   })
 })
 
-describe('payment and withdrawal settings (API.md 7.9)', () => {
+describe('payment and withdrawal settings (docs/payments.md)', () => {
   const DEFAULT_MINUTES = { pix: 30, boleto: 4320, credit_card: 30 }
   const settingsOfSeller = async (id: string) => (await adm.get(`/sellers/${id}`)).json().settings
 

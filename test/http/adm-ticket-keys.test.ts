@@ -15,7 +15,7 @@ import { createStaff } from '../support/staff.js'
 import { admClient } from '../support/adm-client.js'
 import { verifyTicketCode } from '../support/verify-ticket-code.js'
 
-/** API.md 7.5: per-seller signing keys, stored sealed, rotated and retired. */
+/** docs/door.md: per-seller signing keys, stored sealed, rotated and retired. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx)
 let adm: AdmClient

@@ -10,7 +10,7 @@ import { admClient, type AdmClient } from '../support/adm-client.js'
 import { expectError } from '../support/customer-auth.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.2: a cancelled order's tickets are void, and the back office voids single tickets. */
+/** docs/selling.md: a cancelled order's tickets are void, and the back office voids single tickets. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx)
 let writer: AdmClient

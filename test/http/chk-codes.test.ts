@@ -17,7 +17,7 @@ import { verifyTicketCode } from '../support/verify-ticket-code.js'
 import { findActiveKeyRow } from '../../src/domain/checkin/ticket-keys.repo.js'
 import { pdfText } from '../support/pdf-text.js'
 
-/** API.md 7.5: tickets' signed codes, verified offline with the seller's published keys, and their QR images. */
+/** docs/door.md: tickets' signed codes, verified offline with the seller's published keys, and their QR images. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx)
 let adm: AdmClient

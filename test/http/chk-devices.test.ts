@@ -12,7 +12,7 @@ import { buyTickets, checkinAdmin, MANY_PAIRINGS, pairedDevice, scanner, useSell
 import { expectError } from '../support/customer-auth.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.5: scanner devices, their pairing, and the token that opens `/chk/v1` and nothing else. */
+/** docs/door.md: scanner devices, their pairing, and the token that opens `/chk/v1` and nothing else. */
 const ctx = useTestApp({ env: MANY_PAIRINGS })
 const [a, b] = useSellersInUtc(ctx)
 let adm: AdmClient

@@ -8,7 +8,7 @@ import type { AdmClient } from '../support/adm-client.js'
 import { buyTickets, checkinAdmin, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 
-/** API.md 7.5: the door's rules where a real event day went wrong (clocks, re-dated inventories, list edits, nonces). */
+/** docs/door.md: the door's rules where a real event day went wrong (clocks, re-dated inventories, list edits, nonces). */
 const ctx = useTestApp()
 const [a] = useSellersInUtc(ctx)
 let adm: AdmClient

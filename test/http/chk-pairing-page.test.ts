@@ -4,7 +4,7 @@ import type { AdmClient } from '../support/adm-client.js'
 import { checkinAdmin, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 
-/** API.md 7.8: a device's pairing link and QR, and the scanner page served from this origin under a strict policy. */
+/** docs/door.md: a device's pairing link and QR, and the scanner page served from this origin under a strict policy. */
 const ctx = useTestApp({ env: { PUBLIC_BASE_URL: 'https://tickets.example.com/api' } })
 const [a] = useSellersInUtc(ctx)
 let adm: AdmClient

@@ -8,7 +8,7 @@ import type { AdmClient } from '../support/adm-client.js'
 import { buyTickets, checkinAdmin, type FeedTicket, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError } from '../support/customer-auth.js'
 
-/** API.md 7.5: a gate lets each ticket in once per list, says why not, and keeps every scan. */
+/** docs/door.md: a gate lets each ticket in once per list, says why not, and keeps every scan. */
 const ctx = useTestApp()
 const [a, b] = useSellersInUtc(ctx)
 let adm: AdmClient

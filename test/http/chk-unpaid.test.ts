@@ -6,7 +6,7 @@ import type { AdmClient } from '../support/adm-client.js'
 import { buyTickets, checkinAdmin, feedPage, orderAwaitingPayment, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 
 /**
- * API.md 7.9 at the door (7.5): a ticket of an order awaiting payment, or of one that expired
+ * docs/payments.md at the door (7.5): a ticket of an order awaiting payment, or of one that expired
  * unpaid, is on the gates' feed with its status and is refused `unpaid`, judged before its window
  * of entry; once its order is paid, the feed's next page shows it valid and the gate lets it in.
  */

@@ -17,7 +17,7 @@ import { ledgerViolations } from '../support/ledger-invariants.js'
 import { auditOf, emailsAbout, soldOf } from '../support/order-records.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.12: a guest's checkout, its order token, and the guest's orders joining an account that proves the email. */
+/** docs/selling.md: a guest's checkout, its order token, and the guest's orders joining an account that proves the email. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx, { a: { name: 'Teatro Azul', storefrontUrl: 'https://azul.example.com/loja/', settings: { locale: 'en' } } })
 let writer: AdmClient

@@ -14,7 +14,7 @@ import { admClient, type AdmClient } from '../support/adm-client.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.9: orders awaiting payment, their payment, and their expiry. */
+/** docs/payments.md: orders awaiting payment, their payment, and their expiry. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx)
 let staff: AdmClient

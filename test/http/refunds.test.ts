@@ -11,7 +11,7 @@ import { ledgerViolations } from '../support/ledger-invariants.js'
 import { auditOf, emailsAbout, ledgerOf, soldOf, webhookPayloadsOf, webhookTypesOf } from '../support/order-records.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.9: refunds, their confirmation, and the back office's cancel and void as they touch money and the ledger. */
+/** docs/payments.md: refunds, their confirmation, and the back office's cancel and void as they touch money and the ledger. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx)
 let writer: AdmClient

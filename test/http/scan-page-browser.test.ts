@@ -15,7 +15,7 @@ import { buyTickets, checkinAdmin, orderAwaitingPayment, type TestOrder } from '
 import { resetDatabase, testDatabase, usesPostgres } from '../support/database.js'
 
 /**
- * API.md 7.8 in a real Chromium (Debian's), its camera faked from a video of a ticket's QR: pair
+ * docs/door.md in a real Chromium (Debian's), its camera faked from a video of a ticket's QR: pair
  * from pairing_url, scan green then red, go offline (server stopped, network off), scan against
  * the copy, come back and see the server count the queued scans. Then what once jammed a gate for
  * good (a list deleted while offline, a clock 6 minutes fast, a junk code in the queue): within

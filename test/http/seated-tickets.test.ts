@@ -22,7 +22,7 @@ import { drainWebhooks, WebhookReceiver } from '../support/webhook-receiver.js'
 import { pdfText } from '../support/pdf-text.js'
 
 /**
- * API.md 7.7: a seated ticket carries its seat everywhere a ticket is read (the Order and its
+ * docs/seating.md: a seated ticket carries its seat everywhere a ticket is read (the Order and its
  * webhooks, the gates' answers, feed and search, the signed code, the PDF), and the waiting list
  * of a seated inventory offers seats.
  */

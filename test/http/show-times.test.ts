@@ -12,7 +12,7 @@ import { expectError } from '../support/customer-auth.js'
 import { pdfText } from '../support/pdf-text.js'
 
 /**
- * API.md 7.12, show times and venues: an event's venue and an inventory's show and doors times,
+ * docs/selling.md, show times and venues: an event's venue and an inventory's show and doors times,
  * set in the back office, shown wherever a ticket is (the catalogue, orders, the PDF, the emails,
  * the gates), read live (a moved show shows moved), and the door's window of entry opening 2 h
  * before the doors. Seller a sells in São Paulo (UTC-3, no daylight saving since 2019).

@@ -7,7 +7,7 @@ import { createTestEvent, createTestInventory } from '../factories/catalog.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 
-/** API.md 7.2: dates a shop can list, and no sale of the past, in the seller's time zone. */
+/** docs/selling.md: dates a shop can list, and no sale of the past, in the seller's time zone. */
 const ctx = useTestApp()
 
 /** The date in a time zone, `offset` days from today there. */

@@ -15,7 +15,7 @@ import { createStaff } from '../support/staff.js'
 import { elementsOf, parseXml, type XmlElement } from '../support/xml-document.js'
 
 /**
- * The storefront's seat map (API.md 7.7): every seat of a date, free, taken or blocked, as JSON
+ * The storefront's seat map (docs/seating.md): every seat of a date, free, taken or blocked, as JSON
  * and as SVG, cached like the catalogue. The cache here keeps answers for a minute, so that only
  * a notice, never their age, can end one, unless a test says otherwise.
  */

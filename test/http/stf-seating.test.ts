@@ -166,7 +166,7 @@ describe('named seats', () => {
   })
 })
 
-describe('a party (API.md 7.7): the best-available items of one inventory in one request', () => {
+describe('a party (docs/seating.md): the best-available items of one inventory in one request', () => {
   const party = (inventoryId: string, full: number, half: number, together?: boolean) => [
     { inventory_id: inventoryId, variant: 'Inteira', quantity: full, ...(together === undefined ? {} : { together }) },
     { inventory_id: inventoryId, variant: 'Meia-entrada', quantity: half, ...(together === undefined ? {} : { together }) },

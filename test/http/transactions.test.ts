@@ -16,7 +16,7 @@ import { expectError } from '../support/customer-auth.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.9: the ledger, GET /adm/v1/sellers/{id}/transactions, append-only. */
+/** docs/payments.md: the ledger, GET /adm/v1/sellers/{id}/transactions, append-only. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx)
 let writer: AdmClient

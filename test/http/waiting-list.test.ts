@@ -17,7 +17,7 @@ import { asAdmin, createStaff } from '../support/staff.js'
 import { drainWebhooks as drainSent, WebhookReceiver } from '../support/webhook-receiver.js'
 
 /**
- * API.md 7.6 (issue 32): a waiting list per inventory that hands every returned ticket to the
+ * docs/waiting-list.md (issue 32): a waiting list per inventory that hands every returned ticket to the
  * people queuing, strictly in order, before the public can buy it. Nothing runs by itself here
  * (`startWorkers: false`): each test serves the queued turns with `runOnce('waiting_list')`,
  * sweeps with `app.waitingList.sweep()`, and delivers emails and webhooks by hand.

@@ -290,7 +290,7 @@ describe('events, signed and delivered', () => {
     await drain()
     const ofOrder = receiver.received.filter((r) => r.json.data?.id === order.id || r.json.data?.order_id === order.id)
     const by = (webhook: Webhook) => ofOrder.filter((r) => verifyWebhook(r.body, String(r.headers['boxoffice-signature']), webhook.secret))
-    // A paid order's cancellation leaves a refund of what was paid (API.md 7.9), announced after it.
+    // A paid order's cancellation leaves a refund of what was paid (docs/payments.md), announced after it.
     expect(by(all).map((r) => r.json.type)).toEqual(['order.confirmed', 'ticket.first_access', 'ticket.voided', 'order.cancelled', 'refund.created'])
     expect(by(cancels).map((r) => r.json.type)).toEqual(['order.cancelled'])
     const [, access, voided, cancelled] = by(all).map((r) => r.json.data)

@@ -13,7 +13,7 @@ import { ledgerViolations } from '../support/ledger-invariants.js'
 import { auditOf, emailsAbout, ledgerOf, soldOf, webhookTypesOf } from '../support/order-records.js'
 import { createStaff } from '../support/staff.js'
 
-/** API.md 7.9: the buyer's withdrawal, POST /stf/v1/orders/{id}/cancel, judged on the database's clock. */
+/** docs/payments.md: the buyer's withdrawal, POST /stf/v1/orders/{id}/cancel, judged on the database's clock. */
 const ctx = useTestApp()
 const [a, b] = useTwoSellers(ctx)
 let writer: AdmClient

@@ -9,7 +9,7 @@ import { eventually } from '../support/smtp-sink.js'
 import { asAdmin, type TestStaff } from '../support/staff.js'
 
 /**
- * Door check-in (API.md 7.5) on real server processes over one PostgreSQL database: an offline
+ * Door check-in (docs/door.md) on real server processes over one PostgreSQL database: an offline
  * upload cut short by kill -9 and sent again to a new process records every scan exactly once;
  * two replicas scanning one ticket at the same moment give one `ok` between them, and refuse a
  * device the other revoked on its very next request.

@@ -59,7 +59,7 @@ type Fixture = {
   affiliates: string[]
   keys: string[]
   customers: string[]
-  /** Check-in lists and scanner devices (API.md 7.5), added once the back office is at hand. */
+  /** Check-in lists and scanner devices (docs/door.md), added once the back office is at hand. */
   lists: string[]
   devices: string[]
 }

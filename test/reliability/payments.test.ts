@@ -26,7 +26,7 @@ import { createStaff } from '../support/staff.js'
 import { WebhookReceiver } from '../support/webhook-receiver.js'
 
 /**
- * Orders awaiting payment (API.md 7.9) against real server processes over PostgreSQL: the expiry
+ * Orders awaiting payment (docs/payments.md) against real server processes over PostgreSQL: the expiry
  * sweep killed midway or run by two processes at once, payments arriving all at once, and a
  * payment racing the sweep of another process while a third buyer wants the same stock. Whatever
  * happens, each unpaid order expires once (one `order.expired`, one email, its stock back once),

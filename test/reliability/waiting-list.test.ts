@@ -11,7 +11,7 @@ import { eventually, SmtpSink } from '../support/smtp-sink.js'
 import { asAdmin, type TestStaff } from '../support/staff.js'
 
 /**
- * The waiting list (API.md 7.6) under races, on PostgreSQL, against real server processes over
+ * The waiting list (docs/waiting-list.md) under races, on PostgreSQL, against real server processes over
  * one database, with an app of this process on the same database that serves the list by hand
  * (`app.outbox.runOnce('waiting_list')`, `app.waitingList.sweep()`). Returned tickets go to the
  * people waiting, each exactly once, in order: never to a buyer who races them, never to two

@@ -23,7 +23,7 @@ export async function pairedDevice(app: FastifyInstance, adm: AdmClient, sellerI
 /** A checkout through the storefront, as a partner does it: paid (`confirmed`), every ticket with its signed code. */
 export const buyTickets = (app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<TestOrder> => checkout<TestOrder>(app, seller, items, {})
 
-/** An order awaiting payment (API.md 7.9), through the storefront's checkout with `await_payment`: `pending`, its tickets without codes. */
+/** An order awaiting payment (docs/payments.md), through the storefront's checkout with `await_payment`: `pending`, its tickets without codes. */
 export async function orderAwaitingPayment(app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<UnpaidOrder> {
   const order = await checkout<UnpaidOrder>(app, seller, items, { await_payment: true })
   expect(order).toMatchObject({ status: 'pending' })

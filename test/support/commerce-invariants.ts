@@ -17,7 +17,7 @@ export async function commerceViolations(databaseUrl: string, options: LedgerInv
       for (const row of rows.slice(0, 5)) problems.push(`${what}: ${JSON.stringify(row)}`)
     }
     // Every sale is a whole order: sold = the tickets that hold stock (of confirmed orders, and of
-    // pending ones, which take it as sold ones do: API.md 7.9), never beyond capacity.
+    // pending ones, which take it as sold ones do: docs/payments.md), never beyond capacity.
     await check(
       'inventory sold differs from its tickets holding stock',
       `select i.id, i.sold, coalesce(s.n, 0) as in_orders from inventories i

@@ -3,14 +3,14 @@ import type { Db } from '../../src/platform/db/database.js'
 
 export type LedgerInvariantOptions = {
   /**
-   * How long past its `payment_due_at` an order may still be `pending` (API.md 7.9: within 60 s
+   * How long past its `payment_due_at` an order may still be `pending` (docs/payments.md: within 60 s
    * it expires). Null: not judged, for a test that stopped or killed every sweeper on purpose.
    */
   pendingOverdueSeconds?: number | null
 }
 
 /**
- * What the ledger and the orders' money must say at every moment (API.md 7.9), whatever ran:
+ * What the ledger and the orders' money must say at every moment (docs/payments.md), whatever ran:
  * read with plain SQL, independently of the code that wrote it. Answers the violations (up to
  * five rows of each), empty when everything holds. Call it at the end of a test file; the
  * reliability suite's `commerceViolations` calls it too.

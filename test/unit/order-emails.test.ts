@@ -241,7 +241,7 @@ describe('refundEmail', () => {
   })
 })
 
-describe('the show times and venue of an item (API.md 7.12)', () => {
+describe('the show times and venue of an item (docs/selling.md)', () => {
   const venue = { name: 'Arena Azul', address: 'Rua Augusta, 123', city: 'São Paulo', state: 'SP', country: 'BR' }
   const shown: OrderView = {
     ...paid,

@@ -5,7 +5,7 @@ const DAY = 86_400_000
 const purchasedAt = Date.parse('2030-05-01T12:00:00Z')
 const cutoff = Date.parse('2030-05-20T03:00:00Z') - 2 * DAY
 
-describe('withdrawalWindow (API.md 7.9)', () => {
+describe('withdrawalWindow (docs/payments.md)', () => {
   it('is open within withdrawal_days of the purchase, up to and including its last instant', () => {
     expect(withdrawalWindow({ now: purchasedAt, purchasedAt, cutoff }, 7)).toEqual({ open: true, until: new Date(purchasedAt + 7 * DAY) })
     expect(withdrawalWindow({ now: purchasedAt + 7 * DAY, purchasedAt, cutoff }, 7).open).toBe(true)

@@ -51,7 +51,7 @@ export type LoadBasketContentsOptions = {
   lines?: BasketLine[]
   /** The customer to count per-customer coupon uses for (default: the basket's). */
   customerId?: string | null
-  /** Without a customer: a guest's email to count them for (API.md 7.12), at its checkout. */
+  /** Without a customer: a guest's email to count them for (docs/selling.md), at its checkout. */
   guestEmail?: string | undefined
   /** A coupon about to be applied: read (and its customer uses counted) with the attached ones. */
   extra?: CouponRow
@@ -112,8 +112,8 @@ export type BasketViewOptions = {
 }
 
 /**
- * The API shape of a basket that is not checked out (API.md 3.4, 7.2). A basket whose hold lapsed
- * holds no seat any more: its items show `seats: null` (API.md 7.7), not seats another basket may
+ * The API shape of a basket that is not checked out (docs/selling.md). A basket whose hold lapsed
+ * holds no seat any more: its items show `seats: null` (docs/seating.md), not seats another basket may
  * hold by now.
  */
 export function toBasketView(basket: BasketState, contents: BasketContents, options: BasketViewOptions = {}): BasketView {

@@ -153,7 +153,7 @@ type GroupedHold = {
 }
 
 /**
- * New baskets of the same inventories, opened together in ONE transaction (API.md 3.4 holds,
+ * New baskets of the same inventories, opened together in ONE transaction (docs/selling.md holds,
  * issue: group commit): their baskets are written, then one statement decides every hold in
  * arrival order, each by take_tickets exactly as alone (`takeTicketsGroup`), and writes the items
  * of those that fit; a refused one leaves nothing and gets its own refusal. The audit entries of

@@ -12,7 +12,7 @@ export type InstallmentSettings = Pick<SellerSettings, 'max_installments' | 'int
 export const isPaymentMethod = (value: string): value is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(value)
 
 /**
- * The plans for paying `total` centavos (API.md 3.4, 7.2). pix and boleto: one plan of 1. Credit
+ * The plans for paying `total` centavos (docs/selling.md). pix and boleto: one plan of 1. Credit
  * card: 1 to `max_installments`; up to `interest_free_installments` without interest
  * (`ceil(total / n)` each and the rest in the last, plan total = basket total), beyond that the
  * Price formula at `monthly_rate`: `round(P·i / (1 − (1 + i)^−n))` each, plan total = amount × n.

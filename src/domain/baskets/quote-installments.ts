@@ -15,7 +15,7 @@ export type QuoteInstallmentsOptions = {
 
 export type InstallmentsView = { payment_method: string; total: number; plans: InstallmentPlan[] }
 
-/** The installment plans for the basket's current total (API.md 3.4). */
+/** The installment plans for the basket's current total (docs/selling.md). */
 export async function quoteInstallments(db: Db, options: QuoteInstallmentsOptions): Promise<InstallmentsView> {
   const basket = await findBasket(db, options.sellerId, options.basketId)
   assertBasketAccess(basket, options.affiliate)

@@ -6,7 +6,7 @@ import { inventories, type InventoryVariant } from '../catalog/inventories.table
 import { inScope, type EventScope } from '../inventory/availability.js'
 
 /**
- * Variants (API.md 7.2): ways to buy an inventory's tickets, e.g. half price (meia-entrada).
+ * Variants (docs/selling.md): ways to buy an inventory's tickets, e.g. half price (meia-entrada).
  * They share the inventory's capacity, so holds and sales count per inventory, whatever the
  * variant; a variant only sets the unit price (its own `price`, else the inventory's).
  */

@@ -23,7 +23,7 @@ export type EventFields = {
   attributes?: EventAttributeInput[] | undefined
   /** An item naming the id of an image the event has keeps that id; the others get new ones. */
   images?: EventImageInput[] | undefined
-  /** Where it takes place; null: not said (API.md 7.12). */
+  /** Where it takes place; null: not said (docs/selling.md). */
   venue?: EventVenue | null | undefined
 }
 

@@ -17,7 +17,7 @@ export type CreateInventoryOptions = {
   price: number
   /** Required unless `seating` gives it (its category's seats). */
   capacity?: number | undefined
-  /** Reserved seating: the inventory sells exactly this category's seats (API.md 7.7). */
+  /** Reserved seating: the inventory sells exactly this category's seats (docs/seating.md). */
   seating?: InventorySeating | null | undefined
   variants?: InventoryVariant[] | undefined
   waiting_list?: boolean | undefined

@@ -4,7 +4,7 @@ import { sellerIdColumn } from '../sellers/sellers.table.js'
 export const EVENT_STATUSES = ['draft', 'published', 'cancelled', 'finished'] as const
 
 export type EventAttribute = { id: string; name: string; scope: string; text: string; type: string; value: string }
-/** Where the event takes place (API.md 7.12); only `name` is required. */
+/** Where the event takes place (docs/selling.md); only `name` is required. */
 export type EventVenue = { name: string; address?: string | undefined; city?: string | undefined; state?: string | undefined; country?: string | undefined }
 export type EventImage = { id: string; name: string; credits: string; mime_type: string; url: string }
 

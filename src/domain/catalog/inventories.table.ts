@@ -25,7 +25,7 @@ export const inventories = pgTable(
     sellerId: sellerIdColumn(),
     eventId: eventIdColumn(),
     date: date({ mode: 'string' }).notNull(),
-    /** The show's local start on `date` (`HH:MM`, the seller's time zone) and when its doors open; null: not said (API.md 7.12). */
+    /** The show's local start on `date` (`HH:MM`, the seller's time zone) and when its doors open; null: not said (docs/selling.md). */
     time: text(),
     doorsTime: text(),
     name: text().notNull(),

@@ -2,7 +2,7 @@ import { AppError } from '../../platform/errors.js'
 import type { EventVenue } from './events.table.js'
 
 /*
- * When and where a show happens (API.md 7.12): an inventory's start and doors on its date, on the
+ * When and where a show happens (docs/selling.md): an inventory's start and doors on its date, on the
  * seller's clock, and its event's venue. The door's window of entry built on them is SQL, written
  * once (WINDOW_COLUMNS in src/domain/checkin/list-tickets.repo.ts).
  */

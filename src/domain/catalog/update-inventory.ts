@@ -25,7 +25,7 @@ export type UpdateInventoryOptions = {
   waiting_list?: boolean | undefined
   /** The gate checks something when it admits these tickets. */
   checkin_attention?: boolean | undefined
-  /** Reserved seating (API.md 7.7); null: unseated. Fixed once any of its tickets was held or sold (409 seating_conflict). */
+  /** Reserved seating (docs/seating.md); null: unseated. Fixed once any of its tickets was held or sold (409 seating_conflict). */
   seating?: InventorySeating | null | undefined
   /** The show's start and its doors on its date (`HH:MM`, the seller's clock); null: not said. Doors never after the start. */
   time?: string | null | undefined

@@ -8,7 +8,7 @@ export const SCAN_TYPES = ['entry', 'exit'] as const
 export type ScanType = (typeof SCAN_TYPES)[number]
 
 /**
- * Why a scan is refused (API.md 7.5; `unpaid`: its order awaits payment or expired unpaid, 7.9);
+ * Why a scan is refused (docs/door.md; `unpaid`: its order awaits payment or expired unpaid, 7.9);
  * `forced` scans record the one they overrode. No database constraint lists them: a new one needs
  * no migration.
  */

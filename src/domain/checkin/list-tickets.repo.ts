@@ -33,7 +33,7 @@ export type ScanState = { entered: boolean; lastType: ScanType | null; lastAt: D
 export const asDate = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)))
 
 /**
- * A ticket's window of entry, the one definition (API.md 7.5, 7.12), in the seller's time zone
+ * A ticket's window of entry, the one definition (docs/door.md, docs/selling.md), in the seller's time zone
  * (`seller`): from 2 hours before its inventory's doors open on its date (queues form before the
  * doors open; doors at 01:00 open it at 23:00 the day before), or from the start of its date when
  * no doors time is said, until 06:00 of the next day (late shows end after midnight). Scans judge

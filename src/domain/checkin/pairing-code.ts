@@ -18,7 +18,7 @@ export function pairingCodeOf(key: Buffer, deviceId: string, expiresAt: Date): s
   return base32(mac.subarray(0, 13)).slice(0, 20).match(/.{4}/g)!.join('-')
 }
 
-/** Where a phone opens the scanner page already pairing (API.md 7.8): the code after `#`, never sent to a server by a browser. */
+/** Where a phone opens the scanner page already pairing (docs/door.md): the code after `#`, never sent to a server by a browser. */
 export const pairingUrlOf = (publicBaseUrl: string, pairingCode: string) => `${publicBaseUrl}/scan/#pair=${pairingCode}`
 
 /** The keyed hash a pairing code is stored and looked up by, whatever its case, spaces or dashes. */

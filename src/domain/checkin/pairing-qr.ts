@@ -7,7 +7,7 @@ import { hashPairingCode, pairingCodeOf, pairingUrlOf } from './pairing-code.js'
 export type PairingQrOptions = { deviceId: string; tokenHmac: Buffer; publicBaseUrl: string }
 
 /**
- * The QR with the pairing code in text under it, for a phone that cannot scan it (API.md 7.8):
+ * The QR with the pairing code in text under it, for a phone that cannot scan it (docs/door.md):
  * the QR's own drawing, on a white picture one band taller. The code is base32 and dashes (no
  * character XML would need escaped), set in a monospace face sized to the QR's width.
  */

@@ -26,7 +26,7 @@ import { looksSigned, type TicketCodes } from './ticket-codes.js'
 import { type RedeemAnswer, type ScanTicketView, toCheckinView } from './views.js'
 
 /*
- * A scan at the gate (API.md 7.5): the rule that judges it, and the service that judges and
+ * A scan at the gate (docs/door.md): the rule that judges it, and the service that judges and
  * records one scan or a batch of them as a set. Its SQL is in scans.repo.ts; what "on the list"
  * and "inside" mean is written once in list-tickets.repo.ts.
  */
@@ -60,7 +60,7 @@ export type ScanFacts = {
 
 /**
  * Whether a ticket on its list may pass (null) or why not. A ticket of an order awaiting payment
- * or expired unpaid (API.md 7.9) is `unpaid`, in and out, whatever its time: an expired one is
+ * or expired unpaid (docs/payments.md) is `unpaid`, in and out, whatever its time: an expired one is
  * voided too, and the holder is told to pay rather than that the ticket was cancelled. Exits are
  * always allowed for valid tickets. An entry must fall within the ticket's window (from 2 hours
  * before its doors, else from its date, until 06:00 of the next day in the seller's time zone:

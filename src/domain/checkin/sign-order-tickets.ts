@@ -17,12 +17,12 @@ type OrderLike = {
 }
 
 /**
- * The order with each ticket's signed `code` (API.md 7.5), the payload of its QR, signed by the
+ * The order with each ticket's signed `code` (docs/door.md), the payload of its QR, signed by the
  * key the ticket names. Codes are made when an order is answered, never stored: signing is
  * deterministic, so a ticket's code is the same on every read. Keys not yet opened in this
  * process are read through `db`, the order's transaction when it has one. A seated ticket's code
  * names its seat (`s`: zone, row, number). A ticket of an unpaid order (`pending`, `expired`) has
- * no code (API.md 7.9): null.
+ * no code (docs/payments.md): null.
  */
 export async function withTicketCodes<O extends OrderLike>(
   db: Db,

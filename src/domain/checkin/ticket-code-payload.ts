@@ -1,6 +1,6 @@
 import { base32, fromBase32 } from '../orders/ticket-identifier.js'
 
-/** What a ticket's signed code says (API.md 7.5): enough for a gate to judge it offline. */
+/** What a ticket's signed code says (docs/door.md): enough for a gate to judge it offline. */
 export type TicketClaims = {
   /** The ticket's identifier. */
   tid: string

@@ -3,7 +3,7 @@ import { boolean, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'dri
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 
 /**
- * A seller's Ed25519 keys that sign tickets' codes (API.md 7.5). The private seed is kept sealed
+ * A seller's Ed25519 keys that sign tickets' codes (docs/door.md). The private seed is kept sealed
  * (AES-256-GCM under the key-encryption key of `TICKET_KEYS_SECRET`, ticket-key-vault.ts), never
  * in plaintext: the database alone signs nothing. One key per seller is active and signs new
  * tickets; the others keep verifying the tickets they signed until they are retired.

@@ -6,10 +6,10 @@ import type { TicketStatus } from '../orders/order-view.js'
 import type { orderItems } from '../orders/orders.table.js'
 import type { ErrorDetail } from '../../platform/errors.js'
 
-/** A seat as sold (API.md 7.7 Seat): the order item's snapshot of it. */
+/** A seat as sold (docs/seating.md Seat): the order item's snapshot of it. */
 export type SoldSeat = NonNullable<(typeof orderItems.$inferSelect)['seats']>[number]
 
-/** A scanner device as the API answers it (API.md 7.5). */
+/** A scanner device as the API answers it (docs/door.md). */
 export type DeviceView = {
   id: string
   seller_id: string
@@ -105,7 +105,7 @@ export type ScanTicketView = {
   doors_time: string | null
   /** Where its event takes place, as the event says when the ticket last changed for the feed (a venue's edit alone does not resend tickets). */
   venue: EventVenue | null
-  /** Its window of entry (API.md 7.5, 7.12): an entry outside it is `invalid_time`. */
+  /** Its window of entry (docs/door.md, docs/selling.md): an entry outside it is `invalid_time`. */
   entry_opens_at: string
   entry_closes_at: string
   name: string

@@ -59,7 +59,7 @@ export const lockCoupons = (db: Db, ids: readonly string[]) =>
   ids.length === 0 ? Promise.resolve([] as CouponRow[]) : selectCouponsByIds(db, ids).orderBy(asc(coupons.id)).for('no key update')
 
 /**
- * Who a per-customer coupon limit counts for: a customer by its account, a guest (API.md 7.12) by
+ * Who a per-customer coupon limit counts for: a customer by its account, a guest (docs/selling.md) by
  * its email, whatever its case, over every order placed with it (a guest's and an account's alike).
  */
 export type Redeemer = { customerId: string } | { sellerId: string; email: string }
@@ -86,7 +86,7 @@ export const redeemerOf = (order: { customerId: string | null; sellerId: string;
 
 /**
  * Takes one use of each coupon again for an order coming back to life (an expired order paid,
- * API.md 7.9), within every limit, total and per customer: the coupons locked in id order (after
+ * docs/payments.md), within every limit, total and per customer: the coupons locked in id order (after
  * the inventories, as a checkout locks them). Answers false, having taken nothing that counts
  * (the caller rolls back), when one is used up.
  */

@@ -21,7 +21,7 @@ export type CustomerEmailRequest = { seller: EmailSeller & { id: string }; email
 
 export type StorefrontPage = 'verify-email' | 'reset-password' | 'magic-link' | 'waiting-list/accept'
 
-/** `{storefront_url}/{page}?token=<token>` (API.md 3.2), whatever trailing slashes the URL has. */
+/** `{storefront_url}/{page}?token=<token>` (docs/selling.md), whatever trailing slashes the URL has. */
 export function storefrontLink(storefrontUrl: string, page: StorefrontPage, token: string): string {
   return `${storefrontUrl.replace(/\/+$/, '')}/${page}?token=${encodeURIComponent(token)}`
 }
@@ -197,7 +197,7 @@ export const magicLinkEmail = linkEmail('stf.magic_link', 'magicLink', 'magic-li
 /** What a waiting list offer email tells: to whom, how many tickets, and from when until when they are held. */
 export type OfferEmailEntry = { email: string; name: string | null; quantity: number; offeredAt: Date; offerExpiresAt: Date }
 
-/** The offer of a waiting list (API.md 7.6): the tickets held for the entry, its single-use link and until when it lasts. */
+/** The offer of a waiting list (docs/waiting-list.md): the tickets held for the entry, its single-use link and until when it lasts. */
 export function waitingListOfferEmail(seller: EmailSeller, entry: OfferEmailEntry, token: string): EmailMessage {
   const words = wordsOf(seller).waitingListOffer
   const minutes = Math.round((entry.offerExpiresAt.getTime() - entry.offeredAt.getTime()) / 60_000)

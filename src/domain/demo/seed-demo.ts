@@ -58,13 +58,13 @@ export type DemoData = {
   admin: { email: string; password: string | null } | null
   /** The demo buyer's storefront login, her password shown this once (her address counts as confirmed). */
   buyer: { email: string; password: string }
-  /** What a first scan at the door needs (API.md 7.5). */
+  /** What a first scan at the door needs (docs/door.md). */
   checkin: DemoCheckin
   /** A sold-out inventory with its waiting list on, and the order that bought it out (cancel it to serve the list). */
   waitingList: { inventoryId: string; orderId: string }
-  /** The theatre: its plan, and the event selling it on one date, a seated inventory per category (API.md 7.7). */
+  /** The theatre: its plan, and the event selling it on one date, a seated inventory per category (docs/seating.md). */
   seating: DemoSeating
-  /** The event sold by pix awaiting payment, with an order awaiting it and one paid after awaiting it (API.md 7.9). */
+  /** The event sold by pix awaiting payment, with an order awaiting it and one paid after awaiting it (docs/payments.md). */
   awaitPayment: DemoAwaitPayment
 }
 
@@ -169,7 +169,7 @@ const CATALOGUE: DemoEvent[] = [
     show: { time: '21:00', doors_time: '20:00' },
     inventories: [
       { name: 'Plateia', price: 6_000, capacity: 200, variants: meia(6_000) },
-      // The second show's front row, sold out by the demo, with its waiting list on (API.md 7.6).
+      // The second show's front row, sold out by the demo, with its waiting list on (docs/waiting-list.md).
       { name: 'Primeira fila', price: 9_000, capacity: 2, variants: [], waiting_list: true, days: [14] },
     ],
   },
@@ -225,7 +225,7 @@ const THEATRE = gridPlan({
 })
 
 /**
- * The event sold by pix awaiting payment (API.md 7.9): a checkout with `await_payment` keeps its
+ * The event sold by pix awaiting payment (docs/payments.md): a checkout with `await_payment` keeps its
  * tickets for the seller's `payment_minutes` of pix (30 by default) until the payment is recorded.
  */
 const PIX = {

@@ -76,7 +76,7 @@ export async function readStandings(db: Db, query: StandingsQuery): Promise<Inve
 /** What a sale needs of an inventory it took tickets of: where and what it is, at which price. */
 export type InventoryState = { id: string; eventId: string; date: string; name: string; price: number }
 
-/** A seat as a buyer sees it (API.md 7.7 Seat): `id` is the plan's seat_guid. */
+/** A seat as a buyer sees it (docs/seating.md Seat): `id` is the plan's seat_guid. */
 export type Seat = { id: string; zone: string; row: string; number: string; category: string }
 
 /** The seats of a hold on a seated inventory, by item: its variant (null: none) and its seat ids. */

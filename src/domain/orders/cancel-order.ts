@@ -21,7 +21,7 @@ export type CancelOrderOptions = {
 export const CANCELLATION_REFUND_REASON = 'Order cancelled by the seller'
 
 /**
- * The back office's cancellation (API.md 5 and 7.9): the order is `cancelled`, its valid tickets
+ * The back office's cancellation (docs/payments.md): the order is `cancelled`, its valid tickets
  * go back on sale and are voided, and its coupon uses are given back (`endOrder`). A paid order
  * leaves a pending refund of what is left to refund (when anything is), and the ledger voids what
  * it had sold; an order awaiting payment simply ends, nothing having been sold or paid. An

@@ -5,7 +5,7 @@ import { joinGuestOrderRows } from './orders.repo.js'
 
 /**
  * A customer proved it controls its inbox (a verification, a magic link, a password reset): the
- * seller's guest orders placed with that email join its account (API.md 7.12), in the same
+ * seller's guest orders placed with that email join its account (docs/selling.md), in the same
  * transaction as the proof. Registration alone joins nothing, so whoever registers another's
  * address before its owner gets none of the owner's orders. Answers the orders joined.
  */

@@ -12,7 +12,7 @@ import type { OrderItemView, OrderView } from './order-view.js'
 import { orderItems, orders } from './orders.table.js'
 import { doorsLine, seatLine, showLine, venueLine } from './ticket-images.js'
 
-// The emails of an order's payment (API.md 7.9): what is due and until when, the tickets once it
+// The emails of an order's payment (docs/payments.md): what is due and until when, the tickets once it
 // is paid, its expiry, a refund. Each in the seller's language, its times on the seller's clock
 // (describeInstant), its money as the seller's buyers write it; the wording of both languages side
 // by side, as customer-emails.ts keeps the others, so the compiler refuses a kind missing in either.
@@ -264,7 +264,7 @@ function methodOf(order: OrderView, context: OrderEmailContext): string {
   return `${isPaymentMethod(method) ? words.method[method] : method}${installments > 1 ? words.installments(installments) : ''}`
 }
 
-/** A pending checkout (API.md 7.9): what is owed, by which method, for which items and until when, on the seller's clock. */
+/** A pending checkout (docs/payments.md): what is owed, by which method, for which items and until when, on the seller's clock. */
 export function orderPendingEmail(context: OrderEmailContext, order: OrderView): EmailMessage {
   const words = wordsOf(context).pending
   return compose(
@@ -350,6 +350,6 @@ export function orderLinkEmail(context: OrderEmailContext & { link: string }, or
   )
 }
 
-/** `{storefront_url}/orders/{id}?token=<token>`: a guest's order page, opened by its token (API.md 7.12). */
+/** `{storefront_url}/orders/{id}?token=<token>`: a guest's order page, opened by its token (docs/selling.md). */
 export const orderLinkOf = (storefrontUrl: string, orderId: string, token: string) =>
   `${storefrontUrl.replace(/\/+$/, '')}/orders/${orderId}?token=${encodeURIComponent(token)}`

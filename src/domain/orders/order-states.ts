@@ -2,7 +2,7 @@ import { AppError } from '../../platform/errors.js'
 import type { OrderStatus } from './orders.table.js'
 
 /**
- * An order's life (API.md 7.9), decided here and nowhere else:
+ * An order's life (docs/payments.md), decided here and nowhere else:
  *
  *   checkout ─▶ pending (awaiting payment) | confirmed (paid at once)
  *   pending ──pay──▶ confirmed ──cancel / withdraw / refund of everything left──▶ cancelled

@@ -1,7 +1,7 @@
 import { hashOpaqueToken, newOpaqueToken } from '../../platform/auth/opaque-token.js'
 
 /**
- * An order token opens one order for whoever holds it (API.md 7.12): a guest's order has one from
+ * An order token opens one order for whoever holds it (docs/selling.md): a guest's order has one from
  * its checkout, and the back office can issue another, ending the first. 256 random bits; only
  * its keyed hash is stored (`orders.order_token_hash`), so a copy of the database opens nothing.
  */

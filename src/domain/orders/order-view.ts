@@ -25,7 +25,7 @@ export type SoldItemView = {
   seats: Seat[] | null
 }
 
-/** An item of an order (API.md 3.5, 7.12): as sold, and when and where its show is as its inventory and event say now. */
+/** An item of an order (docs/selling.md): as sold, and when and where its show is as its inventory and event say now. */
 export type OrderItemView = SoldItemView & { time: string | null; doors_time: string | null; venue: EventVenue | null }
 
 /** An order item as sold (a checked-out basket's item reads so too). */
@@ -86,17 +86,17 @@ export type UnsignedOrderView = {
   cancelled_at: string | null
 }
 
-/** The API shape of an order (API.md 3.5, 7.5 and 7.9): every ticket with its signed `code` (null while its order is unpaid). */
+/** The API shape of an order (docs/selling.md, docs/door.md, docs/payments.md): every ticket with its signed `code` (null while its order is unpaid). */
 export type OrderView = Omit<UnsignedOrderView, 'tickets'> & {
   tickets: (Omit<UnsignedOrderView['tickets'][number], 'signing_key_id'> & { code: string | null })[]
 }
 
-/** A ticket's statuses (API.md 7.9), derived by `ticketStatus`. */
+/** A ticket's statuses (docs/payments.md), derived by `ticketStatus`. */
 export const TICKET_STATUSES = ['pending', 'valid', 'voided', 'expired'] as const
 export type TicketStatus = (typeof TICKET_STATUSES)[number]
 
 /**
- * A ticket's status, from its own void and its order's status (API.md 7.9): a ticket of an order
+ * A ticket's status, from its own void and its order's status (docs/payments.md): a ticket of an order
  * awaiting payment is `pending`, of an order that expired unpaid `expired` (voided with it).
  */
 export function ticketStatus(orderStatus: OrderStatus, voided: boolean): TicketStatus {
@@ -111,7 +111,7 @@ export type OrderMoney = { payments: PaymentRow[]; refunds: RefundRow[] }
 /** The order with its tickets' signed codes, the keys read through `db` when this process has not opened them yet. */
 export const signOrderView = (db: Db, codes: TicketCodes, view: UnsignedOrderView): Promise<OrderView> => withTicketCodes(db, codes, view.seller_id, view)
 
-/** The API shape of an order (API.md 3.5), before signing. Tickets follow their items' order (and a seated item's, its seats'). */
+/** The API shape of an order (docs/selling.md), before signing. Tickets follow their items' order (and a seated item's, its seats'). */
 export function toOrderView(order: OrderRow, items: ShownOrderItemRow[], ticketRows: TicketRow[], money: OrderMoney): UnsignedOrderView {
   const sortedItems = [...items].sort((x, y) => x.position - y.position)
   const itemOrder = new Map(sortedItems.map((item, n) => [item.id, n]))

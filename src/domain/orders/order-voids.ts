@@ -9,7 +9,7 @@ import { orders, tickets, type OrderStatus } from './orders.table.js'
 import { countByInventory, countByItem, releaseOrders, voidValidTickets, type ReleasedTicket } from './release-order.js'
 
 /**
- * Tickets leaving an order (API.md 7.9): one by one (a void, a refund of some tickets) or all
+ * Tickets leaving an order (docs/payments.md): one by one (a void, a refund of some tickets) or all
  * with it (a cancellation, a withdrawal, a refund of everything left). Either way they go back on
  * sale (the waiting list first, §7.6), the door's feed hears of it (`changed_xid`), and when the
  * order had sold them for good the ledger writes their `void` rows, read under the order's lock.

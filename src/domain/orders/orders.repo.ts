@@ -267,7 +267,7 @@ export const markOrderTicketsChanged = (db: Db, orderId: string, options: { revi
     .set({ changedXid: sql`pg_current_xact_id()`, ...(options.revive ? { voidedAt: null } : {}) })
     .where(eq(tickets.orderId, orderId))
 
-/** Whether the order of this seller is the one `tokenHash` opens: one indexed read, whatever the token (API.md 7.12). */
+/** Whether the order of this seller is the one `tokenHash` opens: one indexed read, whatever the token (docs/selling.md). */
 export const orderTokenOpens = async (db: Db, sellerId: string, orderId: string, tokenHash: string) =>
   (
     await db

@@ -11,7 +11,7 @@ import { sellerIdColumn } from '../sellers/sellers.table.js'
 import { xid8 } from '../../platform/db/xid8.js'
 import type { Seat } from '../inventory/inventory.repo.js'
 
-/** An order's life (API.md 7.9); which change may happen in which status is decided in order-states.ts. */
+/** An order's life (docs/payments.md); which change may happen in which status is decided in order-states.ts. */
 export const ORDER_STATUSES = ['pending', 'confirmed', 'expired', 'cancelled'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
@@ -30,7 +30,7 @@ export const orders = pgTable(
     affiliateId: uuid().references(() => affiliates.id),
     /** The affiliate's code when the order was placed. */
     affiliateCode: text(),
-    /** Null: a guest's order (API.md 7.12), until an account of the seller verifies `buyerEmail`. */
+    /** Null: a guest's order (docs/selling.md), until an account of the seller verifies `buyerEmail`. */
     customerId: uuid().references(() => customers.id),
     /** Who bought: the customer's email and name at checkout, or the guest's `buyer`. Emails go here. */
     buyerEmail: text().notNull(),
@@ -50,7 +50,7 @@ export const orders = pgTable(
     installments: integer().notNull(),
     installmentAmount: bigint({ mode: 'number' }).notNull(),
     paymentReference: text(),
-    /** A pending order's deadline: unpaid then, it expires (API.md 7.9); kept after payment. Null: paid at checkout. */
+    /** A pending order's deadline: unpaid then, it expires (docs/payments.md); kept after payment. Null: paid at checkout. */
     paymentDueAt: timestamp({ withTimezone: true }),
     /** The sum of its payments, and of its done refunds (the ledger's money rows add up to their difference). */
     paidTotal: bigint({ mode: 'number' }).notNull().default(0),

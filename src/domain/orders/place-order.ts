@@ -49,11 +49,11 @@ export type PlaceOrderOptions = {
   sellerId: string
   affiliate: AffiliateContext | null
   basketId: string
-  /** The customer of `X-Customer-Token`: the order's owner; null: a guest's order (API.md 7.12). */
+  /** The customer of `X-Customer-Token`: the order's owner; null: a guest's order (docs/selling.md). */
   customerId: string | null
   /** A guest's email and name (required without `customerId`); a customer's order copies the account's. The order's emails go to the buyer. */
   buyer?: Buyer | undefined
-  /** A guest's order token (API.md 7.12): its hash is stored, the token goes into the buyer's email link. */
+  /** A guest's order token (docs/selling.md): its hash is stored, the token goes into the buyer's email link. */
   orderToken?: OrderToken | undefined
   settings: InstallmentSettings
   paymentMethod: string
@@ -61,7 +61,7 @@ export type PlaceOrderOptions = {
   installments?: number | undefined
   /** The partner's payment capture reference. */
   paymentReference?: string | null | undefined
-  /** The order awaits payment (API.md 7.9): `pending` until `payment_due_at`, `payment_minutes` of its method from now. */
+  /** The order awaits payment (docs/payments.md): `pending` until `payment_due_at`, `payment_minutes` of its method from now. */
   awaitPayment?: boolean | undefined
   /** The seller's `payment_minutes` (default: the defaults). */
   paymentMinutes?: PaymentMinutes | undefined
@@ -119,7 +119,7 @@ const fingerprintOf = (pricing: Pricing) =>
 const MAX_ATTEMPTS = 3
 
 /**
- * Checks a basket out (API.md 3.5): its holds become sales, its coupons are redeemed within
+ * Checks a basket out (docs/selling.md): its holds become sales, its coupons are redeemed within
  * their limits, and one ticket is issued per unit, all in one transaction, so that nothing is
  * sold beyond capacity and no coupon beyond its limits, whatever runs at the same time.
  *

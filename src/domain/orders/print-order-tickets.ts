@@ -6,15 +6,15 @@ import { ticketPrintRows } from './orders.repo.js'
 import { ticketsPdf } from './ticket-images.js'
 
 export type PrintOrderTicketsOptions = GetOrderOptions & {
-  /** The seller's language (API.md 7.7: labels in the seller's locale, one language per page). */
+  /** The seller's language (docs/seating.md: labels in the seller's locale, one language per page). */
   locale: Locale
 }
 
 /**
- * The order's valid tickets as a PDF, one page each (API.md 7.5): what an email attaches and a
+ * The order's valid tickets as a PDF, one page each (docs/door.md): what an email attaches and a
  * buyer prints, in the seller's language. An order of this seller (and affiliate) only, as GET
  * /orders/{id}; one without a valid ticket (cancelled, every ticket voided) has nothing to print: 404. An order
- * not paid (pending, or expired unpaid) has no codes: 409 order_pending (API.md 7.9).
+ * not paid (pending, or expired unpaid) has no codes: 409 order_pending (docs/payments.md).
  */
 export async function printOrderTickets(db: Db, { locale, ...options }: PrintOrderTicketsOptions): Promise<Uint8Array> {
   const order = await getOrder(db, options)

@@ -24,7 +24,7 @@ export type RegisterTicketDownloadsOptions = {
 export type TicketDownloadsView = { registered: number; first_access: string[]; unknown: string[]; voided: string[] }
 
 /**
- * Records that tickets of an order were retrieved (API.md 3.5). `registered` counts the given
+ * Records that tickets of an order were retrieved (docs/selling.md). `registered` counts the given
  * identifiers that belong to the order, `first_access` those retrieved for the first time by
  * this call (each ticket is first accessed exactly once, even under concurrent calls), `unknown`
  * those not in the order, `voided` those of the order that are voided (never registered: a voided

@@ -9,7 +9,7 @@ import { replaceOrderTokenHash } from './orders.repo.js'
 export type ReissueOrderTokenOptions = { orderId: string; tokenHmac: Buffer; actor: AuditActor }
 
 /**
- * A new token for an order (API.md 7.12): the old one opens nothing from this commit on (a lost
+ * A new token for an order (docs/selling.md): the old one opens nothing from this commit on (a lost
  * email, a forwarded link). The buyer is emailed the new link. Answers the token, shown this once.
  * An order of any seller (the back office); none with this id: 404.
  */

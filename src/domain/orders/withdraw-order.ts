@@ -17,7 +17,7 @@ const DAY_MS = 86_400_000
 export const WITHDRAWAL_REFUND_REASON = 'Withdrawal by the buyer'
 
 /**
- * Whether a paid order may still be withdrawn from (API.md 7.9), and until when: within
+ * Whether a paid order may still be withdrawn from (docs/payments.md), and until when: within
  * `withdrawal_days` × 24 h of the purchase and up to the cutoff before its earliest ticket's
  * date, whichever comes first (`until`, inclusive). `withdrawal_days` 0 turns it off: closed,
  * `until` the purchase itself.
@@ -45,7 +45,7 @@ export type WithdrawOrderOptions = {
 }
 
 /**
- * The buyer's withdrawal (Brazil's consumer code, art. 49; API.md 7.9). A paid order within its
+ * The buyer's withdrawal (Brazil's consumer code, art. 49; docs/payments.md). A paid order within its
  * window (`withdrawalWindow`, judged on the database's clock under the order's lock) is
  * `cancelled`, its tickets go back on sale and are voided (the ledger voids them), and a pending
  * refund of everything left to refund is created for the partner to execute; outside it: 409

@@ -17,7 +17,7 @@ export type ConfirmRefundOptions = {
 }
 
 /**
- * The partner says its provider executed a pending refund (API.md 7.9): it is `done` under the
+ * The partner says its provider executed a pending refund (docs/payments.md): it is `done` under the
  * provider's reference, and booked at once (the ledger's `refund` row, the order's
  * `refunded_total`), with the webhook `refund.done`. Under its order's lock, as every refund
  * change, so that two confirmations at once book it once. Confirming a done refund changes

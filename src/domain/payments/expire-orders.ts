@@ -14,7 +14,7 @@ import { releaseOrders } from '../orders/release-order.js'
 import { orderEvent, recordWebhookEvents } from '../webhooks/webhook-events.js'
 
 /**
- * Expires up to `limit` orders whose payment is due (API.md 7.9), oldest deadline first, in one
+ * Expires up to `limit` orders whose payment is due (docs/payments.md), oldest deadline first, in one
  * transaction: each is locked with SKIP LOCKED, so that every process may sweep at once and each
  * order expires once (one that a payment holds is left to it: paid, it is no longer pending; not
  * paid, the next sweep takes it). Their tickets go back on sale (the waiting lists first: a
@@ -86,7 +86,7 @@ export const EXPIRY_BATCH = 200
 
 /**
  * The expiry sweep as an outbox channel: the worker runs it in every process at its poll
- * interval (well within the 60 s API.md 7.9 allows), and again at once after a full batch. A
+ * interval (well within the 60 s docs/payments.md allows), and again at once after a full batch. A
  * "claim" expires the due orders; there is nothing left to send.
  */
 export function orderExpiryChannel(options: { db: Db; codes: TicketCodes; logger: Logger }): OutboxChannel<OutboxItem, null> {

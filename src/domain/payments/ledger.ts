@@ -6,7 +6,7 @@ import { spreadProportionally } from '../baskets/price-basket.js'
 import type { CouponSnapshot } from '../orders/orders.table.js'
 import { transactions, type TransactionKind } from './payments.table.js'
 
-/** One row of the ledger, as written (API.md 7.9). */
+/** One row of the ledger, as written (docs/payments.md). */
 export type LedgerRow = {
   id: string
   sellerId: string

@@ -3,7 +3,7 @@ import { AppError } from '../../platform/errors.js'
 import { findSellerById } from '../sellers/sellers.repo.js'
 import { pageTransactions, type LedgerPlace, type TransactionRow } from './transactions.repo.js'
 
-/** Transaction, a row of the ledger (API.md 7.9). */
+/** Transaction, a row of the ledger (docs/payments.md). */
 export type TransactionView = {
   id: string
   seller_id: string

@@ -39,7 +39,7 @@ export type PayOrderOptions = {
 }
 
 /**
- * Records a payment of an order (API.md 7.9). Decided under the order's row lock, so that of
+ * Records a payment of an order (docs/payments.md). Decided under the order's row lock, so that of
  * payments arriving at once, or a payment and the expiry sweep, exactly one outcome happens:
  *
  * - the same `reference` again on this order answers the payment it recorded (`created: false`);

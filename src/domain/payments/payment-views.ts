@@ -3,7 +3,7 @@ import type { payments, refunds } from './payments.table.js'
 export type PaymentRow = typeof payments.$inferSelect
 export type RefundRow = typeof refunds.$inferSelect
 
-/** Payment (API.md 7.9). */
+/** Payment (docs/payments.md). */
 export type PaymentView = {
   id: string
   order_id: string
@@ -14,7 +14,7 @@ export type PaymentView = {
   created_at: string
 }
 
-/** Refund (API.md 7.9). */
+/** Refund (docs/payments.md). */
 export type RefundView = {
   id: string
   order_id: string

@@ -6,7 +6,7 @@ import { orderItems, orders } from '../orders/orders.table.js'
 import { sellerIdColumn } from '../sellers/sellers.table.js'
 import { xid8 } from '../../platform/db/xid8.js'
 
-/** Money the seller received for an order (API.md 7.9): at a paid checkout, or later with its provider's reference. */
+/** Money the seller received for an order (docs/payments.md): at a paid checkout, or later with its provider's reference. */
 export const payments = pgTable(
   'payments',
   {
@@ -60,7 +60,7 @@ export const TRANSACTION_KINDS = ['sale', 'void', 'payment', 'refund'] as const
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number]
 
 /**
- * The ledger (API.md 7.9): what was sold, voided, paid and refunded, one row per change, written
+ * The ledger (docs/payments.md): what was sold, voided, paid and refunded, one row per change, written
  * in the transaction of the change. Append-only: sql/transactions_append_only.sql refuses UPDATE
  * and DELETE. `sale` and `void` rows carry tickets and their value (`amount = gross − discount +
  * interest`, signed alike, one row per order item); `payment` and `refund` rows carry money only.

@@ -27,7 +27,7 @@ export type RefundOrderOptions = {
 }
 
 /**
- * A refund of an order (API.md 7.9), decided under the order's lock, which every refund takes:
+ * A refund of an order (docs/payments.md), decided under the order's lock, which every refund takes:
  * however many arrive at once, they never add up to more than what is left to refund
  * (`paid_total − refunded_total −` pending refunds; beyond it 409 `refund_exceeds_paid` with
  * `details.refundable`). Its amount need not be the tickets' value: fees are the seller's call.

@@ -9,7 +9,7 @@ import type { RefundRow, RefundView } from './payment-views.js'
 import { addRefunded, insertRefund, pendingRefundsTotal } from './refunds.repo.js'
 
 /**
- * What is left to refund of an order (API.md 7.9): what was paid, less its done refunds and its
+ * What is left to refund of an order (docs/payments.md): what was paid, less its done refunds and its
  * pending ones. Call under the order's lock, which every refund's creation and confirmation take.
  */
 export const refundableOf = async (tx: Db, order: OrderRow): Promise<number> =>

@@ -11,7 +11,7 @@ export type GetSeatMapOptions = { sellerId: string; scope: EventScope; eventId: 
 
 /** A seat's state as a storefront may know it: held and sold are both taken; reserved, free but held back for the waiting list. */
 export type MapSeatStatus = 'free' | 'taken' | 'blocked' | 'reserved'
-/** A seat of the map (API.md 7.7): the Seat, the inventory selling it and its state. */
+/** A seat of the map (docs/seating.md): the Seat, the inventory selling it and its state. */
 export type MapSeat = Seat & { inventory_id: string; status: MapSeatStatus }
 export type SeatMapView = { event_id: string; date: string; plan_id: string; seats: MapSeat[] }
 

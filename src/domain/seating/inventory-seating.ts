@@ -7,14 +7,14 @@ import { basketItems } from '../baskets/baskets.table.js'
 import { tickets } from '../orders/orders.table.js'
 import { seatingPlans } from './seating.table.js'
 
-/** What an inventory sells of a plan: one category's seats (API.md 7.7). */
+/** What an inventory sells of a plan: one category's seats (docs/seating.md). */
 export type InventorySeating = { plan_id: string; category: string }
 
 /** The seating an inventory is given, checked: its plan's id and category, and the capacity it makes (the category's seats). */
 export type CheckedSeating = { planId: string; category: string; capacity: number }
 
 /**
- * Checks the seating of an inventory on an event date (API.md 7.7), in the caller's transaction:
+ * Checks the seating of an inventory on an event date (docs/seating.md), in the caller's transaction:
  * the plan must be the seller's (another's is answered like an unknown one: 404) and name the
  * category (400); on one event date every seated inventory uses the same plan, and each category
  * is sold by one inventory at most (409 seating_conflict). The event's row is locked first, so
@@ -69,7 +69,7 @@ export async function checkSeating(
   return { planId: plan.id, category: category.name, capacity: category.seats }
 }
 
-/** Whether any basket ever held of the inventory, or any ticket was sold of it: its seating is then fixed (API.md 7.7). */
+/** Whether any basket ever held of the inventory, or any ticket was sold of it: its seating is then fixed (docs/seating.md). */
 export async function seatingInUse(tx: Db, inventoryId: string): Promise<boolean> {
   const { rows } = await tx.execute<{ used: boolean }>(sql`
     select exists (select 1 from ${basketItems} where ${basketItems.inventoryId} = ${inventoryId})

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import type { ErrorDetail } from '../../platform/errors.js'
 import { isXmlText, XML_FORBIDDEN_MESSAGE } from './xml-text.js'
 
-/** More seats than this in one plan: 400 (API.md 7.7). */
+/** More seats than this in one plan: 400 (docs/seating.md). */
 export const MAX_PLAN_SEATS = 100_000
 
 /** At most this many problems are named in one answer: a broken plan of 100,000 seats is not 100,000 details. */
@@ -11,7 +11,7 @@ const MAX_DETAILS = 50
 /**
  * A text of the plan (its name, a zone's, a row's, a category's and its colour, a seat's number
  * and guid): the map, an XML document, draws it, so a character XML 1.0 forbids is refused here
- * with its path rather than breaking the map of every buyer (API.md 7.7).
+ * with its path rather than breaking the map of every buyer (docs/seating.md).
  */
 const ZText = z.string().max(200).refine(isXmlText, XML_FORBIDDEN_MESSAGE)
 

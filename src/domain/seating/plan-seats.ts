@@ -17,7 +17,7 @@ export type PlanSeat = {
   rowSeats: number
 }
 
-/** A gap wider than this many times its row's median gap is an aisle (API.md 7.7). */
+/** A gap wider than this many times its row's median gap is an aisle (docs/seating.md). */
 export const AISLE_FACTOR = 1.5
 
 /** Colours of categories whose plan gives none (or none that is safe to draw), by the category's index. */

@@ -6,7 +6,7 @@
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what it finds
 const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** What a refused plan text is told (API.md 7.7). */
+/** What a refused plan text is told (docs/seating.md). */
 export const XML_FORBIDDEN_MESSAGE = 'must not contain characters XML 1.0 forbids (control characters but tab and line breaks, U+FFFE, U+FFFF)'
 
 /** Whether an XML document can carry the text as it is. */
@@ -18,7 +18,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /**
  * Text or an attribute value written into an XML document: markup escaped, and each character XML
- * cannot carry (plans stored before they were refused, API.md 7.7) replaced, a control character by
+ * cannot carry (plans stored before they were refused, docs/seating.md) replaced, a control character by
  * a space (a vertical tab is Word's line break), anything else by U+FFFD as a decoder would. Always
  * well-formed, whatever the text.
  */

@@ -25,13 +25,13 @@ export type SellerSettings = {
   locale: Locale
   /** Named seats that would strand a single free seat are refused (409 seat_orphan) rather than held. */
   seating_no_orphans: boolean
-  /** How many minutes an order awaiting payment keeps its tickets, per method (API.md 7.9). */
+  /** How many minutes an order awaiting payment keeps its tickets, per method (docs/payments.md). */
   payment_minutes: PaymentMinutes
   /** The buyer may withdraw this many days after the purchase (0: never)… */
   withdrawal_days: number
   /** …until this many hours before the earliest ticket's date. */
   withdrawal_cutoff_hours: number
-  /** Checkout without a customer token, with the buyer's email and name (API.md 7.12). */
+  /** Checkout without a customer token, with the buyer's email and name (docs/selling.md). */
   guest_checkout: boolean
 }
 
@@ -56,7 +56,7 @@ export type Locale = (typeof LOCALES)[number]
 /** The time zone of a seller that names none (`seller_today` falls back to the same). */
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo'
 
-/** A new seller's settings (API.md 3.4), also the column defaults. */
+/** A new seller's settings (docs/selling.md), also the column defaults. */
 export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   basket_ttl_seconds: 900,
   max_installments: 12,
@@ -103,7 +103,7 @@ export const SETTINGS_BOUNDS = Object.freeze({
 } satisfies Record<NumericSetting, { min: number; max: number; int: boolean }>)
 
 /**
- * The range of each method's `payment_minutes` (API.md 7.9), whole minutes: five to scan a pix,
+ * The range of each method's `payment_minutes` (docs/payments.md), whole minutes: five to scan a pix,
  * thirty days at most for a boleto, so that unpaid tickets do not stay off sale for a season.
  */
 export const PAYMENT_MINUTES_BOUNDS = Object.freeze({ min: 5, max: 43_200 })

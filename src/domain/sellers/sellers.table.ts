@@ -24,12 +24,12 @@ export const sellers = pgTable('sellers', {
   locale: text({ enum: LOCALES }).notNull().default(DEFAULT_SETTINGS.locale),
   /** Named seats that would strand a single seat are refused (409 seat_orphan) rather than held. */
   seatingNoOrphans: boolean().notNull().default(DEFAULT_SETTINGS.seating_no_orphans),
-  /** How long an order awaiting payment keeps its tickets, per payment method (API.md 7.9). */
+  /** How long an order awaiting payment keeps its tickets, per payment method (docs/payments.md). */
   paymentMinutes: jsonb().$type<PaymentMinutes>().notNull().default(DEFAULT_SETTINGS.payment_minutes),
-  /** The buyer's withdrawal (API.md 7.9): days after the purchase (0: off), and hours before the earliest ticket's date it closes. */
+  /** The buyer's withdrawal (docs/payments.md): days after the purchase (0: off), and hours before the earliest ticket's date it closes. */
   withdrawalDays: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_days),
   withdrawalCutoffHours: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_cutoff_hours),
-  /** Checkout without a customer token, with the buyer's email and name (API.md 7.12). */
+  /** Checkout without a customer token, with the buyer's email and name (docs/selling.md). */
   guestCheckout: boolean().notNull().default(DEFAULT_SETTINGS.guest_checkout),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),

@@ -12,7 +12,7 @@ export type BootstrapAdminOptions = { name?: string; email: string; password: st
 const BOOTSTRAP_LOCK_ID = 7_344_022
 
 /**
- * Creates the first user, with role `admin`, when no user exists yet (API.md section 4).
+ * Creates the first user, with role `admin`, when no user exists yet (docs/operations.md).
  * Safe when several processes start at once: the check runs again under an advisory lock.
  * Answers whether it created the user. Needs the built-ins (`ensureBuiltins`) first.
  */

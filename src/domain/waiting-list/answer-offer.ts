@@ -32,7 +32,7 @@ async function lockLiveOffer(tx: Db, options: AnswerOfferOptions): Promise<Waiti
 }
 
 /**
- * Accepts an offer (API.md 7.6): the offer's basket, which holds the tickets, becomes the buyer's
+ * Accepts an offer (docs/waiting-list.md): the offer's basket, which holds the tickets, becomes the buyer's
  * (linked to the customer of `X-Customer-Token`, if sent; the affiliate's, as its `affiliate_code`
  * says, when the entry was made under one), held for the seller's usual `basket_ttl_seconds` from
  * now, and is checked out like any other. The renewed hold is judged under the inventory locks
@@ -64,7 +64,7 @@ export async function acceptOffer(db: Db, options: AnswerOfferOptions & { ttlSec
   return readBasketView(db, basket!, null)
 }
 
-/** Declines an offer (API.md 7.6): the entry is `declined` and its tickets pass on at once. */
+/** Declines an offer (docs/waiting-list.md): the entry is `declined` and its tickets pass on at once. */
 export async function declineOffer(db: Db, options: AnswerOfferOptions): Promise<WaitingEntryView> {
   const entryId = await db.transaction(async (tx) => {
     const entry = await lockLiveOffer(tx, options)

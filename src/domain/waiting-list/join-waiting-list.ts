@@ -25,7 +25,7 @@ export type JoinWaitingListOptions = {
 }
 
 /**
- * Puts a buyer at the back of an inventory's queue (API.md 7.6). The inventory must be one the
+ * Puts a buyer at the back of an inventory's queue (docs/waiting-list.md). The inventory must be one the
  * caller could buy (else 404, like one that does not exist); the quantity at most the seller's
  * `waiting_list_max_quantity` and the inventory's capacity (else 400 validation_error on
  * `quantity`: one visitor asking for more than will ever come back at once would hold every later

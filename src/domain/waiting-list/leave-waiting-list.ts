@@ -13,7 +13,7 @@ export function assertEntryAccess<T extends { affiliateId: string | null }>(entr
 }
 
 /**
- * Takes a buyer off the waiting list (DELETE, API.md 7.6): a waiting entry is `cancelled`, and so
+ * Takes a buyer off the waiting list (DELETE, docs/waiting-list.md): a waiting entry is `cancelled`, and so
  * is an offered one, whose tickets pass on at once. An entry that already ended (accepted,
  * expired, declined, cancelled) stays as it is: its basket, if any, is the buyer's. Another
  * seller's entry: 404.

@@ -37,7 +37,7 @@ export type WaitingListServer = {
    * out, offers past their time), then serves every turn due; answers the offers made.
    */
   sweep(): Promise<number>
-  /** The back office's offer out of turn (API.md 7.6). */
+  /** The back office's offer out of turn (docs/waiting-list.md). */
   offerNow(entryId: string, actor: AuditActor): Promise<WaitingEntryView>
   /** The outbox channel that serves turns, leased like every outbox row: every process may serve. */
   channel: OutboxChannel<Turn, number>
@@ -47,7 +47,7 @@ export type WaitingListServerOptions = {
   db: Db
   tokenHmac: Buffer
   logger: Logger
-  /** How often a process sweeps (API.md 7.6: tickets reach the queue within a minute). */
+  /** How often a process sweeps (docs/waiting-list.md: tickets reach the queue within a minute). */
   sweepMs: number
 }
 

@@ -1,7 +1,7 @@
 import type { WaitingEntryStatus } from './waiting-list.table.js'
 import type { PlacedEntry } from './waiting-list.repo.js'
 
-/** A waiting-list entry as the API answers it (API.md 7.6). */
+/** A waiting-list entry as the API answers it (docs/waiting-list.md). */
 export type WaitingEntryView = {
   id: string
   inventory_id: string
@@ -37,7 +37,7 @@ export function toWaitingEntryView(entry: PlacedEntry): WaitingEntryView {
   }
 }
 
-/** A webhook event's `data`: the entry without its email (API.md 7.6), which stays with the seller's own API. */
+/** A webhook event's `data`: the entry without its email (docs/waiting-list.md), which stays with the seller's own API. */
 export function entryEventData(entry: PlacedEntry): Omit<WaitingEntryView, 'email'> {
   const { email: _email, ...data } = toWaitingEntryView(entry)
   return data

@@ -35,7 +35,7 @@ export type WebhookChannelOptions = {
 }
 
 /**
- * Webhook deliveries through the outbox: each is POSTed signed (API.md 7.4), only a 2xx counts,
+ * Webhook deliveries through the outbox: each is POSTed signed (docs/webhooks.md), only a 2xx counts,
  * a failure is tried again after a jittered, doubling delay for up to 3 days, and an endpoint
  * whose every attempt has failed for 3 days is turned off and its seller's contact told. A
  * delivery waits while an earlier event of the same order is still pending for its endpoint, so

@@ -5,7 +5,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The route's body schema itself refuses every unstorable string, where it can answer for
-     * the part that holds it (a batch of scans answers one scan `invalid_scan`, API.md 7.5).
+     * the part that holds it (a batch of scans answers one scan `invalid_scan`, docs/door.md).
      */
     bodyStringsBySchema?: boolean
   }

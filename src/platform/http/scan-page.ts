@@ -83,7 +83,7 @@ function loadAssets(): Map<string, Asset> {
 }
 
 /**
- * `GET /scan/`: the gate scanner page (API.md 7.8) and its assets, all from this origin, under
+ * `GET /scan/`: the gate scanner page (docs/door.md) and its assets, all from this origin, under
  * a strict Content-Security-Policy. Every answer is revalidated (`no-cache` and an ETag): the
  * service worker keeps the copy that works offline. A known, fixed set of files: no path from a
  * request ever reaches the file system.

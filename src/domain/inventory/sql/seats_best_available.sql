@@ -1,4 +1,4 @@
--- The best available seats of a seated inventory for one hold (API.md 7.7): p_quantity adjacent
+-- The best available seats of a seated inventory for one hold (docs/seating.md): p_quantity adjacent
 -- free seats in one row (seat_standings.sql: free for p_except, leaving out p_excluded, the seats
 -- this same hold takes otherwise), a block that leaves no new orphan (a free seat with no free
 -- neighbour: its side seats taken, blocked, missing, or past an aisle) before any that does; then

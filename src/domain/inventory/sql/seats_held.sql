@@ -1,4 +1,4 @@
--- "Held" seat by seat (reserved seating, API.md 7.7): each seat of the inventory held now by an
+-- "Held" seat by seat (reserved seating, docs/seating.md): each seat of the inventory held now by an
 -- open, unexpired basket other than p_except (its items' seats, basket_items.seats), with the
 -- basket holding it (one, since a seat is held by one basket at a time: take_tickets.sql): the same items, by the same predicate, as tickets_held.sql counts, so a seat
 -- is held exactly while the quantity that includes it is (test/unit/architecture.test.ts holds the

@@ -22,7 +22,7 @@
 -- reading of the standings (the sale rule inlined: 4 to 9 ms a plan) 5 times per connection before
 -- it kept a generic plan, and the locking statement at every call: with 80 connections opened for
 -- a flash sale, seconds of the database's CPU while the tickets sold.
--- Seats (API.md 7.7): on a seated inventory, once its count fits, the seats are decided under the
+-- Seats (docs/seating.md): on a seated inventory, once its count fits, the seats are decided under the
 -- same locks, by seat_standings.sql (the one sale rule for a seat), for each entry of p_seats
 -- (JSON array of {i: inventory, v: variant or null, q: quantity, s: seat ids or null, t: together,
 -- k: keep}): k, seats the basket already holds (a renewal or a checkout): each must still be its

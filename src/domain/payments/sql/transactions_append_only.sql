@@ -1,5 +1,5 @@
 -- Trigger transactions_append_only (BEFORE UPDATE OR DELETE ON transactions): the ledger is
--- append-only (API.md 7.9). A row that was wrong is answered by another row, never by changing or
+-- append-only (docs/payments.md). A row that was wrong is answered by another row, never by changing or
 -- removing one; whatever code runs, the database refuses it (SQLSTATE BX500). TRUNCATE, which
 -- only resetting a whole database does, is not a row change.
 CREATE OR REPLACE FUNCTION transactions_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,4 +1,4 @@
--- Seats as the API writes them (API.md 7.7 Seat: {id, zone, row, number, category}), in the order
+-- Seats as the API writes them (docs/seating.md Seat: {id, zone, row, number, category}), in the order
 -- given: p_seats, seat ids of plan p_plan. Null seats: null (an unseated item). The one place the
 -- Seat's shape is written in SQL: the hold's answer (take_tickets.sql) and a basket's lines
 -- (baskets.repo.ts) both ask it. LANGUAGE sql, STABLE: inlined into the calling statement.
