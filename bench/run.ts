@@ -1735,7 +1735,9 @@ async function memory() {
     nodeFlags: serverFlags,
   })
   const targetMb = process.env.DATABASE_URL ? 200 : 300
-  const checked = result.readings.filter((reading) => (process.env.DATABASE_URL ? reading.phase.includes('at rest') : true))
+  // The targets: at rest on PostgreSQL; through the first start, the demo and a restart on the
+  // embedded database. Ten connections at once are a load, not a demo: measured, not held to them.
+  const checked = result.readings.filter((reading) => (process.env.DATABASE_URL ? reading.phase.includes('at rest') : !reading.phase.includes('at once')))
   const checks: Check[] = checked.map((reading) => ({
     target: `${reading.phase}: RSS ≤ ${targetMb} MB${process.env.DATABASE_URL ? '' : ' (and its peak)'}`,
     measured: `${reading.rss_mb} MB (peak ${reading.peak_rss_mb} MB)`,

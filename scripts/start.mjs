@@ -43,10 +43,11 @@ function compiler() {
 const tsc = upToDate() ? undefined : compiler()
 if (tsc) {
   process.stdout.write('Compiling src/ into dist/ (once, and again after a change)...\n')
-  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], { cwd: root, stdio: 'inherit' })
+  // Every file of src/ is named by tsconfig.build.json: no import needs resolving to emit them (a third faster).
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck', '--noResolve'], { cwd: root, stdio: 'inherit' })
   if (result.status !== 0) process.exit(result.status ?? 1)
-  // The database function files (src/**/sql/*.sql) go beside the compiled code, as `npm run build` puts them.
-  cpSync(path.join(root, 'src'), dist, { recursive: true, filter: (source) => statSync(source).isDirectory() || source.endsWith('.sql') })
+  // The database function files and their release (src/**/*.sql, *.json) go beside the compiled code, as `npm run build` puts them.
+  cpSync(path.join(root, 'src'), dist, { recursive: true, filter: (source) => statSync(source).isDirectory() || /\.(sql|json)$/.test(source) })
   writeFileSync(compiled, `${new Date().toISOString()}\n`)
 }
 

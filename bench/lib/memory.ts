@@ -13,8 +13,9 @@ import { createDatabase, IMAGE_ENV, IMAGE_NODE_FLAGS, peakRssMb, resetPeakRss, r
  * Embedded database: `npm start`'s own command (package.json) on a fresh data folder, so its first
  * start creates the database and seeds the demo; then at rest; then the demo: the banner's command
  * lines run as printed (bash, curl) and a few hundred reads of the demo's pages (events, seat
- * map, an order, its PDF and QR, the OpenAPI document, the docs, the scanner page); then a
- * restart on that folder. With DATABASE_URL: `node dist/server.js` (built as `npm run build`
+ * map, an order, its PDF and QR, the OpenAPI document, the docs, the scanner page) one after the
+ * other, as a person goes through them; then as many reads ten at once, a load rather than a
+ * demo; then a restart on that folder. With DATABASE_URL: `node dist/server.js` (built as `npm run build`
  * does, with the image's NODE_OPTIONS) over a fresh database of that server, created and
  * dropped. `--dist` runs the built server over the embedded database too.
  *
@@ -137,7 +138,7 @@ const statusMb = (pid: number, field: string) =>
 /**
  * The resident part of the process's WebAssembly memories: V8 reserves each with a guard region
  * of several GB after it (no access), so a read-write anonymous mapping followed by a reservation
- * of 4 GB or more is one. Null when there is none (the PostgreSQL server).
+ * of 4 GB or more is one. Null when none holds anything (the PostgreSQL server).
  */
 function wasmResidentMb(pid: number): number | null {
   const maps: { size: number; perm: string; name: string; rss: number }[] = []
@@ -148,15 +149,11 @@ function wasmResidentMb(pid: number): number | null {
     if (rss && maps.length > 0) maps.at(-1)!.rss = Number(rss[1]) * 1024
   }
   let resident = 0
-  let found = false
   for (let i = 0; i + 1 < maps.length; i++) {
     const [memory, guard] = [maps[i]!, maps[i + 1]!]
-    if (memory.perm === 'rw-p' && memory.name === '' && guard.perm === '---p' && guard.size >= 4 * 2 ** 30) {
-      resident += memory.rss
-      found = true
-    }
+    if (memory.perm === 'rw-p' && memory.name === '' && guard.perm === '---p' && guard.size >= 4 * 2 ** 30) resident += memory.rss
   }
-  return found ? Math.round(resident / 1048576) : null
+  return resident >= 1048576 ? Math.round(resident / 1048576) : null
 }
 
 /** What the probe in the server says now. */
@@ -210,16 +207,21 @@ function runBannerLines(commands: string[]): { ok: boolean; output: string } {
   return { ok: result.status === 0, output: `${result.stdout}${result.stderr}` }
 }
 
-/** The demo's pages a newcomer opens, each answered 200, then `amount` of them in turns over 10 connections. */
-async function readDemoPages(baseUrl: string, paths: string[], headers: Record<string, string>, amount: number) {
+/** Pages that do not answer 200, each asked once. */
+async function unanswered(baseUrl: string, paths: string[], headers: Record<string, string>) {
   const failed: string[] = []
   for (const p of paths) {
     const res = await fetch(`${baseUrl}${p}`, { headers })
     await res.arrayBuffer()
     if (res.status !== 200) failed.push(`${p}: ${res.status}`)
   }
-  const result = await run({ url: baseUrl, connections: 10, amount, headers, requests: paths.map((p) => ({ method: 'GET' as const, path: p })) })
-  return { failed, requests: result.requests.total, non2xx: result.non2xx, errors: result.errors + result.timeouts }
+  return failed
+}
+
+/** `amount` reads of the pages in turns over `connections` connections. */
+async function readPages(baseUrl: string, paths: string[], headers: Record<string, string>, amount: number, connections: number) {
+  const result = await run({ url: baseUrl, connections, amount, headers, requests: paths.map((p) => ({ method: 'GET' as const, path: p })) })
+  return { requests: result.requests.total, bad: result.errors + result.timeouts + result.non2xx }
 }
 
 export async function memoryBench(options: MemoryOptions): Promise<MemoryResult> {
@@ -276,18 +278,20 @@ export async function memoryBench(options: MemoryOptions): Promise<MemoryResult>
         `/stf/v1/orders/${demo.orderId}/tickets/${demo.ticket}/qr.png`,
       )
     }
-    const pages = await readDemoPages(server.baseUrl, paths, headers, options.requests)
-    if (pages.failed.length > 0) notes.push(`pages not answered 200: ${pages.failed.join(', ')}`)
-    if (pages.errors > 0 || pages.non2xx > 0) notes.push(`reads: ${pages.errors} errors, ${pages.non2xx} non-2xx`)
-    figures.reads = pages.requests
-    readings.push(
-      await read(
-        server,
-        probeFile,
-        onPostgres ? 'reads' : 'demo',
-        `${onPostgres ? '' : `the banner's ${figures.banner_lines} lines, then `}${pages.requests} reads of ${paths.length} pages over 10 connections (peak: during them)`,
-      ),
-    )
+    const failed = await unanswered(server.baseUrl, paths, headers)
+    if (failed.length > 0) notes.push(`pages not answered 200: ${failed.join(', ')}`)
+    // As a person goes through them (one after the other), then as ten at once would.
+    for (const connections of [1, 10]) {
+      if (connections > 1) resetPeakRss(server.pid)
+      const pages = await readPages(server.baseUrl, paths, headers, options.requests, connections)
+      if (pages.bad > 0) notes.push(`reads over ${connections} connections: ${pages.bad} errors, timeouts or non-2xx answers`)
+      const reads = `${pages.requests} reads of its ${paths.length} pages over ${connections === 1 ? 'one connection' : `${connections} connections`}`
+      readings.push(
+        connections === 1
+          ? await read(server, probeFile, onPostgres ? 'reads' : 'demo', `${onPostgres ? '' : `the banner's ${figures.banner_lines} lines, then `}${reads}`)
+          : await read(server, probeFile, `${onPostgres ? 'reads' : 'demo pages'}, ${connections} at once`, reads),
+      )
+    }
 
     await server.stop()
     server = await start(args, env, false)
