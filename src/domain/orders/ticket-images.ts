@@ -83,9 +83,10 @@ async function qrPixels(code: string, atMost: number): Promise<{ pixels: Uint8Ar
  * fonts (no file to ship): they draw Portuguese and English whole; a character they cannot draw
  * (an emoji, another script) is left out, never printed as `?` (printable).
  *
- * The QR goes in as grey samples made from its modules, compressed once: drawn as a PNG (made,
- * then decoded and compressed again into RGB and alpha by pdf-lib) each page took 80 ms and 8 MB
- * of buffers, and ten two-ticket PDFs asked at once raised the server's resident memory by 70 MB.
+ * The QR goes in as grey samples made from its modules, compressed once. Drawn from a PNG (made,
+ * then decoded and compressed again into RGB and alpha by pdf-lib) a page took 80 ms of the main
+ * thread and several MB of buffers: ten two-ticket PDFs at once peaked 55 to 65 MB higher (12 MB
+ * now) and took 1.7 s (0.3 s now), 50 tickets took 3.9 s (0.65 s now; docs/performance.md, Memory).
  */
 export async function ticketsPdf(sheets: readonly TicketSheet[], { orderId, locale }: TicketsPdfOptions): Promise<Uint8Array> {
   const { degrees, drawImage, PDFDocument, rgb, StandardFonts } = await import('pdf-lib')

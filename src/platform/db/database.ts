@@ -329,9 +329,9 @@ async function openPglite(dataDir: string | null): Promise<Database> {
  * Creates the embedded database's files in a process of its own, which then exits. PGlite creates
  * a database with a second PostgreSQL and an initdb, each a WebAssembly instance with memory of its
  * own, that stay in the process as garbage until a full collection, which a quiet server may not
- * run for a long time: 400 to 550 MB more of resident memory after a first start than after any
- * later one (docs/performance.md, Memory). Here they go with the process that made them; the
- * first start takes about a second more.
+ * run for a long time: about 500 MB more of resident memory after a first start than after any
+ * later one (docs/performance.md, Memory). Here they go with the process that made them, for
+ * 0.7 s more of CPU on the first start only.
  */
 async function createPgliteDatabase(location: string): Promise<void> {
   const script = `const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))})
