@@ -18,6 +18,11 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/app/data
 # A young generation of 8 MB semi-spaces instead of 16: peak RSS in the flash sale 142-147 MB
 # instead of 159-165 on PostgreSQL (275-294 instead of 293-326 on PGlite), sales/s unchanged.
 ENV NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=8"
+# glibc's allocator gives blocks of 128 KiB or more back to the system when they are freed: by
+# default it starts keeping them once one large block has been freed, so that each libuv thread
+# that hashed a password kept its 19 MiB argon2 block, and the embedded database's start left
+# 60 to 70 MB behind (docs/performance.md, Memory).
+ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force

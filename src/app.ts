@@ -5,6 +5,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod'
 import { pino, type Logger } from 'pino'
 import { backoffice } from './backoffice/index.js'
 import { checkin } from './checkin/index.js'
+import { loopbackPairingWarning } from './checkin/loopback-pairing.js'
 import { ticketCodesPlugin } from './checkin/ticket-codes-plugin.js'
 import { webhookChannel } from './domain/webhooks/webhook-channel.js'
 import { countDeliveriesByStatus } from './domain/webhooks/webhooks.repo.js'
@@ -20,6 +21,7 @@ import { drainFirst, registerGracefulClose } from './platform/http/graceful-clos
 import { registerInputGuard } from './platform/http/input-guard.js'
 import { registerMetrics } from './platform/http/metrics.js'
 import { registerOpenApi } from './platform/http/openapi.js'
+import { decoratePublicBaseUrl } from './platform/http/public-base-url.js'
 import { limitsPlugin } from './platform/http/rate-limits.js'
 import { RequestLogController, requestLogger } from './platform/http/request-logging.js'
 import { scanPage } from './platform/http/scan-page.js'
@@ -107,10 +109,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   const secrets = await resolveSecrets(config)
   app.decorate('config', config)
+  decoratePublicBaseUrl(app, config)
   app.decorate('secrets', secrets)
   app.decorate('info', { name: pkg.name, version: pkg.version, startedAt: new Date() })
 
   await app.register(ticketCodesPlugin, { secrets })
+  await app.register(loopbackPairingWarning)
   await app.register(sellerAuthenticator, { secrets })
   await app.register(availabilityMemo, { config })
   await app.register(catalogueCachePlugin, { maxAgeMs: config.catalogueCacheMs })

@@ -5,6 +5,7 @@ import { buildApp } from './app.js'
 import { findDemoSeller, renewDemoCredentials, type DemoCredentials } from './domain/demo/renew-demo-credentials.js'
 import { seedDemo, type DemoData } from './domain/demo/seed-demo.js'
 import { loadConfigOrExit } from './platform/config.js'
+import { listenUrl } from './platform/http/public-base-url.js'
 
 if (existsSync('.env')) process.loadEnvFile('.env')
 
@@ -59,13 +60,15 @@ try {
   process.exit(1)
 }
 
+// Phones pair from the devices' links: said once if they name a loopback address (checkin/loopback-pairing.ts).
+await app.warnLoopbackPairingAtStart().catch((error: unknown) => app.log.warn({ err: error }, 'could not look for scanner devices in use'))
+
 if (demo) process.stdout.write(demoBanner(demo, baseUrl()))
 if (renewed) process.stdout.write(renewedBanner(renewed, baseUrl()))
 
+/** Where the banner's lines call: the address the server listens on, from this machine (PUBLIC_BASE_URL may name a proxy in front). */
 function baseUrl() {
-  const { port } = app.server.address() as AddressInfo
-  const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host
-  return `http://${host}:${port}`
+  return listenUrl(config.host, (app.server.address() as AddressInfo).port)
 }
 
 /** A JSON body, as curl sends it. */

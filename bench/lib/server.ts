@@ -41,6 +41,8 @@ async function freePort(): Promise<number> {
 
 /** The Node flags the image runs the server with (Dockerfile, NODE_OPTIONS): the benchmark measures the same. */
 export const IMAGE_NODE_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=8']
+/** The other variables of the image's environment that change how the process runs (Dockerfile): the benchmark sets them too. */
+export const IMAGE_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072' }
 
 /** Starts the server as its own process and waits for its first healthy answer. */
 export function startServer(env: Record<string, string>, options: { fromSource: boolean; nodeFlags?: string[] }): Promise<Server> {
@@ -48,7 +50,7 @@ export function startServer(env: Record<string, string>, options: { fromSource: 
     script: options.fromSource ? 'bench/server.ts' : 'bench/.build/bench/server.js',
     fromSource: options.fromSource,
     nodeFlags: [...IMAGE_NODE_FLAGS, ...(options.nodeFlags ?? [])],
-    env,
+    env: { ...IMAGE_ENV, ...env },
     healthPath: '/iam/v1/health',
   })
 }

@@ -47,7 +47,8 @@ export const deviceRoutes: FastifyPluginAsyncZod = async (app) => {
         tokenHmac: app.secrets.tokenHmac,
         actor: actorOf(request),
       })
-      return reply.code(201).send({ ...created, pairing_url: pairingUrlOf(app.config.publicBaseUrl, created.pairing_code) })
+      app.warnLoopbackPairing()
+      return reply.code(201).send({ ...created, pairing_url: pairingUrlOf(app.publicBaseUrl, created.pairing_code) })
     },
   )
 
@@ -68,7 +69,8 @@ export const deviceRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const svg = await pairingQrSvg(app.db, { deviceId: request.params.id, tokenHmac: app.secrets.tokenHmac, publicBaseUrl: app.config.publicBaseUrl })
+      const svg = await pairingQrSvg(app.db, { deviceId: request.params.id, tokenHmac: app.secrets.tokenHmac, publicBaseUrl: app.publicBaseUrl })
+      app.warnLoopbackPairing()
       return sendSvg(reply, svg, 'no-store')
     },
   )

@@ -49,10 +49,15 @@ export const ZEnv = z
       .refine((p) => !isCommonPassword(p), COMMON_PASSWORD_MESSAGE)
       .optional(),
     IAM_RESET_URL: urlWithScheme(['http', 'https']).default('http://localhost:3000/reset'),
-    /** Where clients reach this API (scheme, host, port, and a path prefix behind a proxy): the OpenAPI document's `servers`. */
+    /**
+     * Where clients reach this API (scheme, host, port, and a path prefix behind a proxy): the
+     * OpenAPI document's `servers`, the devices' `pairing_url` and pairing QR. Unset: the address
+     * the server listens on (`http://<HOST>:<PORT>`, 127.0.0.1 for a wildcard HOST), which a phone
+     * cannot reach when it is a loopback address (the server then warns, src/checkin/loopback-pairing.ts).
+     */
     PUBLIC_BASE_URL: urlWithScheme(['http', 'https'])
       .refine((value) => !/[?#]/.test(value), 'must not have a query or fragment')
-      .default('http://127.0.0.1:3000'),
+      .optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     REDIS_URL: urlWithScheme(['redis', 'rediss']).optional(),
     /** Prefix of every key written to Redis: several deployments (or test runs) may share one server. */
@@ -161,8 +166,11 @@ function toConfig(e: z.output<typeof ZEnv>) {
     ticketKeysSecret: e.TICKET_KEYS_SECRET,
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? Object.freeze({ email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD }) : undefined,
     iamResetUrl: e.IAM_RESET_URL,
-    /** Without a trailing slash: paths in the OpenAPI document start with one. */
-    publicBaseUrl: e.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    /**
+     * Without a trailing slash: paths in the OpenAPI document start with one. Unset: the address the
+     * server listens on, its port once it listens (`app.publicBaseUrl`, platform/http/public-base-url.ts).
+     */
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process'
+import { statSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { startServerProcess } from '../support/server-process.js'
 
 const root = path.resolve(import.meta.dirname, '../..')
 
@@ -36,4 +38,21 @@ describe('starting with a wrong configuration', () => {
       expect(output).not.toMatch(/\n\s+at /)
     }
   }, 60_000)
+})
+
+describe('npm start', () => {
+  it('runs the server compiled into dist/ (compiling src/ when it changed), on the port it is given', async () => {
+    const server = await startServerProcess({}, { args: ['scripts/start.mjs'], startWithinMs: 120_000 })
+    try {
+      expect((await fetch(`${server.baseUrl}/iam/v1/health`)).status).toBe(200)
+      const doc = (await (await fetch(`${server.baseUrl}/openapi.json`)).json()) as { servers: { url: string }[] }
+      expect(doc.servers[0]!.url).toBe(server.baseUrl)
+      // Compiled by this start or an earlier one, and not older than any source.
+      const compiled = statSync(path.join(root, 'dist/.compiled')).mtimeMs
+      expect(compiled).toBeGreaterThanOrEqual(statSync(path.join(root, 'src/server.ts')).mtimeMs)
+      expect(statSync(path.join(root, 'dist/server.js')).isFile()).toBe(true)
+    } finally {
+      expect(await server.stop()).toBe(0)
+    }
+  }, 150_000)
 })

@@ -19,6 +19,8 @@ export type StartServerOptions = {
   databaseUrl?: string
   /** How long it may take to listen (default 60 s): a start that seeds the demo does that first. */
   startWithinMs?: number
+  /** Node's arguments (default `--import tsx src/server.ts`, the sources through tsx). */
+  args?: string[]
 }
 
 /**
@@ -28,7 +30,7 @@ export type StartServerOptions = {
 export async function startServerProcess(env: Record<string, string> = {}, options: StartServerOptions = {}): Promise<ServerProcess> {
   const port = await freePort()
   const databaseUrl = options.databaseUrl ?? (process.env.TEST_DATABASE_URL ? await createScratchDatabase(process.env.TEST_DATABASE_URL) : undefined)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, options.args ?? ['--import', 'tsx', 'src/server.ts'], {
     cwd: path.resolve(import.meta.dirname, '../..'),
     env: {
       PATH: process.env.PATH,

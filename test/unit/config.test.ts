@@ -12,7 +12,8 @@ describe('loadConfig', () => {
       smtpUrl: undefined,
       mailFrom: 'no-reply@localhost',
       iamResetUrl: 'http://localhost:3000/reset',
-      publicBaseUrl: 'http://127.0.0.1:3000',
+      // Unset: the address the server listens on (app.publicBaseUrl, test/http/public-base-url.test.ts).
+      publicBaseUrl: undefined,
       logLevel: 'info',
       corsOrigins: [],
       trustProxy: undefined,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { IMAGE_NODE_FLAGS } from '../../bench/lib/server.js'
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../bench/lib/server.js'
 import { KNOWN_ENV } from '../../src/platform/config.js'
 
 // No Docker engine runs here, so the compose file and the Dockerfile are checked by reading.
@@ -74,6 +74,15 @@ describe('Dockerfile', () => {
 
   it('runs the server with the Node flags the benchmark measures', () => {
     expect(dockerfile).toContain(`ENV NODE_OPTIONS="${IMAGE_NODE_FLAGS.join(' ')}"\n`)
+  })
+
+  it('runs the server, and `npm start`, with the allocator setting the benchmark measures', () => {
+    const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+    expect(Object.keys(IMAGE_ENV)).not.toHaveLength(0)
+    for (const [name, value] of Object.entries(IMAGE_ENV)) {
+      expect(dockerfile).toContain(`ENV ${name}=${value}\n`)
+      expect(start).toContain(`${name}=${value} node `)
+    }
   })
 
   it('runs `npm start` with the same young generation as the image', () => {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, count, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { offsetOf, type Page, type Paging } from '../../platform/db/paging.js'
 import { sellers } from '../sellers/sellers.table.js'
@@ -23,6 +23,22 @@ export async function listDeviceRows(db: Db, sellerId: string, paging: Paging): 
 }
 
 export const findDevice = async (db: Db, id: string) => (await db.select().from(checkinDevices).where(eq(checkinDevices.id, id)))[0]
+
+/** Whether a device of a seller other than `exceptSellerId` is in use: paired, or waiting to pair with a live code; not revoked. */
+export async function hasDevicesInUse(db: Db, exceptSellerId: string | null): Promise<boolean> {
+  const [row] = await db
+    .select({ id: checkinDevices.id })
+    .from(checkinDevices)
+    .where(
+      and(
+        isNull(checkinDevices.revokedAt),
+        sql`(${checkinDevices.pairedAt} is not null or ${checkinDevices.pairingExpiresAt} > now())`,
+        exceptSellerId ? ne(checkinDevices.sellerId, exceptSellerId) : undefined,
+      ),
+    )
+    .limit(1)
+  return row !== undefined
+}
 
 /**
  * Exchanges a live pairing code for a token in one statement: of two calls with one code at

@@ -1,8 +1,12 @@
+import type { PDFFont } from 'pdf-lib'
+import type { QRCodeRenderersOptions } from 'qrcode'
 import { dateTimeFormat, regionDisplayNames } from '../../platform/date-formats.js'
-import { PDFDocument, type PDFFont, rgb, StandardFonts } from 'pdf-lib'
-import QRCode, { type QRCodeRenderersOptions } from 'qrcode'
 import type { Locale } from '../sellers/seller-settings.js'
 import type { EventVenue } from '../catalog/events.table.js'
+
+// The QR and PDF libraries load with the first image drawn: a process that draws none (the
+// PostgreSQL server of an API that never prints) does without their few MB.
+const qrcode = () => import('qrcode').then((module) => module.default)
 
 /** Error correction M; a quiet zone of 4 modules, as ISO/IEC 18004 asks (readers miss codes drawn tighter). */
 const QR = { errorCorrectionLevel: 'M', margin: 4 } as const satisfies QRCodeRenderersOptions
@@ -11,10 +15,10 @@ const QR = { errorCorrectionLevel: 'M', margin: 4 } as const satisfies QRCodeRen
 export const PNG_SIZE = { min: 64, max: 2048, default: 512 } as const
 
 /** Any text (a ticket's code, a pairing link) as an SVG QR image, drawn as every QR of the product is. */
-export const qrSvg = (code: string) => QRCode.toString(code, { ...QR, type: 'svg' })
+export const qrSvg = async (code: string) => (await qrcode()).toString(code, { ...QR, type: 'svg' })
 
 /** A PNG of `size` × `size` pixels (quiet zone included): email clients that show no SVG show this. */
-export const qrPng = (code: string, size: number) => QRCode.toBuffer(code, { ...QR, type: 'png', width: size })
+export const qrPng = async (code: string, size: number) => (await qrcode()).toBuffer(code, { ...QR, type: 'png', width: size })
 
 /** What one printed ticket shows. */
 export type TicketSheet = {
@@ -102,13 +106,42 @@ const QR_SIZE = 260
 export type TicketsPdfOptions = { orderId: string; locale: Locale }
 
 /**
- * The tickets as a PDF, one A5 page each: the QR of the signed code (drawn from a PNG, so any
- * viewer and printer shows it), then what a person at the gate reads (the event, when its show
- * starts and its doors open, where, the ticket), its words and date in the seller's language (`locale`, also the document's language). Standard fonts (no file to ship):
- * they draw Portuguese and English whole; a character they cannot draw (an emoji, another script)
- * is left out, never printed as `?` (printable).
+ * The QR of `code` as 8-bit grey pixels (0 black, 255 white), quiet zone included, a whole number
+ * of pixels per module so that every module is drawn alike: `width` × `width` pixels, `width` at
+ * most `atMost`.
+ */
+async function qrPixels(code: string, atMost: number): Promise<{ pixels: Uint8Array; width: number }> {
+  const { modules } = (await qrcode()).create(code, { errorCorrectionLevel: QR.errorCorrectionLevel })
+  const cells = modules.size + 2 * QR.margin
+  const scale = Math.max(1, Math.floor(atMost / cells))
+  const width = cells * scale
+  const pixels = new Uint8Array(width * width).fill(255)
+  for (let row = 0; row < modules.size; row++) {
+    for (let col = 0; col < modules.size; col++) {
+      if (!modules.get(row, col)) continue
+      for (let y = 0; y < scale; y++) {
+        const start = ((row + QR.margin) * scale + y) * width + (col + QR.margin) * scale
+        pixels.fill(0, start, start + scale)
+      }
+    }
+  }
+  return { pixels, width }
+}
+
+/**
+ * The tickets as a PDF, one A5 page each: the QR of the signed code (an image of about 600 pixels
+ * a side, so that any viewer and printer shows it sharp), then what a person at the gate reads
+ * (the event, when its show starts and its doors open, where, the ticket), its words and date in the seller's language (`locale`, also the document's language). Standard
+ * fonts (no file to ship): they draw Portuguese and English whole; a character they cannot draw
+ * (an emoji, another script) is left out, never printed as `?` (printable).
+ *
+ * The QR goes in as grey samples made from its modules, compressed once. Drawn from a PNG (made,
+ * then decoded and compressed again into RGB and alpha by pdf-lib) a page took 80 ms of the main
+ * thread and several MB of buffers: ten two-ticket PDFs at once peaked 55 to 65 MB higher (12 MB
+ * now) and took 1.7 s (0.3 s now), 50 tickets took 3.9 s (0.65 s now; docs/performance.md, Memory).
  */
 export async function ticketsPdf(sheets: readonly TicketSheet[], { orderId, locale }: TicketsPdfOptions): Promise<Uint8Array> {
+  const { degrees, drawImage, PDFDocument, rgb, StandardFonts } = await import('pdf-lib')
   const pdf = await PDFDocument.create()
   pdf.setTitle(WORDS[locale].title(orderId))
   pdf.setLanguage(locale)
@@ -117,9 +150,22 @@ export async function ticketsPdf(sheets: readonly TicketSheet[], { orderId, loca
   const bold = await pdf.embedFont(StandardFonts.HelveticaBold)
   for (const sheet of sheets) {
     const page = pdf.addPage([A5.width, A5.height])
-    const image = await pdf.embedPng(await qrPng(sheet.code, 600))
+    const { pixels, width } = await qrPixels(sheet.code, 600)
+    const image = pdf.context.register(
+      pdf.context.flateStream(pixels, { Type: 'XObject', Subtype: 'Image', Width: width, Height: width, ColorSpace: 'DeviceGray', BitsPerComponent: 8 }),
+    )
     const top = A5.height - MARGIN
-    page.drawImage(image, { x: (A5.width - QR_SIZE) / 2, y: top - QR_SIZE, width: QR_SIZE, height: QR_SIZE })
+    page.pushOperators(
+      ...drawImage(page.node.newXObject('Image', image), {
+        x: (A5.width - QR_SIZE) / 2,
+        y: top - QR_SIZE,
+        width: QR_SIZE,
+        height: QR_SIZE,
+        rotate: degrees(0),
+        xSkew: degrees(0),
+        ySkew: degrees(0),
+      }),
+    )
     let y = top - QR_SIZE - 28
     const line = (text: string, font: PDFFont, size: number) => {
       for (const part of wrap(printable(text, font), font, size, A5.width - 2 * MARGIN)) {

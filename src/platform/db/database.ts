@@ -1,13 +1,12 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import pg from 'pg'
 import { applyFunctionFiles, type FunctionFilesApplied } from './function-files.js'
 import { preparingClient, UnpreparedClient } from './preparing-client.js'
@@ -278,16 +277,25 @@ class PgListener {
 /**
  * PGlite's own default (128MB) is touched as the database opens: 117 MB more of resident memory
  * for a process that serves one small database (measured: an existing database opened at 286 MB
- * RSS, at 169 MB with 32MB). Its files stay in the OS page cache, like a server's.
+ * RSS, at 169 MB with 32MB). 16MB holds the whole of a trial's database (the demo's is 11 MB
+ * with its catalogues) in 18 MB less than 32MB (docs/performance.md, Memory); a larger one's
+ * pages are read from the OS page cache, as a server's are.
  */
-const PGLITE_SHARED_BUFFERS = '32MB'
+const PGLITE_SHARED_BUFFERS = '16MB'
 
 async function openPglite(dataDir: string | null): Promise<Database> {
   let location: string | undefined
   if (dataDir !== null) {
     location = path.resolve(dataDir, 'pglite')
     await mkdir(location, { recursive: true })
+    if (!existsSync(path.join(location, 'PG_VERSION'))) await createPgliteDatabase(location)
   }
+  // Loaded here: a server on PostgreSQL never needs them.
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ])
   const client = await PGlite.create(location, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] })
   const db = drizzlePglite(client, DRIZZLE_OPTIONS) as unknown as Db
   return {
@@ -315,6 +323,27 @@ async function openPglite(dataDir: string | null): Promise<Database> {
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     close: () => client.close(),
   }
+}
+
+/**
+ * Creates the embedded database's files in a process of its own, which then exits. PGlite creates
+ * a database with a second PostgreSQL and an initdb, each a WebAssembly instance with memory of its
+ * own, that stay in the process as garbage until a full collection, which a quiet server may not
+ * run for a long time: about 500 MB more of resident memory after a first start than after any
+ * later one (docs/performance.md, Memory). Here they go with the process that made them, for
+ * 0.7 s more of CPU on the first start only.
+ */
+async function createPgliteDatabase(location: string): Promise<void> {
+  const script = `const { PGlite } = await import(${JSON.stringify(import.meta.resolve('@electric-sql/pglite'))})
+await (await PGlite.create(process.argv[1])).close()`
+  const child = spawn(process.execPath, ['--input-type=module', '--eval', script, location], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('exit', resolve)
+  })
+  if (code !== 0) throw new Error(`could not create the embedded database in ${location} (exit ${code}): ${stderr.trim()}`)
 }
 
 /**

@@ -28,14 +28,13 @@ type Document = { paths?: Record<string, Record<string, Operation>>; components?
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas that validate requests, served
  * at `/openapi.json`, with a browsable reference at `/docs`. Register before any route, once
- * `app.config` is decorated.
+ * `app.publicBaseUrl` is decorated.
  */
 export async function registerOpenApi(app: FastifyInstance, version: string) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Boxoffice API', version, description: DESCRIPTION },
-      servers: [{ url: app.config.publicBaseUrl, description: 'This deployment (`PUBLIC_BASE_URL`)' }],
       tags: [
         { name: 'storefront', description: 'Partner storefronts (/stf/v1), HTTP Basic' },
         { name: 'iam', description: 'Staff identity and access (/iam/v1), Bearer' },
@@ -68,7 +67,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string) {
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: (input) => finishDocument(jsonSchemaTransformObject(input) as Document),
+    // The document is made at the first request for it, once the server listens: `servers` names
+    // its real port when PUBLIC_BASE_URL is unset (API.md 7.12), and stays in its place after `info`.
+    transformObject: (input) => {
+      const { openapi, info, ...rest } = finishDocument(jsonSchemaTransformObject(input) as Document) as Json
+      const servers = [{ url: app.publicBaseUrl, description: 'This deployment (`PUBLIC_BASE_URL`)' }]
+      return { openapi, info, servers, ...rest } as ReturnType<typeof jsonSchemaTransformObject>
+    },
   })
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -1,6 +1,6 @@
 import { normalizeIP } from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { normalizeEmail } from '../auth/email.js'
 import { hashOpaqueToken } from '../auth/opaque-token.js'
@@ -141,7 +141,10 @@ function connected(redis: Redis, waitMs: number): Promise<void> {
  */
 export const limitsPlugin = fp<{ config: Config }>(
   async (app, { config }) => {
-    const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 }) : undefined
+    // ioredis loads only when it is used.
+    const redis = config.redisUrl
+      ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 })
+      : undefined
     redis?.on('error', (error) => app.log.warn({ err: error.message }, 'redis unavailable'))
     // Counted in memory until the connection is up, the first requests of a new replica would not
     // count with the others: start once Redis answers, or once it has failed to (it is retried).

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Logger } from 'pino'
 
 export type OutgoingEmail = {
@@ -36,17 +36,25 @@ export function createMailer(options: { smtpUrl: string | undefined; from: strin
       close: () => undefined,
     }
   }
-  const transport = nodemailer.createTransport(smtpUrl, {
-    // nodemailer waits minutes by default; a dead server should fail fast and be retried.
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  })
+  // nodemailer loads with the first email sent: a process without SMTP_URL never needs it.
+  let transport: Promise<Transporter> | undefined
+  const connect = async () =>
+    (await import('nodemailer')).default.createTransport(smtpUrl, {
+      // nodemailer waits minutes by default; a dead server should fail fast and be retried.
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+    })
   return {
     send: async (email) => {
-      await transport.sendMail({ from, to: email.to, subject: email.subject, text: email.text, html: email.html ?? undefined })
+      transport ??= connect()
+      await (await transport).sendMail({ from, to: email.to, subject: email.subject, text: email.text, html: email.html ?? undefined })
       return 'sent'
     },
-    close: () => transport.close(),
+    close: () =>
+      void transport?.then(
+        (t) => t.close(),
+        () => undefined,
+      ),
   }
 }
