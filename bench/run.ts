@@ -538,7 +538,7 @@ async function flashSales(r: Run, hand: HandWritten | null) {
 }
 
 /**
- * The seated flash sale (API.md 7.7): a plan of 20 rows of 50 seats, one category, no aisle
+ * The seated flash sale (docs/seating.md): a plan of 20 rows of 50 seats, one category, no aisle
  * (1,000 seats), sold by one inventory; the same buyers, connections and client flow as the
  * flash sale (POST basket, then checkout, each with a customer's token), each asking for best
  * available 2 (`{inventory_id, quantity: 2}`: the server picks two adjacent seats). Its baseline
@@ -1229,7 +1229,7 @@ async function login(r: Run) {
 }
 
 /**
- * Door check-in (API.md 7.5): one offline upload of 1,000 scans in one call (target ≤ 1 s), then
+ * Door check-in (docs/door.md): one offline upload of 1,000 scans in one call (target ≤ 1 s), then
  * 50 paired gates scanning distinct tickets by their QR codes, first as fast as they can, then
  * 200 scans/s in all (target p99 ≤ 100 ms). Every answer must be `ok`, and the database must
  * hold one admitting check-in per scan and no ticket admitted twice. The tickets are bought
@@ -1356,7 +1356,7 @@ async function checkin(r: Run) {
 }
 
 /**
- * Waiting list (API.md 7.6, issue 32): an inventory of 1,000 tickets with its list on, sold out
+ * Waiting list (docs/waiting-list.md): an inventory of 1,000 tickets with its list on, sold out
  * through the storefront as 50 orders of 20 tickets (the most one basket item takes); 1,000 buyers
  * join its list for one ticket each (each from an `X-End-User-IP` of its own, so the per-address
  * limit on joining counts each on its own); then the 50 orders are cancelled at once through the
@@ -1483,7 +1483,7 @@ async function waitlist(r: Run) {
 }
 
 /**
- * Orders awaiting payment (API.md 7.9, bench/README.md). On inventories of the payments row's
+ * Orders awaiting payment (docs/payments.md, bench/README.md). On inventories of the payments row's
  * own (bench/server/seed-payments.ts):
  * - the flash sale (the flash group's buyers, stock and connections) paid at checkout against the
  *   same sale with `await_payment: true` (pix), plain, awaiting, awaiting, plain after a warm-up of

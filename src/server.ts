@@ -124,8 +124,8 @@ function demoBanner(data: DemoData, base: string) {
 }
 
 /**
- * A ticket for tonight's show bought at once, paid by pix: as a guest (an email and a name, API.md
- * 7.12: the order's token in the answer opens it), and as the demo buyer signed in. Each line opens
+ * A ticket for tonight's show bought at once, paid by pix: as a guest (an email and a name, docs/selling.md:
+ * the order's token in the answer opens it), and as the demo buyer signed in. Each line opens
  * its own basket and checks it out; the order's status and id (or the error) are printed.
  */
 function checkoutLines(data: DemoData, base: string) {
@@ -142,7 +142,7 @@ function checkoutLines(data: DemoData, base: string) {
 }
 
 /**
- * The event sold by pix awaiting payment (API.md 7.9), and the lines that buy a ticket of it as
+ * The event sold by pix awaiting payment (docs/payments.md), and the lines that buy a ticket of it as
  * the demo buyer: sign in, open a basket, check it out awaiting pix (`pending` and its
  * `payment_due_at` shown on stderr), pay what it owes, read its status (`confirmed`). Each keeps
  * what the next needs in a shell variable; they run as pasted, one after the other in one shell.

@@ -15,7 +15,7 @@ declare module 'fastify' {
 /**
  * A device's `pairing_url` and pairing QR start with `app.publicBaseUrl`: on a loopback address
  * (the default, 127.0.0.1, on a laptop) a phone that opens one reaches itself, not this server
- * (API.md 7.12). The server says so in one warning a process, with the fix: when it starts
+ * (docs/operations.md). The server says so in one warning a process, with the fix: when it starts
  * listening while devices of a seller are in use (paired, or waiting to pair; src/server.ts),
  * else when it first hands out a pairing link (a device created, a pairing QR drawn). The demo's
  * own device, which the banner pairs with curl on this machine, counts for nothing: a laptop

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from './auth/passwords.js'
 
 /**
- * Every setting the process reads, parsed once at boot (API.md section 6).
+ * Every setting the process reads, parsed once at boot (docs/operations.md, Configuration).
  * An empty variable counts as unset, so `SMTP_URL=` in a compose file means "no SMTP".
  */
 const urlWithScheme = (schemes: string[]) =>

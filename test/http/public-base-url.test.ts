@@ -10,7 +10,7 @@ import { captureLogs } from '../support/log-capture.js'
 import { freePort } from '../support/smtp-sink.js'
 
 /**
- * API.md 7.12: PUBLIC_BASE_URL defaults to the address the server listens on, so that the OpenAPI
+ * docs/operations.md: PUBLIC_BASE_URL defaults to the address the server listens on, so that the OpenAPI
  * `servers` and the devices' `pairing_url` follow PORT; the server warns, once, when phones would
  * be handed a loopback address. Each app here listens as src/server.ts makes it listen.
  */

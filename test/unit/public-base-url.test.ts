@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isLoopbackUrl, listenUrl } from '../../src/platform/http/public-base-url.js'
 
-/** API.md 7.12: the address the server listens on, and whether another device can reach it. */
+/** docs/operations.md: the address the server listens on, and whether another device can reach it. */
 describe('listenUrl', () => {
   it('names the host and port it listens on, 127.0.0.1 for a wildcard, IPv6 in brackets', () => {
     expect(listenUrl('127.0.0.1', 4853)).toBe('http://127.0.0.1:4853')

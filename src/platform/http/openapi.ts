@@ -68,7 +68,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string) {
     },
     transform: jsonSchemaTransform,
     // The document is made at the first request for it, once the server listens: `servers` names
-    // its real port when PUBLIC_BASE_URL is unset (API.md 7.12), and stays in its place after `info`.
+    // its real port when PUBLIC_BASE_URL is unset (docs/operations.md), and stays in its place after `info`.
     transformObject: (input) => {
       const { openapi, info, ...rest } = finishDocument(jsonSchemaTransformObject(input) as Document) as Json
       const servers = [{ url: app.publicBaseUrl, description: 'This deployment (`PUBLIC_BASE_URL`)' }]

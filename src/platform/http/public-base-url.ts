@@ -5,7 +5,7 @@ import type { Config } from '../config.js'
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * Where clients reach this API, without a trailing slash (API.md 7.12): `PUBLIC_BASE_URL`, else
+     * Where clients reach this API, without a trailing slash (docs/operations.md): `PUBLIC_BASE_URL`, else
      * the address the server listens on, with its real port once it listens (`PORT=0` picks one).
      */
     readonly publicBaseUrl: string
