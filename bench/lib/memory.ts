@@ -190,7 +190,7 @@ async function read(server: Started, probeFile: string, phase: string, note?: st
 function parseBanner(output: string) {
   const tried = /try:\s+curl -u (\S+):(\S+) (\S+)\/stf\/v1\/events/.exec(output)
   const order = /demo order:\s+(\S+), tickets (\S+)/.exec(output)
-  const seatMap = /the seat map \(same credentials\): \S+?(\/stf\/v1\/\S+)/.exec(output)
+  const seatMap = /the seat map[^:\n]*\(same credentials\): \S+?(\/stf\/v1\/\S+)/.exec(output)
   if (!tried || !order || !seatMap) throw new Error(`the demo banner did not say what the memory bench reads:\n${output}`)
   const text = output.slice(output.indexOf('Demo data created'))
   // The lines to paste: indented by four spaces, each a command (curl, or a variable set from one).
