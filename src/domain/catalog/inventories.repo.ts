@@ -25,12 +25,6 @@ export const updateInventoryRow = async (db: Db, id: string, values: Partial<New
       .returning()
   )[0]
 
-/**
- * Tells every process that the seller's catalogue changed (announce_catalogue_changed's channel), at
- * commit: for what its trigger does not watch (an inventory's show and doors times).
- */
-export const announceCatalogueChanged = (db: Db, sellerId: string) => db.execute(sql`select pg_notify('catalogue_changed', ${sellerId})`)
-
 /** An event's inventories by date, then show time, then name. */
 export async function listInventoryRows(db: Db, eventId: string, paging: Paging): Promise<Page<InventoryRow>> {
   const where = eq(inventories.eventId, eventId)

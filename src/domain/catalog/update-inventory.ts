@@ -6,7 +6,7 @@ import { markInventoryTicketsChanged } from '../checkin/list-tickets.repo.js'
 import { freeingTickets } from '../inventory/freeing-tickets.js'
 import { heldQuantities, withCounts, type CountedInventory } from '../inventory/held.js'
 import type { InventoryVariant } from './inventories.table.js'
-import { announceCatalogueChanged, lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
+import { lockInventoryById, updateInventoryRow, type NewInventoryRow } from './inventories.repo.js'
 import { checkShowTimes } from './show-times.js'
 import { eq } from 'drizzle-orm'
 import { seatBlocks } from '../seating/seating.table.js'
@@ -96,8 +96,6 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     // The gates judge its tickets by its date, doors and attention, and show its time: the scanners' feed returns them.
     const gateChange = [values.date, values.checkinAttention, values.variants, values.time, values.doorsTime].some((value) => value !== undefined)
     if (gateChange) await markInventoryTicketsChanged(tx, current.id)
-    // The catalogue shows the times; changing them alone fires no catalogue trigger (announce_catalogue_changed).
-    if (values.time !== undefined || values.doorsTime !== undefined) await announceCatalogueChanged(tx, current.sellerId)
     // A larger capacity sells more.
     if (values.capacity !== undefined) stock.freed([current.id])
     const [counted] = await withCounts(tx, [inventory])
