@@ -13,8 +13,8 @@ const covers = (list, { event_id, inventory_id, variant }) =>
   (list.variants === null || list.variants.includes(variant))
 
 /**
- * Whether an entry falls within the ticket's window. The server computes the window (docs/door.md,
- * 7.12: from 2 hours before the doors, in the seller's time zone) and the feed gives it as two
+ * Whether an entry falls within the ticket's window. The server computes the window (docs/door.md:
+ * from 2 hours before the doors, in the seller's time zone) and the feed gives it as two
  * instants, `entry_opens_at` and `entry_closes_at`: the gate compares its clock with them, and
  * judges as the server does. A ticket kept before the feed gave them: from its date's 00:00 until
  * 06:00 of the next day on this device's clock and time zone (a gate stands where its event is).
