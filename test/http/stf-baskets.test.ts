@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { baskets } from '../../src/domain/baskets/baskets.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
+import { announceTicketsFreedHere } from '../../src/domain/inventory/availability-memo.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import { createTestAffiliate, createTestSeller, type TestSeller, useTwoSellers } from '../factories/sellers.js'
@@ -24,7 +25,15 @@ const availability = async (headers: Headers, eventId: string) =>
       .json()
       .data.flatMap((d: { inventories: { id: string; available: number }[] }) => d.inventories.map((i) => [i.id, i.available])),
   )
-const expire = (id: string) => ctx.app.db.update(baskets).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(baskets.id, id))
+/**
+ * Lapses a basket's hold now, as time passing would, and forgets at once what this process read of
+ * availability before (the database's notice of the change reaches it a few milliseconds later, on
+ * a busy machine later still; a change the application makes itself is announced here the same way).
+ */
+const expire = async (id: string) => {
+  await ctx.app.db.update(baskets).set({ expiresAt: sql`now() - interval '1 second'` }).where(eq(baskets.id, id))
+  announceTicketsFreedHere(ctx.app.db, '*')
+}
 const basketCount = async () => Number((await ctx.app.db.select({ n: count() }).from(baskets))[0]!.n)
 
 async function stock(seller: TestSeller, capacity = 10, overrides: Parameters<typeof createTestInventory>[2] = {}) {
