@@ -16,6 +16,7 @@ import { customerRateLimits } from './customer-rate-limits.js'
  *
  * Usage in a storefront route on `/orders/:id…`:
  * ```ts
+ * const checkOrderToken = orderTokenCheck(app)
  * app.get('/orders/:id', { preHandler: checkOrderToken }, async (request) => request.orderToken) // the hash, or null
  * ```
  */
@@ -23,7 +24,7 @@ export const ORDER_TOKEN_HEADER = 'x-order-token'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by `checkOrderToken`: the hash of the request's order token once it proved to open the order; null without the header. */
+    /** Set by `orderTokenCheck`'s preHandler: the hash of the request's order token once it proved to open the order; null without the header. */
     orderToken: string | null
   }
 }
@@ -52,35 +53,28 @@ export function registerOrderTokenHeader(app: FastifyInstance) {
 
 const unknownOrder = () => new AppError('not_found')
 
-const limitsByApp = new WeakMap<FastifyInstance, ReturnType<typeof customerRateLimits>>()
-const limitsOf = (app: FastifyInstance) => {
-  const known = limitsByApp.get(app)
-  if (known) return known
-  const limits = customerRateLimits(app)
-  limitsByApp.set(app, limits)
-  return limits
-}
-
 /**
- * preHandler of the routes on `/orders/:id…`: without `X-Order-Token` it does nothing; with one,
- * the token must open that order of the seller, else 404 (and 429 past the address's limit).
+ * The preHandler of the routes on `/orders/:id…`, made once per route file (its limit is the
+ * app's, shared by every file): without `X-Order-Token` it does nothing; with one, the token must
+ * open that order of the seller, else 404 (and 429 past the address's limit).
  */
-export async function checkOrderToken(request: FastifyRequest): Promise<void> {
-  const header = request.headers[ORDER_TOKEN_HEADER]
-  if (header === undefined || header === '') return
-  const app = request.server
-  const orderId = (request.params as { id?: string }).id ?? ''
-  const hash = await limitsOf(app).guardOrderToken(request, async () => {
-    // Shapes no token of ours has are refused without reading anything, but counted as any wrong token.
-    if (typeof header !== 'string' || header.length > MAX_ORDER_TOKEN_LENGTH || !UUID_PATTERN.test(orderId)) throw unknownOrder()
-    const tokenHash = hashOrderToken(app.secrets.tokenHmac, header)
-    if (!(await orderTokenOpens(app.db, request.seller.id, orderId, tokenHash))) throw unknownOrder()
-    return tokenHash
-  })
-  request.orderToken = hash
+export function orderTokenCheck(app: FastifyInstance) {
+  const limits = customerRateLimits(app)
+  return async function checkOrderToken(request: FastifyRequest): Promise<void> {
+    const header = request.headers[ORDER_TOKEN_HEADER]
+    if (header === undefined || header === '') return
+    const orderId = (request.params as { id?: string }).id ?? ''
+    request.orderToken = await limits.guardOrderToken(request, async () => {
+      // Shapes no token of ours has are refused without reading anything, but counted as any wrong token.
+      if (typeof header !== 'string' || header.length > MAX_ORDER_TOKEN_LENGTH || !UUID_PATTERN.test(orderId)) throw unknownOrder()
+      const tokenHash = hashOrderToken(app.secrets.tokenHmac, header)
+      if (!(await orderTokenOpens(app.db, request.seller.id, orderId, tokenHash))) throw unknownOrder()
+      return tokenHash
+    })
+  }
 }
 
-/** preHandler after `optionalCustomer` and `checkOrderToken`: the call needs the order's customer or its token. */
+/** preHandler after `optionalCustomer` and `orderTokenCheck`'s: the call needs the order's customer or its token. */
 export async function requireCustomerOrOrderToken(request: FastifyRequest): Promise<void> {
   if (request.customer === null && request.orderToken === null) {
     throw new AppError('unauthorized', {

@@ -13,7 +13,7 @@ import { errorResponses, pageMeta } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
 import { ZBasketParams, ZIdempotencyHeaders } from './baskets.schemas.js'
 import { optionalCustomer, requireCustomer } from './customer-auth.js'
-import { checkOrderToken } from './order-token-auth.js'
+import { orderTokenCheck } from './order-token-auth.js'
 import { sendSvg, ZSvgDocument } from '../platform/http/svg-reply.js'
 import {
   ZCheckoutBody,
@@ -43,6 +43,8 @@ const withOrderToken = [{ sellerBasic: [], orderToken: [] }]
 
 /** Checkout, the customer's orders and ticket download registration. */
 export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
+  const checkOrderToken = orderTokenCheck(app)
+
   app.post(
     '/baskets/:id/checkout',
     {

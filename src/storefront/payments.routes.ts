@@ -2,12 +2,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { payOrder } from '../domain/payments/pay-order.js'
 import { errorResponses } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
-import { checkOrderToken } from './order-token-auth.js'
+import { orderTokenCheck } from './order-token-auth.js'
 import { ZOrderParams, ZPayment } from './orders.schemas.js'
 import { PAYMENT_DESCRIPTION, ZPaymentBody } from './payments.schemas.js'
 
 /** Paying an order that awaits payment (docs/payments.md). */
 export const paymentRoutes: FastifyPluginAsyncZod = async (app) => {
+  const checkOrderToken = orderTokenCheck(app)
+
   app.post(
     '/orders/:id/payments',
     {

@@ -4,7 +4,7 @@ import { confirmRefund } from '../domain/payments/confirm-refund.js'
 import { errorResponses, ZIdParams } from '../platform/http/schemas.js'
 import { storefrontActor } from './actor.js'
 import { optionalCustomer } from './customer-auth.js'
-import { checkOrderToken, requireCustomerOrOrderToken } from './order-token-auth.js'
+import { orderTokenCheck, requireCustomerOrOrderToken } from './order-token-auth.js'
 import { ZOrder, ZOrderParams, ZRefund } from './orders.schemas.js'
 import { ZConfirmRefundRequest } from './refunds.schemas.js'
 
@@ -14,6 +14,8 @@ const withCustomer = [{ sellerBasic: [], customerToken: [] }]
 
 /** The buyer's withdrawal and the partner's confirmation of refunds (docs/payments.md). */
 export const refundRoutes: FastifyPluginAsyncZod = async (app) => {
+  const checkOrderToken = orderTokenCheck(app)
+
   app.post(
     '/orders/:id/cancel',
     {

@@ -4,7 +4,7 @@ import type { EmailMessage } from '../../platform/mail/outbox.repo.js'
 import { isPaymentMethod, type PaymentMethod } from '../baskets/installment-plans.js'
 import { events } from '../catalog/events.table.js'
 import { formatBrl } from '../catalog/price-label.js'
-import { composeBuyerEmail, describeInstant, type EmailSeller } from '../customers/customer-emails.js'
+import { composeBuyerEmail, describeInstant, storefrontLink, type EmailSeller } from '../customers/customer-emails.js'
 import type { RefundView } from '../payments/payment-views.js'
 import type { Locale } from '../sellers/seller-settings.js'
 import { sellers } from '../sellers/sellers.table.js'
@@ -351,5 +351,4 @@ export function orderLinkEmail(context: OrderEmailContext & { link: string }, or
 }
 
 /** `{storefront_url}/orders/{id}?token=<token>`: a guest's order page, opened by its token (docs/selling.md). */
-export const orderLinkOf = (storefrontUrl: string, orderId: string, token: string) =>
-  `${storefrontUrl.replace(/\/+$/, '')}/orders/${orderId}?token=${encodeURIComponent(token)}`
+export const orderLinkOf = (storefrontUrl: string, orderId: string, token: string) => storefrontLink(storefrontUrl, `orders/${orderId}`, token)

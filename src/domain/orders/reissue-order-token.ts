@@ -16,7 +16,7 @@ export type ReissueOrderTokenOptions = { orderId: string; tokenHmac: Buffer; act
 export async function reissueOrderToken(db: Db, options: ReissueOrderTokenOptions): Promise<{ order_token: string }> {
   const { token, hash } = newOrderToken(options.tokenHmac)
   return db.transaction(async (tx) => {
-    const order = await replaceOrderTokenHash(tx, options.orderId, null, hash)
+    const order = await replaceOrderTokenHash(tx, options.orderId, hash)
     if (!order) throw new AppError('not_found')
     const context = (await orderEmailContexts(tx, [order.id])).get(order.id)!
     await enqueueEmail(tx, orderLinkEmail({ ...context, link: orderLinkOf(context.seller.storefrontUrl, order.id, token) }, order.id))
