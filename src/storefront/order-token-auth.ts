@@ -59,10 +59,12 @@ const unknownOrder = () => new AppError('not_found')
  * open that order of the seller, else 404 (and 429 past the address's limit).
  */
 export function orderTokenCheck(app: FastifyInstance) {
-  const limits = customerRateLimits(app)
+  // Made at the first token checked, not when the routes are registered (a route table may be read without a configured app).
+  let limits: ReturnType<typeof customerRateLimits> | undefined
   return async function checkOrderToken(request: FastifyRequest): Promise<void> {
     const header = request.headers[ORDER_TOKEN_HEADER]
     if (header === undefined || header === '') return
+    limits ??= customerRateLimits(app)
     const orderId = (request.params as { id?: string }).id ?? ''
     request.orderToken = await limits.guardOrderToken(request, async () => {
       // Shapes no token of ours has are refused without reading anything, but counted as any wrong token.
