@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { ANSWER_REASONS, SCAN_REASONS, SCAN_TYPES } from '../domain/checkin/checkin.table.js'
 import type { InvalidScan } from '../domain/checkin/scan-tickets.js'
-import { TICKET_STATUSES } from '../domain/orders/order-view.js'
+import { SCAN_TICKET_STATUSES } from '../domain/orders/order-view.js'
 import type { ErrorDetail } from '../platform/errors.js'
 import { pageOf, ZDate, ZDateInput, ZInstant, ZInstantInput, ZPageQuery } from '../platform/http/schemas.js'
 import { ZSeat } from '../storefront/baskets.schemas.js'
@@ -156,11 +156,19 @@ export const ZScanTicket = z
     variant: z.string().nullable(),
     seat: ZSeat.nullable().describe('Reserved seating: the seat it sits in; null: an unseated inventory'),
     status: z
-      .enum(TICKET_STATUSES)
+      .enum(SCAN_TICKET_STATUSES)
       .describe(
         '`voided`: cancelled or refunded, refused as `voided`; `pending`: its order awaits payment, `expired`: its order was not paid in time ' +
           'both refused as `unpaid` (they have no signed code, but a gate may be given their identifier); a paid order’s ' +
-          'tickets come again in the feed, `valid`',
+          'tickets come again in the feed, `valid`; `revoked`: given to someone else (a transfer), this identifier and every code of it ' +
+          'are dead, refused as `invalid`: a gate offline drops it (the recipient’s ticket comes with its own identifier)',
+      ),
+    code_version: z
+      .number()
+      .int()
+      .describe(
+        'The version of its only valid code: a signed code whose `n` (absent: 0) is not this modulo 256 is an older one (a holder change, ' +
+          'a re-issue), refused as `invalid`',
       ),
     holder: z.object({ name: z.string() }).nullable(),
     checked_in: z.boolean().describe('Entered on this list (a successful entry that was not annulled)'),

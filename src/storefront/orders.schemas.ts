@@ -68,6 +68,13 @@ export const ZOrder = z
     status: z
       .enum(['pending', 'confirmed', 'expired', 'cancelled'])
       .describe('`pending`: awaiting payment until `payment_due_at`; `confirmed`: paid; `expired`: unpaid in time, its tickets back on sale; `cancelled`'),
+    source: z
+      .enum(['checkout', 'transfer'])
+      .describe('`checkout`: a basket bought; `transfer`: a ticket given to this order’s buyer (total 0, `transferred_from` names it)'),
+    transferred_from: z
+      .object({ order_id: z.uuid(), identifier: z.string() })
+      .nullable()
+      .describe('An order of a transfer: the order and the (now revoked) identifier of the ticket it was given from; null otherwise'),
     customer_id: z.uuid().nullable().describe("The buyer's account; null: a guest's order, until an account verifies its email"),
     buyer: z
       .object({ email: z.string(), name: z.string() })
@@ -96,9 +103,27 @@ export const ZOrder = z
             .enum(TICKET_STATUSES)
             .describe(
               '`pending`: its order awaits payment (no code; refused at the door as `unpaid`); `voided`: cancelled or refunded with its order or ' +
-                'alone, back on sale; `expired`: its order was not paid in time, back on sale',
+                'alone, back on sale; `expired`: its order was not paid in time, back on sale; `transferred`: given to `transferred_to`, ' +
+                'its identifier and codes revoked (no code), the recipient’s order holds a new one',
             ),
           seat: ZSeat.nullable().describe('Reserved seating: the seat it sits in, as sold; null: an unseated inventory'),
+          holder: z
+            .object({
+              name: z.string(),
+              document: z
+                .string()
+                .nullable()
+                .describe('The holder’s document, all but its last 3 characters as `*` (whole only under /adm/v1); null: none given'),
+            })
+            .describe('Whose ticket it is: named by a holder change, or the order’s buyer'),
+          code_version: z
+            .number()
+            .int()
+            .describe('0 at issue; a holder change, a re-issue and a retired key bump it and re-sign `code`: a code of an older version is refused'),
+          transferred_to: z
+            .object({ name: z.string(), email: z.string().describe('Masked: its first character, `***` and the domain') })
+            .nullable()
+            .describe('A `transferred` ticket: who accepted it'),
           first_access_at: ZInstant.nullable(),
           code: z
             .string()
@@ -110,8 +135,10 @@ export const ZOrder = z
                 'identifier’s 128 bits (`tid`); event id (`eid`) and inventory id (`inv`), 16 bytes each; the date as days since 2000-01-01 (`d`, 2 ' +
                 'bytes); the variant (`v`) and the seat (`s`), each a length byte (0: none) and UTF-8 (at most 34 and 24 bytes; a longer variant cut, ' +
                 'ending in `…`). The seat is its zone, row and number separated by the byte 0x1F (row and number up to 8 bytes each, the zone the ' +
-                'rest; a longer part cut, ending in `…`). The seller is its key’s. A code of a seller’s legacy key (issued before keys were stored) ' +
-                'has the JSON payload `{tid, sid, eid, inv, d, v, s?}`, `s` as `[zone, row, number]`. The same on every read, until its key is retired',
+                'rest; a longer part cut, ending in `…`); then, when `code_version` is above 0, one byte: `code_version` modulo 256 (`n`). ' +
+                'The seller is its key’s. A code of a seller’s legacy key (issued before keys were stored) ' +
+                'has the JSON payload `{tid, sid, eid, inv, d, v, s?, n?}`, `s` as `[zone, row, number]`. The same on every read, until ' +
+                '`code_version` changes. Null too for a `transferred` ticket',
             ),
         })
         .meta({ id: 'Ticket' }),

@@ -77,9 +77,11 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
       'payments',
       'refunded_total',
       'refunds',
+      'source',
       'status',
       'tickets',
       'totals',
+      'transferred_from',
     ])
     // 10000 in 2 at 2.99 %: 5225 each.
     expect(order).toMatchObject({
@@ -100,9 +102,13 @@ describe('POST /stf/v1/baskets/{id}/checkout', () => {
         variant: null,
         status: 'valid',
         seat: null,
+        holder: { name: order.buyer.name, document: null },
+        code_version: 0,
+        transferred_to: null,
         first_access_at: null,
         code: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       })
+    expect(order).toMatchObject({ source: 'checkout', transferred_from: null })
     const after = await ctx.app.inject({ method: 'GET', url: `/stf/v1/baskets/${basket.id}`, headers: a.auth })
     expect(after.json()).toMatchObject({ status: 'checked_out', customer_id: alice.customer.id })
     const [audit] = await ctx.app.db.select().from(auditLog).where(eq(auditLog.targetId, order.id))

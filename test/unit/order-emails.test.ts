@@ -50,6 +50,9 @@ const ticket = (identifier: string, over: Partial<OrderView['tickets'][number]> 
   variant: 'Meia',
   status: 'pending',
   seat: null,
+  holder: { name: 'Ana Lima', document: null },
+  code_version: 0,
+  transferred_to: null,
   first_access_at: null,
   code: null,
   ...over,
@@ -61,6 +64,8 @@ const seat = { id: '66666666-6666-4666-8666-666666666666', zone: 'Plateia', row:
 const pending: OrderView = {
   id: '77777777-7777-4777-8777-777777777777',
   status: 'pending',
+  source: 'checkout',
+  transferred_from: null,
   customer_id: '88888888-8888-4888-8888-888888888888',
   buyer: { email: 'ana@example.com', name: 'Ana Lima' },
   affiliate_code: null,

@@ -37,6 +37,9 @@ export const inventories = pgTable(
     waitingList: boolean().notNull().default(false),
     /** The gate checks something when it admits these tickets (e.g. an ID): scans answer `attention`. */
     checkinAttention: boolean().notNull().default(false),
+    /** Its tickets may be given to someone else (docs/transfers.md), until `transferClosesHours` before their date (or time). */
+    transferable: boolean().notNull().default(true),
+    transferClosesHours: integer().notNull().default(0),
     /** Reserved seating: the plan whose `seatingCategory` seats it sells (its capacity is their number); null: unseated. */
     seatingPlanId: uuid(),
     seatingCategory: text(),
@@ -53,6 +56,7 @@ export const inventories = pgTable(
     check('inventories_seating_check', sql`(${t.seatingPlanId} is null) = (${t.seatingCategory} is null)`),
     check('inventories_seats_blocked_check', sql`${t.seatsBlocked} >= 0 and ${t.seatsBlocked} <= ${t.capacity}`),
     check('inventories_time_check', sql`${t.time} ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$' and ${t.doorsTime} ~ '^([01][0-9]|2[0-3]):[0-5][0-9]$'`),
+    check('inventories_transfer_closes_hours_check', sql`${t.transferClosesHours} between 0 and 720`),
     check('inventories_doors_time_check', sql`${t.doorsTime} <= ${t.time}`),
     index('inventories_seating_plan_idx').on(t.seatingPlanId),
   ],

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
-import { ticketStatus } from '../orders/order-view.js'
+import { scanTicketStatus, ticketStatus } from '../orders/order-view.js'
 import { ORDER_STATUSES, type OrderStatus } from '../orders/orders.table.js'
 import type { ScanType } from './checkin.table.js'
 import type { ListRow } from './lists.repo.js'
@@ -22,6 +22,9 @@ export type GateTicketRow = Pick<
   opens_at: Date
   closes_at: Date
   voided: boolean
+  /** Given away: its identifier and codes are revoked (docs/transfers.md). */
+  transferred: boolean
+  code_version: number
   /** With `voided`, what the ticket's status is (`ticketStatus`): its order may await payment or have expired unpaid. */
   order_status: OrderStatus
   holder: string | null
@@ -56,7 +59,8 @@ export const TICKET_COLUMNS = sql`
   t.id, t.identifier, t.order_id, t.inventory_id, inv.event_id, inv.date::text as date, oi.name, oi.variant,
   inv.time, inv.doors_time, ev.venue, ${WINDOW_COLUMNS},
   case when t.seat_id is not null then (select e from jsonb_array_elements(oi.seats) as e where e ->> 'id' = t.seat_id limit 1) end as seat,
-  t.voided_at is not null as voided, o.status as order_status, nullif(trim(o.buyer_name), '') as holder,
+  t.voided_at is not null as voided, t.transferred_at is not null as transferred, t.code_version, o.status as order_status,
+  nullif(trim(coalesce(t.holder_name, o.buyer_name)), '') as holder,
   inv.checkin_attention or inv.variants @> jsonb_build_array(jsonb_build_object('name', oi.variant, 'checkin_attention', true)) as attention`
 
 export const TICKET_JOINS = sql`
@@ -125,7 +129,8 @@ export const toScanTicketView = (row: GateTicketRow, state: ScanState): ScanTick
   name: row.name,
   variant: row.variant,
   seat: row.seat ?? null,
-  status: ticketStatus(row.order_status, row.voided),
+  status: scanTicketStatus(row.order_status, row.voided, row.transferred),
+  code_version: row.code_version,
   holder: row.holder ? { name: row.holder } : null,
   checked_in: state.entered,
   inside: state.lastType === 'entry',
@@ -179,7 +184,7 @@ export async function searchTicketRows(db: Db, list: ListRow, q: string, limit: 
     ${TICKET_JOINS}
     where ${onList(list)}
       and (t.identifier like ${`${term.toUpperCase()}%`} or o.id::text like ${`${term.toLowerCase()}%`}
-           or o.buyer_name ilike ${`%${term}%`} or o.buyer_email ilike ${`%${term}%`})
+           or coalesce(t.holder_name, o.buyer_name) ilike ${`%${term}%`} or o.buyer_email ilike ${`%${term}%`})
     order by t.identifier
     limit ${limit}`)
   return (rows as StandingRow[]).map(standingView)
@@ -199,7 +204,7 @@ export async function listStatusRows(db: Db, list: ListRow, date?: string): Prom
            count(*) filter (where s.last_type = 'entry')::int as inside
     ${TICKET_JOINS}
     cross join lateral (select ${standingColumns(sql`${list.id}::uuid`)}) s
-    where ${onList(list)} and t.voided_at is null and o.status = any(${sql.param(PAID_ORDER_STATUSES)}::text[]) ${date ? sql`and inv.date = ${date}::date` : sql``}
+    where ${onList(list)} and t.voided_at is null and t.transferred_at is null and o.status = any(${sql.param(PAID_ORDER_STATUSES)}::text[]) ${date ? sql`and inv.date = ${date}::date` : sql``}
     group by t.inventory_id, inv.name, inv.date, oi.variant
     order by inv.date, inv.name, t.inventory_id, oi.variant nulls first`)
   return rows as StatusRow[]

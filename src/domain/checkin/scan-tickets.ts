@@ -22,6 +22,7 @@ import {
   scanStatesQuery,
 } from './scans.repo.js'
 import { UNPAID_TICKET_STATUSES } from './sign-order-tickets.js'
+import { isCurrentCode } from './ticket-code-payload.js'
 import { looksSigned, type TicketCodes } from './ticket-codes.js'
 import { type RedeemAnswer, type ScanTicketView, toCheckinView } from './views.js'
 
@@ -179,9 +180,8 @@ async function scanTickets(
   scans: readonly Scan[],
   lists: ReadonlyMap<string, ListRow>,
 ): Promise<(RedeemAnswer | 'nonce_conflict')[]> {
-  const identifiers = await Promise.all(
-    scans.map(async (scan) => (looksSigned(scan.code) ? ((await codes.verify(device.sellerId, scan.code))?.tid ?? null) : scan.code)),
-  )
+  const named = await Promise.all(scans.map((scan) => namedTicket(codes, device.sellerId, scan.code)))
+  const identifiers = named.map((name) => name?.identifier ?? null)
   const known = [...new Set(identifiers.filter((id): id is string => id !== null))]
   const nonces = [...new Set(scans.flatMap((scan) => (scan.nonce === undefined ? [] : [scan.nonce])))]
   const listIds = [...new Set(scans.flatMap((scan) => scan.listIds))]
@@ -194,7 +194,7 @@ async function scanTickets(
           sqlStatement(tx, nonceAnswersQuery(device.id, nonces)),
           sqlStatement(tx, scanStatesQuery(device.sellerId, device.eventIds, known, listIds)),
         )
-        const judged = judgeAll(device, scans, identifiers, lists, {
+        const judged = judgeAll(device, scans, named, lists, {
           tickets: readScannedTickets(rowsOf(locked)),
           answered: readNonceAnswers(rowsOf(answered)),
           places: readScanStates(rowsOf(places)),
@@ -206,6 +206,26 @@ async function scanTickets(
       if (!(error instanceof NonceTaken) || attempt === 3) throw error
     }
   }
+}
+
+/** What a scanned code names: a ticket's identifier, and for a signed code the version it was signed with (`n`). */
+type NamedTicket = { identifier: string; codeVersion: number | null }
+
+/** The ticket a scanned code names: a signed code that verifies, or an identifier as typed; null: a signed code that does not verify. */
+async function namedTicket(codes: TicketCodes, sellerId: string, code: string): Promise<NamedTicket | null> {
+  if (!looksSigned(code)) return { identifier: code, codeVersion: null }
+  const claims = await codes.verify(sellerId, code)
+  return claims ? { identifier: claims.tid, codeVersion: claims.n ?? 0 } : null
+}
+
+/**
+ * The ticket a code names, as the gate may admit it: none when it was given away (its identifier
+ * and codes are revoked) or when the code is older than the ticket's (a holder change or re-issue
+ * signed a new one): either is refused as `invalid` (docs/transfers.md).
+ */
+function admissible(ticket: ScannedTicketRow | undefined, name: NamedTicket | null): ScannedTicketRow | undefined {
+  if (!ticket || !name || ticket.transferred) return undefined
+  return name.codeVersion === null || isCurrentCode({ n: name.codeVersion }, ticket.code_version) ? ticket : undefined
 }
 
 const rowsOf = (answer: unknown) => (answer as { rows: Record<string, unknown>[] }).rows
@@ -238,7 +258,7 @@ const NOTHING_YET: ScanState = { entered: false, lastType: null, lastAt: null }
 function judgeAll(
   device: DeviceContext,
   scans: readonly Scan[],
-  identifiers: readonly (string | null)[],
+  named: readonly (NamedTicket | null)[],
   lists: ReadonlyMap<string, ListRow>,
   read: Read,
 ): Judged {
@@ -246,19 +266,20 @@ function judgeAll(
   const inBatch = new Map<string, NonceAnswer>()
   scans.forEach((scan, n) => {
     const hash = requestHash(scan)
-    const identifier = identifiers[n] ?? null
+    const name = named[n] ?? null
+    const ticket = admissible(name ? read.tickets.get(name.identifier) : undefined, name)
     const earlier = scan.nonce === undefined ? undefined : (inBatch.get(scan.nonce) ?? read.answered.get(scan.nonce))
     if (earlier) {
       // A scan recorded before the nonce was compared (no hash kept) is taken to be the same request.
       const same = earlier.requestSha256 === null || earlier.requestSha256 === hash
-      judged.answers.push(same ? completed(earlier.answer as RedeemAnswer, identifier === null ? undefined : read.tickets.get(identifier)) : 'nonce_conflict')
+      judged.answers.push(same ? completed(earlier.answer as RedeemAnswer, ticket) : 'nonce_conflict')
       return
     }
     const answer = judgeOne(
       device,
       scan,
       hash,
-      identifier === null ? undefined : read.tickets.get(identifier),
+      ticket,
       scan.listIds.map((id) => lists.get(id)!),
       read.places,
       judged,

@@ -1,8 +1,11 @@
 import type { Db } from '../../platform/db/database.js'
+import { codeVersionClaim } from './ticket-code-payload.js'
 import type { TicketCodes } from './ticket-codes.js'
 
 /** The statuses of a ticket whose order is not paid: no code, and refused at the door as `unpaid`. */
 export const UNPAID_TICKET_STATUSES: ReadonlySet<string> = new Set(['pending', 'expired'])
+/** The statuses of a ticket that has no code: unpaid, or given away (its codes are revoked, the new ticket has its own). */
+const CODELESS_TICKET_STATUSES: ReadonlySet<string> = new Set([...UNPAID_TICKET_STATUSES, 'transferred'])
 
 type OrderLike = {
   items: readonly { inventory_id: string; event_id: string; date: string }[]
@@ -13,6 +16,7 @@ type OrderLike = {
     variant: string | null
     seat: { zone: string; row: string; number: string } | null
     signing_key_id: string | null
+    code_version: number
   }[]
 }
 
@@ -22,7 +26,8 @@ type OrderLike = {
  * deterministic, so a ticket's code is the same on every read. Keys not yet opened in this
  * process are read through `db`, the order's transaction when it has one. A seated ticket's code
  * names its seat (`s`: zone, row, number). A ticket of an unpaid order (`pending`, `expired`) has
- * no code (docs/payments.md): null.
+ * no code (docs/payments.md): null, nor does a ticket given away (docs/transfers.md). A ticket's
+ * `code_version` above 0 is signed as the claim `n`.
  */
 export async function withTicketCodes<O extends OrderLike>(
   db: Db,
@@ -39,7 +44,8 @@ export async function withTicketCodes<O extends OrderLike>(
   )
   const tickets = order.tickets.map(({ signing_key_id, ...ticket }) => {
     const item = itemOf.get(ticket.inventory_id)!
-    if (UNPAID_TICKET_STATUSES.has(ticket.status)) return <Signed>{ ...ticket, code: null }
+    if (CODELESS_TICKET_STATUSES.has(ticket.status)) return <Signed>{ ...ticket, code: null }
+    const n = codeVersionClaim(ticket.code_version)
     return <Signed>{
       ...ticket,
       code: sign(
@@ -51,6 +57,7 @@ export async function withTicketCodes<O extends OrderLike>(
           d: item.date,
           v: ticket.variant,
           ...(ticket.seat ? { s: [ticket.seat.zone, ticket.seat.row, ticket.seat.number] } : {}),
+          ...(n === undefined ? {} : { n }),
         },
         signing_key_id,
       ),

@@ -12,7 +12,15 @@ export type TicketClaims = {
   v: string | null
   /** Reserved seating: the seat's zone, row and number (absent: unseated). */
   s?: SeatClaim
+  /** The ticket's `code_version` when above 0 (a holder change, a re-issue, a retired key), modulo 256 (`codeVersionClaim`). */
+  n?: number
 }
+
+/** What a code says of a ticket's `code_version`: one byte in the compact layout, so modulo 256; absent for 0. */
+export const codeVersionClaim = (codeVersion: number): number | undefined => (codeVersion > 0 ? codeVersion % 256 : undefined)
+
+/** Whether a code's claims were signed for the ticket's current `code_version` (an older code is refused). */
+export const isCurrentCode = (claims: Pick<TicketClaims, 'n'>, codeVersion: number): boolean => (claims.n ?? 0) === codeVersion % 256
 
 /** A seat as a code names it: `[zone, row, number]`. */
 export type SeatClaim = [zone: string, row: string, number: string]
@@ -73,7 +81,7 @@ function readSeat(text: string): SeatClaim | null {
  * identifier not of 128 bits, a date outside 2000..2179): such a ticket is signed in the JSON
  * layout.
  *
- * Layout (big-endian), 53 bytes and the two strings, at most 111 bytes (148 base64url characters):
+ * Layout (big-endian), 53 bytes, the two strings and n, at most 112 bytes (150 base64url characters):
  *
  *   0      version, 1
  *   1..16  tid: the identifier's 128 bits (26 base32 characters)
@@ -83,6 +91,8 @@ function readSeat(text: string): SeatClaim | null {
  *   51     length of v in bytes (0: no variant), then v in UTF-8 (at most 34 bytes, cut with `…`)
  *   ..     length of s in bytes (0: no seat), then s: zone, row and number in UTF-8, separated
  *          by 0x1F, at most 24 bytes in all (`compactSeat`)
+ *   ..     n: the code's version modulo 256, one byte, present only when the ticket's
+ *          `code_version` is above 0 (so codes of version 0 read as they always did)
  *
  * The seller (`sid`) is not repeated: the key that signs the code is the seller's own, and a
  * gate verifies with its seller's keys only.
@@ -107,13 +117,23 @@ export function compactPayload(claims: TicketClaims): Buffer | null {
     variant,
     Buffer.from([seat.length]),
     seat,
+    claims.n === undefined ? Buffer.alloc(0) : Buffer.from([claims.n & 0xff]),
   ])
 }
 
 /** The payload in the JSON layout, as codes were signed before the compact one (and by a legacy key still). */
 export const jsonPayload = (claims: TicketClaims): Buffer =>
   Buffer.from(
-    JSON.stringify({ tid: claims.tid, sid: claims.sid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v, ...(claims.s ? { s: claims.s } : {}) }),
+    JSON.stringify({
+      tid: claims.tid,
+      sid: claims.sid,
+      eid: claims.eid,
+      inv: claims.inv,
+      d: claims.d,
+      v: claims.v,
+      ...(claims.s ? { s: claims.s } : {}),
+      ...(claims.n === undefined ? {} : { n: claims.n }),
+    }),
   )
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
@@ -133,7 +153,7 @@ function readCompact(bytes: Buffer, sellerId: string): TicketClaims | null {
   const variantEnd = 52 + bytes[51]!
   if (variantEnd + 1 > bytes.length) return null
   const seatEnd = variantEnd + 1 + bytes[variantEnd]!
-  if (seatEnd !== bytes.length) return null
+  if (seatEnd !== bytes.length && seatEnd + 1 !== bytes.length) return null
   const variant = decoder.decode(bytes.subarray(52, variantEnd))
   const seatText = decoder.decode(bytes.subarray(variantEnd + 1, seatEnd))
   const seat = seatText === '' ? null : readSeat(seatText)
@@ -146,5 +166,6 @@ function readCompact(bytes: Buffer, sellerId: string): TicketClaims | null {
     d: date,
     v: variant === '' ? null : variant,
     ...(seat ? { s: seat } : {}),
+    ...(seatEnd < bytes.length ? { n: bytes[seatEnd]! } : {}),
   }
 }

@@ -79,16 +79,16 @@ export const hasLegacyTickets = async (db: Db, sellerId: string) =>
   ).length > 0
 
 /**
- * Points the seller's valid tickets signed by `from` at the key `to`, marked changed for the
- * scanners' feed; answers how many. The legacy key signed the tickets whose key is null.
+ * Points the seller's valid tickets signed by `from` at the key `to`, their `code_version` bumped
+ * (docs/transfers.md), marked changed for the scanners' feed; answers how many. The legacy key signed the tickets whose key is null.
  */
 export async function resignTickets(db: Db, sellerId: string, from: TicketKeyRow, to: string): Promise<number> {
   const signedByFrom = from.legacy ? sql`(${tickets.signingKeyId} = ${from.id} or ${tickets.signingKeyId} is null)` : eq(tickets.signingKeyId, from.id)
   const rows = await db
     .update(tickets)
-    .set({ signingKeyId: to, changedXid: sql`pg_current_xact_id()` })
+    .set({ signingKeyId: to, codeVersion: sql`${tickets.codeVersion} + 1`, changedXid: sql`pg_current_xact_id()` })
     .where(
-      and(signedByFrom, isNull(tickets.voidedAt), inArray(tickets.orderId, db.select({ id: orders.id }).from(orders).where(eq(orders.sellerId, sellerId)))),
+      and(signedByFrom, isNull(tickets.voidedAt), isNull(tickets.transferredAt), inArray(tickets.orderId, db.select({ id: orders.id }).from(orders).where(eq(orders.sellerId, sellerId)))),
     )
     .returning({ id: tickets.id })
   return rows.length

@@ -2,7 +2,7 @@ import type { EventVenue } from '../catalog/events.table.js'
 import type { AnswerReason, checkins, ScanReason, ScanType } from './checkin.table.js'
 import type { DeviceRow } from './devices.repo.js'
 import type { ListRow } from './lists.repo.js'
-import type { TicketStatus } from '../orders/order-view.js'
+import type { ScanTicketStatus } from '../orders/order-view.js'
 import type { orderItems } from '../orders/orders.table.js'
 import type { ErrorDetail } from '../../platform/errors.js'
 
@@ -112,8 +112,10 @@ export type ScanTicketView = {
   variant: string | null
   /** Reserved seating: the seat it sits in (null: unseated). */
   seat: SoldSeat | null
-  /** `pending` and `expired` (its order unpaid) are refused at the door as `unpaid`. */
-  status: TicketStatus
+  /** `pending` and `expired` (its order unpaid) are refused at the door as `unpaid`; `revoked` (given away) as `invalid`. */
+  status: ScanTicketStatus
+  /** Only a code signed with this version passes (docs/transfers.md). */
+  code_version: number
   holder: { name: string } | null
   checked_in: boolean
   inside: boolean

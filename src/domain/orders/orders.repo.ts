@@ -3,7 +3,7 @@ import { preparedOn } from '../../platform/db/prepared.js'
 import type { Db } from '../../platform/db/database.js'
 import { events, type EventVenue } from '../catalog/events.table.js'
 import { inventories } from '../catalog/inventories.table.js'
-import { couponRedemptions, orderItems, orders, tickets } from './orders.table.js'
+import { couponRedemptions, orderItems, orders, tickets, ticketTransfers } from './orders.table.js'
 import { payments, refunds } from '../payments/payments.table.js'
 
 export type OrderRow = typeof orders.$inferSelect
@@ -33,7 +33,8 @@ export async function pageOrders(db: Db, where: SQL | undefined, limit: number, 
 
 /** The items (with their show's time and venue as they are now), tickets, payments and refunds of these orders, in order. */
 export async function orderDetails(db: Db, orderIds: readonly string[]) {
-  if (orderIds.length === 0) return { items: [] as ShownOrderItemRow[], tickets: [] as TicketRow[], payments: [], refunds: [] }
+  if (orderIds.length === 0)
+    return { items: [] as ShownOrderItemRow[], tickets: [] as TicketRow[], payments: [], refunds: [], recipients: new Map<string, { name: string; email: string }>() }
   const items: ShownOrderItemRow[] = await db
     .select({ ...getTableColumns(orderItems), time: inventories.time, doorsTime: inventories.doorsTime, venue: events.venue })
     .from(orderItems)
@@ -56,7 +57,17 @@ export async function orderDetails(db: Db, orderIds: readonly string[]) {
     .from(refunds)
     .where(inArray(refunds.orderId, [...orderIds]))
     .orderBy(asc(refunds.createdAt), asc(refunds.id))
-  return { items, tickets: ticketRows, payments: paymentRows, refunds: refundRows }
+  // Who accepted the tickets given away: read only when some were.
+  const given = ticketRows.filter((t) => t.transferredAt !== null).map((t) => t.id)
+  const accepted =
+    given.length === 0
+      ? []
+      : await db
+          .select({ ticketId: ticketTransfers.ticketId, name: ticketTransfers.recipientName, email: ticketTransfers.recipientEmail })
+          .from(ticketTransfers)
+          .where(and(inArray(ticketTransfers.ticketId, given), eq(ticketTransfers.status, 'accepted')))
+  const recipients = new Map(accepted.map((row) => [row.ticketId, { name: row.name, email: row.email }]))
+  return { items, tickets: ticketRows, payments: paymentRows, refunds: refundRows, recipients }
 }
 
 /**
@@ -214,7 +225,8 @@ const prepareInsertOrder = (db: Db) => ({
       // Signed by the seller's key active as the row is written: a rotation committed meanwhile is
       // seen, and a retire waits for this order (its foreign key share-locks the key row).
       sql`select u.id, ${placeholder('orderId')}::uuid, u.order_item_id, u.inventory_id, u.identifier, null, null, now(), pg_current_xact_id(),
-                 (select k.id from ticket_signing_keys k where k.seller_id = ${placeholder('sellerId')}::uuid and k.active), u.seat_id
+                 (select k.id from ticket_signing_keys k where k.seller_id = ${placeholder('sellerId')}::uuid and k.active), u.seat_id,
+                 0, null, null, 0, null, null
             from unnest(${placeholder('ids')}::uuid[], ${placeholder('orderItemIds')}::uuid[], ${placeholder('inventoryIds')}::uuid[],
                         ${placeholder('identifiers')}::text[], ${placeholder('seatIds')}::text[])
               as u(id, order_item_id, inventory_id, identifier, seat_id)`,
@@ -234,7 +246,7 @@ export const ticketPrintRows = (db: Db, orderId: string) =>
       time: inventories.time,
       doorsTime: inventories.doorsTime,
       venue: events.venue,
-      holder: sql<string | null>`nullif(trim(${orders.buyerName}), '')`,
+      holder: sql<string | null>`nullif(trim(coalesce(${tickets.holderName}, ${orders.buyerName})), '')`,
     })
     .from(tickets)
     .innerJoin(orders, eq(orders.id, tickets.orderId))

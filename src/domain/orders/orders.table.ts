@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { bigint, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { type AnyPgColumn, bigint, check, date, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { baskets } from '../baskets/baskets.table.js'
 import { PAYMENT_METHODS } from '../baskets/installment-plans.js'
 import { inventories } from '../catalog/inventories.table.js'
@@ -14,6 +14,13 @@ import type { Seat } from '../inventory/inventory.repo.js'
 /** An order's life (docs/payments.md); which change may happen in which status is decided in order-states.ts. */
 export const ORDER_STATUSES = ['pending', 'confirmed', 'expired', 'cancelled'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
+
+/** How an order came to be: a checked-out basket, or a ticket given to its recipient (docs/transfers.md). */
+export const ORDER_SOURCES = ['checkout', 'transfer'] as const
+export type OrderSource = (typeof ORDER_SOURCES)[number]
+
+/** The ticket an order of a transfer was given from. */
+export type TransferredFrom = { order_id: string; identifier: string }
 
 export type CouponSnapshot = { code: string; type: 'percent' | 'fixed'; value: number }
 
@@ -38,6 +45,9 @@ export const orders = pgTable(
     /** sha256 (hex) of the order token that opens a guest's order; null: none (a customer's order, or revoked). */
     orderTokenHash: text(),
     status: text({ enum: ORDER_STATUSES }).notNull().default('confirmed'),
+    source: text({ enum: ORDER_SOURCES }).notNull().default('checkout'),
+    /** An order of a transfer: the ticket it was given from. Null: a checkout's. */
+    transferredFrom: jsonb().$type<TransferredFrom>(),
     /** The basket coupon, when one was redeemed. */
     couponId: uuid().references(() => coupons.id),
     coupon: jsonb().$type<CouponSnapshot>(),
@@ -68,6 +78,7 @@ export const orders = pgTable(
     index('orders_seller_buyer_email_idx').on(t.sellerId, sql`lower(${t.buyerEmail})`),
     check('orders_total_check', sql`${t.total} = ${t.subtotal} - ${t.discount} + ${t.interest} and ${t.total} >= 0`),
     check('orders_status_check', sql`${t.status} in ('pending', 'confirmed', 'expired', 'cancelled')`),
+    check('orders_source_check', sql`${t.source} in ('checkout', 'transfer') and (${t.source} = 'transfer') = (${t.transferredFrom} is not null)`),
     check('orders_money_check', sql`${t.paidTotal} >= 0 and ${t.paidTotal} <= ${t.total} and ${t.refundedTotal} >= 0 and ${t.refundedTotal} <= ${t.paidTotal}`),
     // What the expiry sweep reads: the pending orders by deadline.
     index('orders_payment_due_idx').on(t.paymentDueAt).where(sql`${t.status} = 'pending'`),
@@ -133,13 +144,35 @@ export const tickets = pgTable(
     signingKeyId: uuid().references(() => ticketSigningKeys.id),
     /** The plan seat (its `seat_guid`) this ticket sits in; null: unseated. */
     seatId: text(),
+    /**
+     * Bumped by a holder change, a re-issue and a key's retirement: its code is signed with it
+     * (claim `n`), and a code of an older version is refused at the gate (docs/transfers.md).
+     */
+    codeVersion: integer().notNull().default(0),
+    /** Its holder when one was named after checkout; null: the order's buyer. */
+    holderName: text(),
+    holderDocument: text(),
+    /** How many times the buyer changed its holder (`holder_changes_max`). */
+    holderChanges: integer().notNull().default(0),
+    /** It was given to someone else: this identifier and its codes are revoked, a new ticket holds its seat. */
+    transferredAt: timestamp({ withTimezone: true }),
+    /**
+     * A ticket received by a transfer: the ticket sold (of a checkout's order), whose void or
+     * refund voids this one too. Null: the ticket sold itself.
+     */
+    originTicketId: uuid().references((): AnyPgColumn => tickets.id),
   },
   (t) => [
     uniqueIndex('tickets_identifier_key').on(t.identifier),
     index('tickets_order_idx').on(t.orderId),
     index('tickets_inventory_changed_idx').on(t.inventoryId, t.changedXid, t.id),
     // A seat is sold to one valid ticket at most, whatever the code above it does.
-    uniqueIndex('tickets_inventory_seat_key').on(t.inventoryId, t.seatId).where(sql`${t.seatId} is not null and ${t.voidedAt} is null`),
+    uniqueIndex('tickets_inventory_seat_key')
+      .on(t.inventoryId, t.seatId)
+      .where(sql`${t.seatId} is not null and ${t.voidedAt} is null and ${t.transferredAt} is null`),
+    // The tickets a sold ticket was given on as: voided with it.
+    index('tickets_origin_idx').on(t.originTicketId).where(sql`${t.originTicketId} is not null`),
+    check('tickets_code_version_check', sql`${t.codeVersion} >= 0 and ${t.holderChanges} >= 0`),
   ],
 )
 
@@ -181,4 +214,44 @@ export const ticketDownloads = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('ticket_downloads_order_idx').on(t.orderId, t.createdAt)],
+)
+
+/** A transfer's life (docs/transfers.md): pending until the recipient accepts or declines, the sender cancels, or it expires. */
+export const TRANSFER_STATUSES = ['pending', 'accepted', 'declined', 'cancelled', 'expired'] as const
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number]
+
+/**
+ * A ticket offered to someone else. Its token (emailed to the recipient) is stored as a keyed
+ * hash only. A pending one whose `expiresAt` has passed reads as `expired`; at most one is pending per ticket.
+ */
+export const ticketTransfers = pgTable(
+  'ticket_transfers',
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    sellerId: sellerIdColumn(),
+    /** The ticket offered, and its order (the sender's). */
+    ticketId: uuid()
+      .notNull()
+      .references(() => tickets.id, { onDelete: 'cascade' }),
+    orderId: uuid()
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    identifier: text().notNull(),
+    recipientEmail: text().notNull(),
+    recipientName: text().notNull(),
+    tokenHash: text().notNull(),
+    status: text({ enum: TRANSFER_STATUSES }).notNull().default('pending'),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    /** Accepted: the ticket and the order it became. */
+    newTicketId: uuid().references(() => tickets.id, { onDelete: 'set null' }),
+    newOrderId: uuid().references(() => orders.id, { onDelete: 'set null' }),
+    endedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('ticket_transfers_token_key').on(t.tokenHash),
+    uniqueIndex('ticket_transfers_pending_key').on(t.ticketId).where(sql`${t.status} = 'pending'`),
+    index('ticket_transfers_order_idx').on(t.orderId, t.createdAt),
+    check('ticket_transfers_status_check', sql`${t.status} in ('pending', 'accepted', 'declined', 'cancelled', 'expired')`),
+  ],
 )

@@ -33,6 +33,7 @@ export type SellerSettings = {
   withdrawal_cutoff_hours: number
   /** Checkout without a customer token, with the buyer's email and name (docs/selling.md). */
   guest_checkout: boolean
+  holder_changes_max: number
 }
 
 /** Minutes to pay, per payment method. */
@@ -73,6 +74,7 @@ export const DEFAULT_SETTINGS: Readonly<SellerSettings> = Object.freeze({
   withdrawal_days: 7,
   withdrawal_cutoff_hours: 48,
   guest_checkout: true,
+  holder_changes_max: 2,
 })
 
 /** Whether this is an IANA time zone name this process knows (the database knows the same list). */
@@ -100,6 +102,7 @@ export const SETTINGS_BOUNDS = Object.freeze({
   waiting_list_max_quantity: { min: 1, max: 20, int: true },
   withdrawal_days: { min: 0, max: 30, int: true },
   withdrawal_cutoff_hours: { min: 0, max: 720, int: true },
+  holder_changes_max: { min: 0, max: 20, int: true },
 } satisfies Record<NumericSetting, { min: number; max: number; int: boolean }>)
 
 /**
@@ -124,6 +127,7 @@ export const settingsOf = (seller: SellerRow): SellerSettings => ({
   withdrawal_days: seller.withdrawalDays,
   withdrawal_cutoff_hours: seller.withdrawalCutoffHours,
   guest_checkout: seller.guestCheckout,
+  holder_changes_max: seller.holderChangesMax,
 })
 
 /** Maps API settings onto columns, leaving out what was not given. */
@@ -143,6 +147,7 @@ export const settingsColumns = (settings: Partial<SellerSettings> | undefined) =
   ...(settings?.withdrawal_days !== undefined ? { withdrawalDays: settings.withdrawal_days } : {}),
   ...(settings?.withdrawal_cutoff_hours !== undefined ? { withdrawalCutoffHours: settings.withdrawal_cutoff_hours } : {}),
   ...(settings?.guest_checkout !== undefined ? { guestCheckout: settings.guest_checkout } : {}),
+  ...(settings?.holder_changes_max !== undefined ? { holderChangesMax: settings.holder_changes_max } : {}),
 })
 
 /**

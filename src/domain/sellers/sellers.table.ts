@@ -31,6 +31,8 @@ export const sellers = pgTable('sellers', {
   withdrawalCutoffHours: integer().notNull().default(DEFAULT_SETTINGS.withdrawal_cutoff_hours),
   /** Checkout without a customer token, with the buyer's email and name (docs/selling.md). */
   guestCheckout: boolean().notNull().default(DEFAULT_SETTINGS.guest_checkout),
+  /** How many times the buyer may change a ticket's holder (docs/transfers.md); staff are not limited. */
+  holderChangesMax: integer().notNull().default(DEFAULT_SETTINGS.holder_changes_max),
   /** Who hears about the seller's integration (e.g. a webhook endpoint turned off); null: nobody, it is logged. */
   contactEmail: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
