@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.first_access',
   'ticket.checked_in',
   'ticket.checkin_annulled',
+  'ticket.holder_changed',
+  'ticket.transferred',
   'waiting_list.offered',
   'waiting_list.expired',
   'webhook.ping',
