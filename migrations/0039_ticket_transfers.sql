@@ -17,6 +17,8 @@ CREATE TABLE "ticket_transfers" (
 );
 --> statement-breakpoint
 DROP INDEX "tickets_inventory_seat_key";--> statement-breakpoint
+ALTER TABLE "orders" ALTER COLUMN "basket_id" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "orders" ALTER COLUMN "payment_method" DROP NOT NULL;--> statement-breakpoint
 ALTER TABLE "sellers" ADD COLUMN "holder_changes_max" integer DEFAULT 2 NOT NULL;--> statement-breakpoint
 ALTER TABLE "inventories" ADD COLUMN "transferable" boolean DEFAULT true NOT NULL;--> statement-breakpoint
 ALTER TABLE "inventories" ADD COLUMN "transfer_closes_hours" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
@@ -40,5 +42,6 @@ ALTER TABLE "tickets" ADD CONSTRAINT "tickets_origin_ticket_id_tickets_id_fk" FO
 CREATE INDEX "tickets_origin_idx" ON "tickets" USING btree ("origin_ticket_id") WHERE "tickets"."origin_ticket_id" is not null;--> statement-breakpoint
 CREATE UNIQUE INDEX "tickets_inventory_seat_key" ON "tickets" USING btree ("inventory_id","seat_id") WHERE "tickets"."seat_id" is not null and "tickets"."voided_at" is null and "tickets"."transferred_at" is null;--> statement-breakpoint
 ALTER TABLE "inventories" ADD CONSTRAINT "inventories_transfer_closes_hours_check" CHECK ("inventories"."transfer_closes_hours" between 0 and 720);--> statement-breakpoint
-ALTER TABLE "orders" ADD CONSTRAINT "orders_source_check" CHECK ("orders"."source" in ('checkout', 'transfer') and ("orders"."source" = 'transfer') = ("orders"."transferred_from" is not null));--> statement-breakpoint
+ALTER TABLE "orders" ADD CONSTRAINT "orders_source_check" CHECK ("orders"."source" in ('checkout', 'transfer') and ("orders"."source" = 'transfer') = ("orders"."transferred_from" is not null)
+          and ("orders"."source" = 'transfer' or ("orders"."basket_id" is not null and "orders"."payment_method" is not null)));--> statement-breakpoint
 ALTER TABLE "tickets" ADD CONSTRAINT "tickets_code_version_check" CHECK ("tickets"."code_version" >= 0 and "tickets"."holder_changes" >= 0);

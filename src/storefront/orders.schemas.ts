@@ -83,7 +83,7 @@ export const ZOrder = z
     items: z.array(ZOrderItem),
     totals: z.object({ subtotal: z.number().int(), discount: z.number().int(), interest: z.number().int(), total: z.number().int() }),
     payment: z.object({
-      method: z.string(),
+      method: z.string().nullable().describe('credit_card, pix or boleto; null: an order of a transfer (`source: "transfer"`), nothing paid'),
       installments: z.number().int(),
       installment_amount: z.number().int(),
       reference: z.string().nullable(),

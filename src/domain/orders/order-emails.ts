@@ -261,6 +261,7 @@ function ticketLines(order: OrderView, identifiers: readonly string[], context: 
 function methodOf(order: OrderView, context: OrderEmailContext): string {
   const words = wordsOf(context)
   const { method, installments } = order.payment
+  if (method === null) return ''
   return `${isPaymentMethod(method) ? words.method[method] : method}${installments > 1 ? words.installments(installments) : ''}`
 }
 

@@ -64,7 +64,8 @@ export type UnsignedOrderView = {
   affiliate_code: string | null
   items: OrderItemView[]
   totals: { subtotal: number; discount: number; interest: number; total: number }
-  payment: { method: string; installments: number; installment_amount: number; reference: string | null }
+  /** `method` null: an order of a transfer, nothing paid. */
+  payment: { method: string | null; installments: number; installment_amount: number; reference: string | null }
   /** A pending order's deadline (kept after payment); null: paid at checkout. */
   payment_due_at: string | null
   paid_total: number

@@ -30,10 +30,8 @@ export const orders = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     sellerId: sellerIdColumn(),
-    /** One order per basket: a second checkout of the same basket cannot sell twice. */
-    basketId: uuid()
-      .notNull()
-      .references(() => baskets.id),
+    /** One order per basket: a second checkout of the same basket cannot sell twice. Null: an order of a transfer. */
+    basketId: uuid().references(() => baskets.id),
     affiliateId: uuid().references(() => affiliates.id),
     /** The affiliate's code when the order was placed. */
     affiliateCode: text(),
@@ -56,7 +54,8 @@ export const orders = pgTable(
     discount: bigint({ mode: 'number' }).notNull(),
     interest: bigint({ mode: 'number' }).notNull(),
     total: bigint({ mode: 'number' }).notNull(),
-    paymentMethod: text({ enum: PAYMENT_METHODS }).notNull(),
+    /** Null: an order of a transfer, nothing paid. */
+    paymentMethod: text({ enum: PAYMENT_METHODS }),
     installments: integer().notNull(),
     installmentAmount: bigint({ mode: 'number' }).notNull(),
     paymentReference: text(),
@@ -78,7 +77,11 @@ export const orders = pgTable(
     index('orders_seller_buyer_email_idx').on(t.sellerId, sql`lower(${t.buyerEmail})`),
     check('orders_total_check', sql`${t.total} = ${t.subtotal} - ${t.discount} + ${t.interest} and ${t.total} >= 0`),
     check('orders_status_check', sql`${t.status} in ('pending', 'confirmed', 'expired', 'cancelled')`),
-    check('orders_source_check', sql`${t.source} in ('checkout', 'transfer') and (${t.source} = 'transfer') = (${t.transferredFrom} is not null)`),
+    check(
+      'orders_source_check',
+      sql`${t.source} in ('checkout', 'transfer') and (${t.source} = 'transfer') = (${t.transferredFrom} is not null)
+          and (${t.source} = 'transfer' or (${t.basketId} is not null and ${t.paymentMethod} is not null))`,
+    ),
     check('orders_money_check', sql`${t.paidTotal} >= 0 and ${t.paidTotal} <= ${t.total} and ${t.refundedTotal} >= 0 and ${t.refundedTotal} <= ${t.paidTotal}`),
     // What the expiry sweep reads: the pending orders by deadline.
     index('orders_payment_due_idx').on(t.paymentDueAt).where(sql`${t.status} = 'pending'`),

@@ -101,7 +101,8 @@ export async function payOrder(db: Db, options: PayOrderOptions): Promise<{ paym
 
 /** The method paid with: the order's unless another is named (recorded as given; 422 for one not supported). */
 function methodOf(method: string | undefined, order: OrderRow): PaymentMethod {
-  if (method === undefined) return order.paymentMethod
+  if (method === undefined && order.paymentMethod !== null) return order.paymentMethod
+  if (method === undefined) throw new AppError('unsupported_payment_method')
   if (!isPaymentMethod(method)) throw new AppError('unsupported_payment_method')
   return method
 }
@@ -114,6 +115,8 @@ function methodOf(method: string | undefined, order: OrderRow): PaymentMethod {
  */
 async function reactivate(tx: Db, order: OrderRow, items: OrderItemRow[]) {
   const wanted = quantitiesByInventory(items)
+  // Only a checkout's order awaits payment, so only one expires: it has its basket.
+  if (order.basketId === null) throw gone('order_expired')
   try {
     await runStatement(tx, takeTickets({ sellerId: order.sellerId, scope: null, basketId: order.basketId, wanted, added: new Map(), sell: true }))
   } catch (error) {
