@@ -84,6 +84,16 @@ export const ERRORS = {
    * `details.tickets` lists them. Nothing is refunded: a retried refund never pays the same tickets twice.
    */
   ticket_voided: { status: 409, message: 'A ticket named is voided already' },
+  /** A holder change after the ticket's first check-in, or beyond the seller's `holder_changes_max` (docs/transfers.md). */
+  holder_locked: { status: 409, message: 'This ticket’s holder can no longer be changed' },
+  /** A second transfer of a ticket while one is pending (docs/transfers.md). */
+  transfer_pending: { status: 409, message: 'This ticket has a pending transfer: cancel it first' },
+  /** Not transferable now: the inventory's policy, the ticket's status, a check-in (docs/transfers.md). */
+  ticket_not_transferable: { status: 409, message: 'This ticket cannot be transferred now' },
+  /** A transfer cancelled after it was accepted, declined or expired (docs/transfers.md). */
+  transfer_ended: { status: 409, message: 'This transfer was answered or has expired' },
+  /** A ticket received by a transfer: it is voided or refunded on the order that sold it (docs/transfers.md). */
+  ticket_sold_elsewhere: { status: 409, message: 'This ticket was given by a transfer: void or refund it on the order that sold it' },
   /** The buyer's cancellation after its window (docs/payments.md); `details.until`. */
   withdrawal_closed: { status: 409, message: 'The withdrawal period for this order is over' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },

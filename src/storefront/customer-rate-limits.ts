@@ -44,6 +44,7 @@ export function customerRateLimits(app: FastifyInstance) {
     }
   }
   const orderTokenLimit = addressLimit('order-token', limits.loginPerIp)
+  const transferTokenLimit = addressLimit('transfer-token', limits.loginPerIp)
 
   // Emails are keyed by their HMAC, so the limit store holds none.
   const bodyEmailKey = (request: FastifyRequest) =>
@@ -71,6 +72,12 @@ export function customerRateLimits(app: FastifyInstance) {
     guardOrderToken: <T>(request: FastifyRequest, check: () => Promise<T>): Promise<T> => {
       const { limit, key } = orderTokenLimit(request)
       return guardLogin(limit, key, check)
+    },
+
+    /** Answers a transfer's token (accept, decline) within the address's limit, as `guardOrderToken` checks an order's. */
+    guardTransferToken: <T>(request: FastifyRequest, answer: () => Promise<T>): Promise<T> => {
+      const { limit, key } = transferTokenLimit(request)
+      return guardLogin(limit, key, answer)
     },
   }
 }

@@ -12,6 +12,7 @@ import { orderRoutes } from './orders.routes.js'
 import { paymentRoutes } from './payments.routes.js'
 import { refundRoutes } from './refunds.routes.js'
 import { seatMapRoutes } from './seat-map.routes.js'
+import { transferRoutes } from './transfers.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
@@ -34,6 +35,7 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(orderRoutes)
   await app.register(paymentRoutes)
   await app.register(refundRoutes)
+  await app.register(transferRoutes)
   await app.register(waitingListRoutes)
   await app.register(seatingPlanRoutes)
   await app.register(seatMapRoutes)

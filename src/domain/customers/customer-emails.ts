@@ -19,7 +19,7 @@ export type EmailRecipient = { email: string; firstName: string }
  */
 export type CustomerEmailRequest = { seller: EmailSeller & { id: string }; email: string; tokenHmac: Buffer; traceId?: string }
 
-export type StorefrontPage = 'verify-email' | 'reset-password' | 'magic-link' | 'waiting-list/accept' | `orders/${string}`
+export type StorefrontPage = 'verify-email' | 'reset-password' | 'magic-link' | 'waiting-list/accept' | 'transfer' | `orders/${string}`
 
 /** `{storefront_url}/{page}?token=<token>` (docs/selling.md), whatever trailing slashes the URL has. */
 export function storefrontLink(storefrontUrl: string, page: StorefrontPage, token: string): string {

@@ -31,7 +31,7 @@ export type EndOrderWithRefundOptions = {
  * and the buyer's refund email go with it. Answers the order as it is now.
  */
 export async function endOrderWithRefund(tx: Db, stock: TicketsFreed, order: OrderRow, options: EndOrderWithRefundOptions): Promise<OrderView> {
-  const ended = await endOrder(tx, stock, order, options.to)
+  const ended = await endOrder(tx, stock, order, options.to, options.codes)
   const left = await refundableOf(tx, ended.order)
   const refunded =
     left > 0

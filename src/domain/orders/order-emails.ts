@@ -234,7 +234,7 @@ const compose = (kind: string, context: OrderEmailContext, subject: string, line
  * "Festival de Verão — Pista · Meia, sábado, 12 de dezembro de 2026 às 20:00 (abertura dos portões às 19:00), Arena Azul (Rua
  * Augusta, 123, São Paulo, SP, Brasil)": the event, the inventory (and variant), its date and show times, and the venue, each when said.
  */
-function describeItem(item: OrderItemView, context: OrderEmailContext): string {
+export function describeItem(item: OrderItemView, context: OrderEmailContext): string {
   const locale = localeOf(context)
   const title = context.eventTitles.get(item.event_id)
   const what = `${item.name}${item.variant ? ` · ${item.variant}` : ''}`

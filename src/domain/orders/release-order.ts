@@ -6,7 +6,7 @@ import type { TicketsFreed } from '../inventory/freeing-tickets.js'
 import { couponRedemptions, tickets } from './orders.table.js'
 
 /** A ticket an order gave back. */
-export type ReleasedTicket = { orderId: string; orderItemId: string; inventoryId: string; identifier: string }
+export type ReleasedTicket = { id: string; orderId: string; orderItemId: string; inventoryId: string; identifier: string }
 
 /**
  * Voids the valid tickets that match `where` (those voided already are left as they are), their
@@ -17,7 +17,7 @@ export const voidValidTickets = (tx: Db, where: SQL | undefined): Promise<Releas
     .update(tickets)
     .set({ voidedAt: sql`now()`, changedXid: sql`pg_current_xact_id()` })
     .where(and(where, isNull(tickets.voidedAt)))
-    .returning({ orderId: tickets.orderId, orderItemId: tickets.orderItemId, inventoryId: tickets.inventoryId, identifier: tickets.identifier })
+    .returning({ id: tickets.id, orderId: tickets.orderId, orderItemId: tickets.orderItemId, inventoryId: tickets.inventoryId, identifier: tickets.identifier })
 
 /**
  * What ending orders (a cancellation, a withdrawal, an expiry) does to what they took: their

@@ -33,7 +33,7 @@ export const voidTicket = (db: Db, options: VoidTicketOptions) =>
     if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
     if (ticket.voidedAt) return { order: (await loadOrderViews(tx, options.codes, [order]))[0]!, changed: false }
 
-    await voidTickets(tx, stock, order, [ticket.id])
+    await voidTickets(tx, stock, order, [ticket.id], options.codes)
     await recordAudit(tx, options.actor, {
       action: 'adm.ticket.voided',
       target: { type: 'order', id: order.id },

@@ -56,7 +56,7 @@ export const refundOrder = (db: Db, options: RefundOrderOptions) =>
     let current = order
     let released: ReleasedTicket[] = []
     if (verdict && 'to' in verdict) {
-      const ended = await endOrder(tx, stock, order, verdict.to)
+      const ended = await endOrder(tx, stock, order, verdict.to, options.codes)
       current = ended.order
       released = ended.tickets
     } else if (named.length > 0) {
@@ -65,6 +65,7 @@ export const refundOrder = (db: Db, options: RefundOrderOptions) =>
         stock,
         order,
         named.map((ticket) => ticket.id),
+        options.codes,
       )
     }
     const written = await writeRefund(tx, current, {
