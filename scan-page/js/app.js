@@ -63,8 +63,9 @@ function whenLine(ticket, listId) {
   return [day, ticket.time, venue && venue.length <= SHORT_VENUE ? venue : null].filter(Boolean).join(' · ')
 }
 
+/** The answer's title: a refusal in the words the gate has for it (a transferred ticket, an older code: `why`), else its reason's. */
 function verdictTitle(answer, type) {
-  if (answer.status === 'refused') return t(`reason_${answer.reason}`)
+  if (answer.status === 'refused') return t(answer.why ? `why_${answer.why}` : `reason_${answer.reason}`)
   if (answer.attention) return t('attention')
   return t(type === 'exit' ? 'ok_exit' : 'ok')
 }
@@ -89,6 +90,7 @@ function showAnswer(answer, type, frameAt) {
   const verdict = answer.status === 'refused' ? 'refused' : answer.attention ? 'attention' : 'ok'
   box.dataset.verdict = verdict
   box.dataset.reason = answer.reason ?? ''
+  box.dataset.why = answer.why ?? ''
   $('#answer-title').textContent = verdictTitle(answer, type)
   $('#answer-ticket').textContent = ticketLine(answer.ticket)
   $('#answer-when').textContent = whenLine(answer.ticket, answer.list_id)
@@ -124,6 +126,7 @@ async function renderHistory() {
     li.dataset.status = entry.answer.status
     li.dataset.queued = String(entry.queued)
     li.dataset.reason = entry.answer.reason ?? ''
+    li.dataset.why = entry.answer.why ?? ''
     // invalid_scan: what the server found wrong with the scan.
     if (entry.answer.details) li.title = entry.answer.details.map((detail) => `${detail.path} ${detail.message}`).join('; ')
     li.textContent = `${time(entry.at)} ${t(entry.type)} · ${verdictTitle(entry.answer, entry.type)} · ${entry.answer.ticket?.identifier ?? ''}${entry.queued ? ` (${t('queued_mark')})` : ''}`

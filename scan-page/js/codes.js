@@ -1,7 +1,7 @@
 /**
  * A ticket's signed code, verified in the browser: a compact JWS (EdDSA over Ed25519, `kid` in
  * its header) checked with the seller's key of that `kid` from GET /chk/v1/keys, then its
- * payload read. Two payload layouts verify: JSON (`{tid, sid, eid, inv, d, v, s?}`, the first codes)
+ * payload read. Two payload layouts verify: JSON (`{tid, sid, eid, inv, d, v, s?, n?}`, the first codes)
  * and the compact binary one (first byte 1). Everything that knows a code's shape is here.
  */
 
@@ -41,7 +41,12 @@ function base32(bytes) {
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 const uuidOf = (bytes) => hex(bytes).replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')
 
-/** The claims `{tid, eid, inv, d, v, s?}` of a verified payload of either layout, or null; `s`, a seated ticket's seat: `[zone, row, number]`. */
+/**
+ * The claims `{tid, eid, inv, d, v, s?, n?}` of a verified payload of either layout, or null; `s`, a
+ * seated ticket's seat: `[zone, row, number]`; `n`, the ticket's `code_version` modulo 256 when
+ * the code was signed, absent for 0 (in the compact layout, one byte after the seat, only when
+ * above 0: codes signed before it read as they always did).
+ */
 export function readPayload(bytes) {
   if (bytes[0] === 1) {
     if (bytes.length < 53) return null
@@ -49,7 +54,7 @@ export function readPayload(bytes) {
     const variantEnd = 52 + bytes[51]
     if (variantEnd + 1 > bytes.length) return null
     const seatEnd = variantEnd + 1 + bytes[variantEnd]
-    if (seatEnd !== bytes.length) return null
+    if (seatEnd !== bytes.length && seatEnd + 1 !== bytes.length) return null
     const variant = utf8.decode(bytes.subarray(52, variantEnd))
     const seatText = utf8.decode(bytes.subarray(variantEnd + 1, seatEnd))
     const seat = seatText === '' ? null : seatText.split(SEAT_SEPARATOR)
@@ -61,6 +66,7 @@ export function readPayload(bytes) {
       d: new Date((EPOCH_DAY + view.getUint16(49)) * 86_400_000).toISOString().slice(0, 10),
       v: variant === '' ? null : variant,
       ...(seat ? { s: seat } : {}),
+      ...(seatEnd < bytes.length ? { n: bytes[seatEnd] } : {}),
     }
   }
   const claims = JSON.parse(utf8.decode(bytes))

@@ -7,7 +7,7 @@
  */
 import { call, Offline, Refused, Revoked } from './api.js'
 import { looksSigned, prepareKeys, verifyCode } from './codes.js'
-import { judgeScan, showOf } from './judge.js'
+import { judgeScan, showOf, whyInvalid } from './judge.js'
 import { store } from './store.js'
 
 const ONLINE_SYNC_MS = 30_000
@@ -93,6 +93,30 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
     if (before > 0 && state.lists.length === 0) onListsGone()
   }
 
+  /** Each chosen list's kept ticket of this identifier (or nothing), by list id. */
+  async function keptTickets(identifier) {
+    const known = {}
+    for (const list of state.lists) known[list.id] = await store.ticket(list.id, identifier)
+    return known
+  }
+
+  /**
+   * The server's `invalid` with the words the copy can add (`whyInvalid`): the server says no
+   * more of a given-away identifier or an older code than of a code it never issued, and the
+   * door should not read "not a ticket of this event" for a ticket given to someone else. For an
+   * uploaded scan, `judgedHere` is the verdict the gate gave it offline, whose words stay when
+   * the copy has none to add.
+   */
+  async function explained(code, answer, judgedHere = null) {
+    if (answer.status !== 'refused' || answer.reason !== 'invalid' || answer.why) return answer
+    const claims = looksSigned(code) ? await verifyCode(code, state.keys) : null
+    let why = null
+    // A code that does not verify here says nothing of the ticket it names.
+    if (claims || !looksSigned(code)) why = whyInvalid(await keptTickets(claims?.tid ?? code.trim().toUpperCase()), claims)
+    why ??= judgedHere?.reason === 'invalid' ? (judgedHere.why ?? null) : null
+    return why ? { ...answer, why } : answer
+  }
+
   /**
    * Uploads the queue, oldest first. Every scan answered leaves the queue, and the server's answer
    * replaces the local verdict in the history; one it answers `invalid_scan` (a list deleted since,
@@ -112,7 +136,7 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
         const answer = results[n]
         const before = await store.historyEntry(scan.nonce)
         // A scan the server could not take names no ticket: the history keeps the one the gate saw.
-        const shown = answer.ticket ? answer : { ...answer, ticket: before?.answer?.ticket ?? null }
+        const shown = await explained(scan.code, answer.ticket ? answer : { ...answer, ticket: before?.answer?.ticket ?? null }, before?.answer)
         entries.push({ ...(before ?? { nonce: scan.nonce, at: scan.scanned_at, type: scan.type }), answer: shown, queued: false })
         if (answer.ticket && answer.list_id) await store.putTickets(answer.list_id, [answer.ticket])
       }
@@ -245,9 +269,7 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
   async function judgeHere(code, type, at) {
     const claims = looksSigned(code) ? await verifyCode(code, state.keys) : null
     if (looksSigned(code) && !claims) return { status: 'refused', reason: 'invalid', attention: false, list_id: null, ticket: null }
-    const identifier = claims?.tid ?? code.trim().toUpperCase()
-    const known = {}
-    for (const list of state.lists) known[list.id] = await store.ticket(list.id, identifier)
+    const known = await keptTickets(claims?.tid ?? code.trim().toUpperCase())
     const verdict = judgeScan({ lists: state.lists, known, claims, type, now: at, shows: state.shows })
     if (verdict.status === 'ok') await store.putTickets(verdict.list_id, [verdict.ticket])
     return verdict
@@ -308,7 +330,7 @@ export function createGate({ onChange, onRevoked, onListsGone }) {
       const at = new Date()
       if (state.online) {
         try {
-          const answer = await redeemOnline(code, type, nonce)
+          const answer = await explained(code, await redeemOnline(code, type, nonce))
           if (answer.ticket && answer.list_id) await store.putTickets(answer.list_id, [answer.ticket])
           await store.record([{ nonce, at: at.toISOString(), type, answer, queued: false }])
           // The counts follow every scan; the answer does not wait for them.

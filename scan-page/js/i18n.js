@@ -43,6 +43,8 @@ const MESSAGES = {
     reason_ambiguous: 'On more than one list: choose one',
     reason_nonce_conflict: 'Scan conflict',
     reason_invalid_scan: 'Not taken by the server',
+    why_transferred: 'Transferred to someone else',
+    why_older_code: 'Replaced: an older code',
     tap_to_close: 'Tap to go on',
   },
   'pt-BR': {
@@ -87,6 +89,8 @@ const MESSAGES = {
     reason_ambiguous: 'Está em mais de uma lista: escolha uma',
     reason_nonce_conflict: 'Conflito de leitura',
     reason_invalid_scan: 'Recusada pelo servidor',
+    why_transferred: 'Transferido para outra pessoa',
+    why_older_code: 'Substituído: código antigo',
     tap_to_close: 'Toque para seguir',
   },
 }

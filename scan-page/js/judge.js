@@ -6,6 +6,22 @@
 /** A kept ticket's statuses (the feed's) of an order not paid: awaiting payment, or expired unpaid (docs/payments.md). */
 const UNPAID = new Set(['pending', 'expired'])
 
+/**
+ * Why the gate refuses as `invalid` a ticket it keeps, as the server does (docs/transfers.md), in
+ * words the door can act on: `transferred` when its identifier was given to someone else (the
+ * feed's `revoked`: the identifier and every code of it are dead; the recipient's ticket has an
+ * identifier of its own), `older_code` when a verified code's `n` (absent: 0) is not the ticket's
+ * `code_version` modulo 256 (a holder change or a re-issue signed a new code); else null.
+ * `known` maps each chosen list's id to its kept ticket of the code's identifier (or nothing);
+ * `claims`: a verified code's, null for a typed identifier (which has no version).
+ */
+export function whyInvalid(known, claims) {
+  const kept = Object.values(known).filter(Boolean)
+  if (kept.some((ticket) => ticket.status === 'revoked')) return 'transferred'
+  if (claims && kept.some((ticket) => (claims.n ?? 0) !== (ticket.code_version ?? 0) % 256)) return 'older_code'
+  return null
+}
+
 /** Whether a list takes a ticket of this event, inventory and variant. */
 const covers = (list, { event_id, inventory_id, variant }) =>
   list.event_id === event_id &&
@@ -39,15 +55,18 @@ export const showOf = ({ date, time = null, doors_time = null, entry_opens_at, e
 
 /**
  * The verdict on one scan: `{status, reason, attention, list_id, ticket}` like the server's
- * RedeemAnswer. `known` maps each chosen list's id to its kept ticket of this identifier (or
- * nothing); `claims` are a verified code's, null for a typed identifier. A verified code of a
- * ticket the copy does not have yet (sold since the last sync) counts on a list that covers it,
+ * RedeemAnswer, with `why` (`whyInvalid`) on an `invalid` one the gate can say more of. `known`
+ * maps each chosen list's id to its kept ticket of this identifier (or nothing); `claims` are a
+ * verified code's, null for a typed identifier. A verified code of a ticket the copy does not have yet (sold since the last sync) counts on a list that covers it,
  * with the show times and window of its inventory's other tickets (`shows`, by inventory id,
  * when of the same date).
  */
 export function judgeScan({ lists, known, claims, type, now, shows = {} }) {
   const refused = (reason, ticket = null, listId = null) => ({ status: 'refused', reason, attention: false, list_id: listId, ticket })
   let found = lists.filter((list) => known[list.id]).map((list) => ({ list, ticket: known[list.id] }))
+  // Like the server, before any other rule: a given-away identifier or an older code names no ticket to let in.
+  const why = whyInvalid(known, claims)
+  if (why) return { ...refused('invalid'), why }
   if (found.length === 0 && claims) {
     const show = shows[claims.inv]
     const ticket = {
@@ -74,6 +93,8 @@ export function judgeScan({ lists, known, claims, type, now, shows = {} }) {
   // An expired ticket is voided too: the holder is told it is not paid, as the server tells it.
   if (UNPAID.has(ticket.status)) return refused('unpaid', ticket, list.id)
   if (ticket.status === 'voided') return refused('voided', ticket, list.id)
+  // A status this page does not know yet (a newer feed's) lets no one in.
+  if (ticket.status !== 'valid') return refused('invalid', ticket, list.id)
   if (type === 'entry') {
     if (!withinWindow(ticket, now)) return refused('invalid_time', ticket, list.id)
     const again = ticket.checked_in && !list.allow_multiple_entries && (ticket.inside || !list.allow_entry_after_exit)

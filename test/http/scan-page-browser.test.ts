@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import QRCode from 'qrcode'
@@ -11,7 +12,7 @@ import { buildTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import { useTwoSellers } from '../factories/sellers.js'
 import type { AdmClient } from '../support/adm-client.js'
-import { buyTickets, checkinAdmin, orderAwaitingPayment, type TestOrder } from '../support/checkin.js'
+import { buyTickets, buyTicketsAs, checkinAdmin, orderAwaitingPayment, type TestOrder } from '../support/checkin.js'
 import { resetDatabase, testDatabase, usesPostgres } from '../support/database.js'
 
 /**
@@ -344,6 +345,95 @@ describe.skipIf(skip)('the scanner page in a real browser', () => {
     await answer(after, 'ok')
     expect(await after.textContent('#answer-when')).toContain('Arena Azul')
   }, 180_000)
+
+  describe('a ticket given to someone else, or given a new code, a moment before the network went', () => {
+    /**
+     * The buyer gives a ticket away and the recipient accepts (docs/transfers.md): its identifier
+     * and every code of it are revoked, and the door's feed says so. Until the storefront's
+     * transfer is in this tree, the database marks the ticket as accepting does (given away,
+     * changed for the feed). Answers the recipient's ticket, which this way has none: null.
+     */
+    async function transfer(_order: TestOrder, identifier: string, _buyer: Record<string, string>): Promise<{ identifier: string; code: string } | null> {
+      await ctx.app.db.execute(sql`update tickets set transferred_at = now(), changed_xid = pg_current_xact_id() where identifier = ${identifier}`)
+      return null
+    }
+
+    /**
+     * The ticket re-issued (a holder change does the same to its code): its `code_version` goes up
+     * and its code is signed anew, the old one dead. Answers the new code, as the buyer's order shows it.
+     */
+    async function reissue(order: TestOrder, identifier: string, buyer: Record<string, string>): Promise<string> {
+      await ctx.app.db.execute(sql`update tickets set code_version = code_version + 1, changed_xid = pg_current_xact_id() where identifier = ${identifier}`)
+      const read = await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}`, headers: buyer })
+      expect(read.statusCode).toBe(200)
+      const ticket = (read.json().tickets as TestOrder['tickets']).find((ticket) => ticket.identifier === identifier)!
+      return ticket.code
+    }
+
+    /** The answer on screen: refused `invalid`, in the words the page has for it (`transferred`, `older_code`). */
+    const refusedAs = (page: Page, why: string) =>
+      page.waitForSelector(`#answer[data-verdict="refused"][data-reason="invalid"][data-why="${why}"]:not([hidden])`, { timeout: 60_000 })
+
+    /** Types a code or an identifier and checks it; waits for the answer, reads its title and taps it away. */
+    async function typed(page: Page, code: string, shown: (page: Page) => Promise<unknown>) {
+      await page.fill('#manual', code)
+      await page.click('#manual-redeem')
+      await shown(page)
+      const title = await page.textContent('#answer-title')
+      await page.click('#answer')
+      await page.waitForSelector('#answer', { state: 'hidden' })
+      return title
+    }
+
+    it('a scanner page, offline with its feed, refuses the old code after a transfer made while it was online a moment before', async () => {
+      const { order, buyer } = await buyTicketsAs(ctx.app, a, [{ inventory_id: inventoryId, quantity: 2 }])
+      const [given, renewed] = order.tickets as [TestOrder['tickets'][number], TestOrder['tickets'][number]]
+      const { on, page } = await pairedPhone('Phone at a transfer', [listId])
+
+      // Online: one ticket is given away, the other re-issued; the page syncs when it opens again.
+      const received = await transfer(order, given.identifier, buyer)
+      const renewedCode = await reissue(order, renewed.identifier, buyer)
+      expect(renewedCode).not.toBe(renewed.code)
+      await page.reload()
+      const kept = (identifier: string) =>
+        `import('/scan/js/store.js').then(({ store }) => store.ticket(${JSON.stringify(listId)}, ${JSON.stringify(identifier)}))`
+      await page.waitForFunction(
+        `Promise.all([${kept(given.identifier)}, ${kept(renewed.identifier)}]).then(([given, renewed]) => given?.status === 'revoked' && renewed?.code_version === 1)`,
+        undefined,
+        { timeout: 60_000, polling: 500 },
+      )
+      // The server refuses both old codes as invalid; the page says why, from its copy.
+      expect(await typed(page, given.code, (page) => refusedAs(page, 'transferred'))).toBe('Transferred to someone else')
+      expect(await typed(page, renewed.code, (page) => refusedAs(page, 'older_code'))).toBe('Replaced: an older code')
+      expect(await page.locator('#history li[data-queued="false"]').count()).toBe(2)
+      expect(await page.locator('#queued').getAttribute('data-count')).toBe('0')
+
+      // Offline with that copy: the camera sees the given-away code.
+      const offline = await phone([given.code], { offline: true, on })
+      await offline.goto(`${baseUrl}/scan/`)
+      await refusedAs(offline, 'transferred')
+      expect(await offline.textContent('#answer-title')).toBe('Transferred to someone else')
+      await offline.waitForSelector('#net[data-online="false"]')
+      await offline.click('#answer')
+      await offline.waitForSelector('#answer', { state: 'hidden' })
+      expect(await typed(offline, given.identifier, (page) => refusedAs(page, 'transferred'))).toBe('Transferred to someone else')
+      expect(await typed(offline, renewed.code, (page) => refusedAs(page, 'older_code'))).toBe('Replaced: an older code')
+      expect(await typed(offline, renewedCode, (page) => answer(page, 'ok'))).toBe('Valid')
+      if (received) expect(await typed(offline, received.code, (page) => answer(page, 'ok'))).toBe('Valid')
+      const queued = received ? 5 : 4
+      await offline.waitForSelector(`#queued[data-count="${queued}"]`)
+
+      // Back online: the server judges the uploads as the page did, and the history keeps saying why.
+      await context!.setOffline(false)
+      await offline.waitForSelector('#queued[data-count="0"]', { timeout: 60_000 })
+      await offline.waitForSelector('#history li[data-queued="true"]', { state: 'detached', timeout: 60_000 })
+      expect(await offline.locator('#history li[data-status="refused"][data-reason="invalid"][data-why="transferred"]').count()).toBe(3)
+      expect(await offline.locator('#history li[data-status="refused"][data-reason="invalid"][data-why="older_code"]').count()).toBe(2)
+      expect(await checkinsOf(given.identifier)).toMatchObject([{ successful: false, reason: 'invalid', forced: false }])
+      expect(await checkinsOf(renewed.identifier)).toMatchObject([{ successful: true, type: 'entry', forced: false }])
+      if (received) expect(await checkinsOf(received.identifier)).toMatchObject([{ successful: true, type: 'entry' }])
+    }, 240_000)
+  })
 
   describe('a gate that never jams: once the network is back, within 60 s', () => {
     /** The same phone, its network gone, filming these codes: each judged here and queued. */

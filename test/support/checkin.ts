@@ -21,11 +21,16 @@ export async function pairedDevice(app: FastifyInstance, adm: AdmClient, sellerI
 }
 
 /** A checkout through the storefront, as a partner does it: paid (`confirmed`), every ticket with its signed code. */
-export const buyTickets = (app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<TestOrder> => checkout<TestOrder>(app, seller, items, {})
+export const buyTickets = async (app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<TestOrder> =>
+  (await checkout<TestOrder>(app, seller, items, {})).order
+
+/** `buyTickets`, and the headers of its buyer's storefront calls (the order's customer): to read the order again, change or give its tickets. */
+export const buyTicketsAs = (app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<{ order: TestOrder; buyer: Record<string, string> }> =>
+  checkout<TestOrder>(app, seller, items, {})
 
 /** An order awaiting payment (docs/payments.md), through the storefront's checkout with `await_payment`: `pending`, its tickets without codes. */
 export async function orderAwaitingPayment(app: FastifyInstance, seller: TestSeller, items: CheckoutItems): Promise<UnpaidOrder> {
-  const order = await checkout<UnpaidOrder>(app, seller, items, { await_payment: true })
+  const { order } = await checkout<UnpaidOrder>(app, seller, items, { await_payment: true })
   expect(order).toMatchObject({ status: 'pending' })
   expect(order.tickets.map((ticket) => [ticket.status, ticket.code])).toEqual(order.tickets.map(() => ['pending', null]))
   return order
@@ -36,7 +41,12 @@ export type UnpaidOrder = { id: string; status: string; tickets: (Omit<TestOrder
 
 type CheckoutItems = { inventory_id: string; quantity: number; variant?: string }[]
 
-async function checkout<O>(app: FastifyInstance, seller: TestSeller, items: CheckoutItems, body: { await_payment?: boolean }): Promise<O> {
+async function checkout<O>(
+  app: FastifyInstance,
+  seller: TestSeller,
+  items: CheckoutItems,
+  body: { await_payment?: boolean },
+): Promise<{ order: O; buyer: Record<string, string> }> {
   const customer = await insertSignedInCustomer(app, seller)
   const basket = await app.inject({ method: 'POST', url: '/stf/v1/baskets', headers: customer.headers, payload: { items } })
   expect(basket.statusCode).toBe(201)
@@ -47,7 +57,7 @@ async function checkout<O>(app: FastifyInstance, seller: TestSeller, items: Chec
     payload: { payment_method: 'pix', ...body },
   })
   expect(order.statusCode).toBe(201)
-  return order.json()
+  return { order: order.json(), buyer: customer.headers }
 }
 
 /** A scanner's calls: `scan.post('/redeem', {...})`. */

@@ -2,6 +2,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ANSWER_REASONS } from '../../src/domain/checkin/checkin.table.js'
+import { compactPayload } from '../../src/domain/checkin/ticket-code-payload.js'
 import { signTicketCode, type TicketClaims } from '../../src/domain/checkin/ticket-codes.js'
 import { KID_LENGTH, newKeyPair, thumbprint } from '../../src/domain/checkin/ticket-key-material.js'
 
@@ -9,8 +10,10 @@ import { KID_LENGTH, newKeyPair, thumbprint } from '../../src/domain/checkin/tic
 const pageModule = (name: string, as = '') => import(`${pathToFileURL(path.resolve(import.meta.dirname, '../../scan-page/js', name)).href}${as}`)
 
 type Codes = { verifyCode: (code: string, keys: object[]) => Promise<Record<string, unknown> | null>; looksSigned: (text: string) => boolean }
+type Verdict = { status: string; reason: string | null; why?: string; attention: boolean; list_id: string | null; ticket: Record<string, unknown> | null }
 type Judge = {
-  judgeScan: (facts: object) => { status: string; reason: string | null; attention: boolean; list_id: string | null; ticket: Record<string, unknown> | null }
+  judgeScan: (facts: object) => Verdict
+  whyInvalid: (known: Record<string, object | undefined>, claims: object | null) => string | null
 }
 
 let codes: Codes
@@ -55,6 +58,29 @@ describe('the scanner page verifies a code offline (scan-page/js/codes.js)', () 
     const list = { id: 'L1', event_id: claims.eid, inventory_ids: null, variants: null, allow_multiple_entries: false, allow_entry_after_exit: true }
     const answer = judge.judgeScan({ lists: [list], known: {}, claims: read, type: 'entry', now: new Date(2031, 4, 1, 21, 0) })
     expect(answer).toMatchObject({ status: 'ok', ticket: { seat: { zone: 'Plateia', row: 'A', number: '7' } } })
+  })
+
+  it("reads a code's version `n` (one byte after the seat in the compact layout, `n` in the JSON one), and none from a code of version 0", async () => {
+    const compact = keyAndJwk()
+    const legacy = keyAndJwk(true)
+    for (const changed of [
+      { ...claims, n: 1 },
+      { ...claims, s: ['Plateia', 'A', '7'] as TicketClaims['s'], n: 255 },
+      { ...claims, v: null, n: 7 },
+    ]) {
+      const { sid: _sid, ...expected } = changed
+      expect(await codes.verifyCode(signTicketCode(compact.key, changed), [compact.jwk])).toEqual(expected)
+      expect(await codes.verifyCode(signTicketCode(legacy.key, changed), [legacy.jwk])).toMatchObject({ n: changed.n })
+    }
+    expect(await codes.verifyCode(signTicketCode(compact.key, claims), [compact.jwk])).not.toHaveProperty('n')
+  })
+
+  it('refuses a compact payload with more than one byte after the seat', () => {
+    const { readPayload } = codes as unknown as { readPayload: (bytes: Uint8Array) => object | null }
+    const payload = compactPayload({ ...claims, n: 3 })!
+    expect(readPayload(payload)).toMatchObject({ n: 3 })
+    expect(readPayload(Buffer.concat([payload, Buffer.from([0])]))).toBeNull()
+    expect(readPayload(payload.subarray(0, payload.length - 2))).toBeNull()
   })
 
   it('refuses a code signed by another key, a tampered one, and one whose key it does not hold', async () => {
@@ -141,6 +167,53 @@ describe('the scanner page judges a scan offline (scan-page/js/judge.js)', () =>
     expect(scan(new Date(2031, 4, 1, 12, 0), { [claims.inv]: { ...show, date: '2031-05-02' } })).toMatchObject({ status: 'ok', ticket: { time: null } })
   })
 
+  it('refuses a ticket given to someone else (the feed’s revoked) as invalid, transferred: typed, as a code, in or out, on any list', () => {
+    const fresh = { tid: claims.tid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v }
+    const transferred = { status: 'refused', reason: 'invalid', why: 'transferred', ticket: null, list_id: null }
+    expect(verdict(kept({ status: 'revoked' }))).toEqual({ ...transferred, attention: false })
+    expect(verdict(kept({ status: 'revoked' }), { claims: fresh })).toMatchObject(transferred)
+    expect(verdict(kept({ status: 'revoked', code_version: 2 }), { claims: { ...fresh, n: 2 }, type: 'exit' })).toMatchObject(transferred)
+    // Kept on two lists, or outside its window: still told apart from an ambiguous or early ticket.
+    const two = [list, { ...list, id: 'L2' }]
+    const revoked = kept({ status: 'revoked' })
+    expect(judge.judgeScan({ lists: two, known: { L1: revoked, L2: revoked }, claims: null, type: 'entry', now: at })).toMatchObject(transferred)
+    expect(verdict(revoked, { now: new Date(2031, 4, 3) })).toMatchObject(transferred)
+    // Not "not a ticket of this event": that stays for what the copy does not know.
+    expect(verdict(undefined)).toMatchObject({ status: 'refused', reason: 'invalid' })
+    expect(verdict(undefined)).not.toHaveProperty('why')
+  })
+
+  it('refuses a code whose n (absent: 0) is not the kept code_version modulo 256 as invalid, an older code; takes the current one', () => {
+    const code = (n?: number) => ({ tid: claims.tid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v, ...(n === undefined ? {} : { n }) })
+    const older = { status: 'refused', reason: 'invalid', why: 'older_code', ticket: null }
+    expect(verdict(kept({ code_version: 1 }), { claims: code() })).toMatchObject(older)
+    expect(verdict(kept({ code_version: 2 }), { claims: code(1) })).toMatchObject(older)
+    expect(verdict(kept({ code_version: 2 }), { claims: code(1), type: 'exit' })).toMatchObject(older)
+    expect(verdict(kept({ code_version: 2, status: 'voided' }), { claims: code(1) })).toMatchObject(older)
+    expect(verdict(kept({ code_version: 2 }), { claims: code(2) })).toMatchObject({ status: 'ok', list_id: 'L1' })
+    expect(verdict(kept({ code_version: 257 }), { claims: code(1) })).toMatchObject({ status: 'ok' })
+    expect(verdict(kept({ code_version: 0 }), { claims: code() })).toMatchObject({ status: 'ok' })
+    // A ticket kept before the feed gave its version is at version 0 (any change since came again in the feed).
+    expect(verdict(kept(), { claims: code() })).toMatchObject({ status: 'ok' })
+    expect(verdict(kept(), { claims: code(1) })).toMatchObject(older)
+    // A typed identifier has no version: the ticket it names is judged as it is.
+    expect(verdict(kept({ code_version: 3 }))).toMatchObject({ status: 'ok' })
+  })
+
+  it('says why only for a ticket it keeps: whyInvalid', () => {
+    const code = { tid: claims.tid, eid: claims.eid, inv: claims.inv, d: claims.d, v: claims.v, n: 1 }
+    expect(judge.whyInvalid({ L1: undefined }, code)).toBeNull()
+    expect(judge.whyInvalid({ L1: kept({ status: 'revoked', code_version: 1 }) }, code)).toBe('transferred')
+    expect(judge.whyInvalid({ L1: kept({ code_version: 1 }) }, code)).toBeNull()
+    expect(judge.whyInvalid({ L1: kept({ code_version: 2 }) }, code)).toBe('older_code')
+    expect(judge.whyInvalid({ L1: kept({ code_version: 2 }) }, null)).toBeNull()
+  })
+
+  it('lets no one in on a status it does not know (a newer feed’s)', () => {
+    expect(verdict(kept({ status: 'quarantined' }))).toMatchObject({ status: 'refused', reason: 'invalid', list_id: 'L1' })
+    expect(verdict(kept({ status: 'quarantined' }), { type: 'exit' })).toMatchObject({ status: 'refused', reason: 'invalid' })
+  })
+
   it('takes a verified code of a ticket sold since the last sync on a list that covers it, and not on one that does not', () => {
     const fresh = { tid: claims.tid, eid: claims.eid, inv: claims.inv, d: claims.d, v: null }
     expect(judge.judgeScan({ lists: [list], known: {}, claims: fresh, type: 'entry', now: at })).toMatchObject({ status: 'ok', list_id: 'L1' })
@@ -172,5 +245,13 @@ describe('the scanner page says every reason in words (scan-page/js/i18n.js)', (
     }
     expect(en.t('reason_unpaid')).toBe('Not paid')
     expect(pt.t('reason_unpaid')).toBe('Não pago')
+  })
+
+  it('says a transferred ticket and an older code in words of their own, never as an unknown ticket', async () => {
+    const en = await wordsFor(['en-GB'])
+    const pt = await wordsFor(['pt-BR'])
+    expect([en.t('why_transferred'), en.t('why_older_code')]).toEqual(['Transferred to someone else', 'Replaced: an older code'])
+    expect([pt.t('why_transferred'), pt.t('why_older_code')]).toEqual(['Transferido para outra pessoa', 'Substituído: código antigo'])
+    for (const words of [en, pt]) expect(new Set([words.t('why_transferred'), words.t('why_older_code'), words.t('reason_invalid')]).size).toBe(3)
   })
 })
