@@ -13,9 +13,7 @@ export const ZTransfer = z
     identifier: z.string().describe('The ticket offered (revoked once accepted: the recipient’s ticket has a new one)'),
     status: z
       .enum(TRANSFER_STATUSES)
-      .describe(
-        '`pending` until the recipient accepts or declines it, the sender cancels it, or it expires (`expires_at`); one pending transfer per ticket',
-      ),
+      .describe('`pending` until the recipient accepts or declines it, the sender cancels it, or it expires (`expires_at`); one pending transfer per ticket'),
     recipient: z.object({ email: z.string(), name: z.string() }),
     expires_at: ZInstant.describe('72 hours after it was offered, or the ticket’s date (its `time` when said), whichever is first'),
     created_at: ZInstant,

@@ -150,7 +150,9 @@ export async function acceptTransfer(db: Db, options: AcceptTransferOptions): Pr
     const theirs = contexts.get(from.id)
     const sold = (await orderDetails(tx, [from.id])).items.find((row) => row.id === ticket.order_item_id)
     const emails = [
-      ...(mine ? [orderConfirmedEmail(orderToken ? { ...mine, link: orderLinkOf(mine.seller.storefrontUrl, orderId, orderToken.token) } : mine, received!)] : []),
+      ...(mine
+        ? [orderConfirmedEmail(orderToken ? { ...mine, link: orderLinkOf(mine.seller.storefrontUrl, orderId, orderToken.token) } : mine, received!)]
+        : []),
       ...(theirs && sold
         ? [transferAnsweredEmail(theirs, { accepted: true, recipient: transfer.recipientName, identifier: ticket.identifier, item: toShownItemView(sold) })]
         : []),

@@ -93,7 +93,12 @@ export const lockTransfer = async (tx: Db, sellerId: string, id: string): Promis
   )[0]
 
 /** Ends a transfer with this status. */
-export const endTransferRow = async (tx: Db, id: string, status: 'accepted' | 'declined' | 'cancelled', accepted?: { newTicketId: string; newOrderId: string }) =>
+export const endTransferRow = async (
+  tx: Db,
+  id: string,
+  status: 'accepted' | 'declined' | 'cancelled',
+  accepted?: { newTicketId: string; newOrderId: string },
+) =>
   (
     await tx
       .update(ticketTransfers)
