@@ -99,7 +99,12 @@ export async function ledgerViolations(db: Db, options: LedgerInvariantOptions =
     sql`select i.id, i.order_id, o.status, i.quantity, s.sales, s.tickets from order_items i join orders o on o.id = i.order_id
           cross join lateral (select count(*)::int as sales, sum(t.tickets)::int as tickets from transactions t
                                where t.order_item_id = i.id and t.kind = 'sale') s
-         where s.sales > 1 or (o.status = 'confirmed' and s.sales <> 1) or (s.sales = 1 and s.tickets <> i.quantity)`,
+         where s.sales > 1 or (o.status = 'confirmed' and o.source = 'checkout' and s.sales <> 1) or (s.sales = 1 and s.tickets <> i.quantity)`,
+  )
+  // A transfer sells nothing (docs/transfers.md): its order has no rows; the sale stays the sender's order's.
+  await check(
+    'ledger rows of an order of a transfer',
+    sql`select o.id, t.kind from orders o join transactions t on t.order_id = o.id where o.source = 'transfer'`,
   )
   await check(
     'void rows of an item never sold, or ledger rows of an item written for another order',

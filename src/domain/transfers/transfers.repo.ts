@@ -9,7 +9,7 @@ import type { TransferRow } from './transfer-view.js'
  * themselves. Every rule about when a ticket may change hands reads `TransferableTicket`.
  */
 
-/** A ticket of an order as a transfer judges it, locked. */
+/** A ticket of an order as a transfer judges it, locked (FOR UPDATE) and then read. */
 export type TransferableTicket = {
   id: string
   identifier: string
@@ -38,6 +38,12 @@ export const TRANSFER_LIFETIME_HOURS = 72
  * says one, in the seller's time zone.
  */
 export async function lockTransferableTicket(tx: Db, orderId: string, identifier: string): Promise<TransferableTicket | undefined> {
+  // The lock first, alone: a statement that waited for it reads the rest (the check-ins above
+  // all) as of when it began, so a scan committed while it waited would go unseen. The next
+  // statement reads everything committed before the lock was granted.
+  const { rows: locked } = await tx.execute(sql`select t.id from tickets t where t.order_id = ${orderId}::uuid and t.identifier = ${identifier} for update`)
+  const id = (locked as { id: string }[])[0]?.id
+  if (id === undefined) return undefined
   const { rows } = await tx.execute(sql`
     select t.id, t.identifier, t.order_item_id, t.inventory_id, t.seat_id, t.origin_ticket_id,
            t.voided_at is not null as voided, t.transferred_at is not null as transferred,
@@ -49,8 +55,7 @@ export async function lockTransferableTicket(tx: Db, orderId: string, identifier
     join inventories inv on inv.id = t.inventory_id
     join sellers s on s.id = inv.seller_id
     cross join lateral (select (inv.date + coalesce(inv.time::interval, interval '0')) at time zone s.timezone as at) starts
-    where t.order_id = ${orderId}::uuid and t.identifier = ${identifier}
-    for update of t`)
+    where t.id = ${id}::uuid`)
   return (rows as TransferableTicket[])[0]
 }
 
