@@ -10,7 +10,7 @@ import { createTestEvent, createTestInventory, dayFromToday } from '../factories
 import { subscribeToEverything } from '../factories/checkouts.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { createSeatedInventory } from '../factories/seating.js'
-import { type AdmClient } from '../support/adm-client.js'
+import type { AdmClient } from '../support/adm-client.js'
 import { checkinAdmin, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError, linkToken } from '../support/customer-auth.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
