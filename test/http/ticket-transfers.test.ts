@@ -1,15 +1,17 @@
 import { and, count, eq, sql } from 'drizzle-orm'
+import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { customers } from '../../src/domain/customers/customers.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
 import { transactions as ledgerEntries } from '../../src/domain/payments/payments.table.js'
 import { tickets, ticketTransfers } from '../../src/domain/orders/orders.table.js'
 import { outboxEmails } from '../../src/platform/mail/outbox.table.js'
-import { useTestApp } from '../build-app.js'
+import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
 import { subscribeToEverything } from '../factories/checkouts.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { createSeatedInventory } from '../factories/seating.js'
+import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import type { AdmClient } from '../support/adm-client.js'
 import { checkinAdmin, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
 import { expectError, linkToken } from '../support/customer-auth.js'
@@ -119,6 +121,13 @@ describe('POST /stf/v1/orders/{id}/tickets/{identifier}/transfers', () => {
     // Today at 23:59 comes before 72 hours from now.
     expect(expires).toBe(Date.parse(`${dayFromToday(0)}T23:59:00Z`))
     expect(token).toMatch(/^tt_[\w-]{43}$/)
+    // In the seller's language (pt-BR by default), with the sender's name.
+    const [mail] = await ctx.app.db
+      .select()
+      .from(outboxEmails)
+      .where(and(eq(outboxEmails.kind, 'stf.transfer_offered'), eq(outboxEmails.to, to.email)))
+    expect(mail!.subject).toContain('enviou um ingresso para você')
+    expect(mail!.text).toContain('quer transferir para você um ingresso')
     const list = await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}/transfers`, headers: buyer.headers })
     expect(list.statusCode).toBe(200)
     expect(list.json()).toEqual({ data: [transfer] })
@@ -325,6 +334,27 @@ describe('POST /stf/v1/transfers/accept', () => {
     }
   })
 
+  it('an accept racing a void of the ticket: the ticket ends void wherever it is, and never has two valid codes', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { order, token } = await offered()
+      const old = order.tickets[0]!
+      const [accepted, voided] = await Promise.all([answer('accept', token), adm.post(`/orders/${order.id}/tickets/${old.identifier}/void`)])
+      expect(voided.statusCode, voided.body).toBe(200)
+      if (accepted.statusCode === 200) {
+        // It moved first, then its sale was voided: the recipient's ticket is void too.
+        expect((await readOrder(accepted.json().order_id)).tickets[0]).toMatchObject({ status: 'voided' })
+      } else {
+        // Voided first: its pending transfer ended with it, and the token is the unknown token.
+        expectError(accepted, 404, 'not_found')
+      }
+      expect((await redeem(old.code!)).json()).toMatchObject({ status: 'refused' })
+      const valid = await ctx.app.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from tickets t where (t.identifier = ${old.identifier} or t.origin_ticket_id = (select id from tickets where identifier = ${old.identifier})) and t.voided_at is null and t.transferred_at is null`,
+      )
+      expect(valid.rows[0]!.n).toBe(0)
+    }
+  })
+
   it('the sender’s refund in full voids the ticket wherever it went, and its holder is told', async () => {
     const { order, token, to } = await offered(2)
     const accepted = (await answer('accept', token)).json()
@@ -396,5 +426,28 @@ describe('DELETE /stf/v1/transfers/{id}', () => {
     expectError(await ctx.app.inject({ method: 'DELETE', url: `/stf/v1/transfers/${transfer.id}`, headers: a.auth }), 401, 'unauthorized')
     expect((await answer('accept', token)).statusCode).toBe(200)
     expectError(await ctx.app.inject({ method: 'DELETE', url: `/stf/v1/transfers/${transfer.id}`, headers: buyer.headers }), 409, 'transfer_ended')
+  })
+})
+
+describe('transfer tokens are rate-limited', () => {
+  let limited: FastifyInstance
+  let seller: TestSeller
+  beforeAll(async () => {
+    limited = await buildTestApp({ env: { STF_RATE_LIMIT_WINDOW_SECONDS: '60', STF_LOGIN_LIMIT_PER_IP: '3', STF_LIMIT_FACTOR_WITHOUT_END_USER_IP: '1' } })
+    seller = await createTestSeller(limited)
+  })
+  afterAll(async () => {
+    await limited?.close()
+  })
+
+  it('counts each unknown token per X-End-User-IP like a failed login: past the limit 429 with Retry-After, even for a right one', async () => {
+    const attempt = (verb: 'accept' | 'decline', token: string, ip: string) =>
+      limited.inject({ method: 'POST', url: `/stf/v1/transfers/${verb}`, headers: { ...seller.auth, 'x-end-user-ip': ip }, payload: { token } })
+    const guesses = await Promise.all([1, 2, 3].map((n) => attempt(n === 2 ? 'decline' : 'accept', `tt_guess${n}`, '203.0.113.7')))
+    expect(guesses.map((res) => res.statusCode)).toEqual([404, 404, 404])
+    const blocked = await attempt('accept', 'tt_guess4', '203.0.113.7')
+    expectError(blocked, 429, 'rate_limited')
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+    expect((await attempt('accept', 'tt_guess5', '198.51.100.9')).statusCode).toBe(404)
   })
 })
