@@ -88,7 +88,12 @@ export async function resignTickets(db: Db, sellerId: string, from: TicketKeyRow
     .update(tickets)
     .set({ signingKeyId: to, codeVersion: sql`${tickets.codeVersion} + 1`, changedXid: sql`pg_current_xact_id()` })
     .where(
-      and(signedByFrom, isNull(tickets.voidedAt), isNull(tickets.transferredAt), inArray(tickets.orderId, db.select({ id: orders.id }).from(orders).where(eq(orders.sellerId, sellerId)))),
+      and(
+        signedByFrom,
+        isNull(tickets.voidedAt),
+        isNull(tickets.transferredAt),
+        inArray(tickets.orderId, db.select({ id: orders.id }).from(orders).where(eq(orders.sellerId, sellerId))),
+      ),
     )
     .returning({ id: tickets.id })
   return rows.length

@@ -34,7 +34,13 @@ export async function pageOrders(db: Db, where: SQL | undefined, limit: number, 
 /** The items (with their show's time and venue as they are now), tickets, payments and refunds of these orders, in order. */
 export async function orderDetails(db: Db, orderIds: readonly string[]) {
   if (orderIds.length === 0)
-    return { items: [] as ShownOrderItemRow[], tickets: [] as TicketRow[], payments: [], refunds: [], recipients: new Map<string, { name: string; email: string }>() }
+    return {
+      items: [] as ShownOrderItemRow[],
+      tickets: [] as TicketRow[],
+      payments: [],
+      refunds: [],
+      recipients: new Map<string, { name: string; email: string }>(),
+    }
   const items: ShownOrderItemRow[] = await db
     .select({ ...getTableColumns(orderItems), time: inventories.time, doorsTime: inventories.doorsTime, venue: events.venue })
     .from(orderItems)
