@@ -108,6 +108,7 @@ describe('OpenAPI document of the commerce routes', () => {
         'get /stf/v1/orders',
         'get /stf/v1/orders/{id}',
         'post /stf/v1/orders/{id}/cancel',
+        'put /stf/v1/orders/{id}/tickets/{identifier}/holder',
         'post /stf/v1/waiting-list',
         'post /stf/v1/waiting-list/accept',
       ].sort(),
