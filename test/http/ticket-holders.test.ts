@@ -342,6 +342,10 @@ describe('PUT /adm/v1/tickets/{identifier}/holder', () => {
     ok(await admHolder(identifier, { name: 'Staff Named', document: '98765432100' }))
     const read = await readOrder(order.id, headers)
     expect(read.tickets[0]!.holder).toEqual({ name: 'Staff Named', document: '********100' })
+    // The back office's order reads show it whole.
+    expect((await reader.get(`/orders/${order.id}`)).json().tickets[0].holder).toEqual({ name: 'Staff Named', document: '98765432100' })
+    const listed = (await reader.get(`/sellers/${a.seller.id}/orders?limit=100`)).json().data.find((o: Order) => o.id === order.id)
+    expect(listed.tickets[0].holder).toEqual({ name: 'Staff Named', document: '98765432100' })
     const audits = await auditOf(ctx.app.db, 'adm.ticket.holder_changed', order.id)
     expect(audits).toHaveLength(3)
     expect(audits[0]).toMatchObject({ actorType: 'staff', sellerId: a.seller.id })
