@@ -14,6 +14,7 @@ import { refundRoutes } from './refunds.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
 import { ticketKeyRoutes } from './ticket-keys.routes.js'
+import { ticketRoutes } from './tickets.routes.js'
 import { waitingListRoutes } from './waiting-list.routes.js'
 import { webhookRoutes } from './webhooks.routes.js'
 
@@ -32,6 +33,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(seatingPlanRoutes)
   await app.register(couponRoutes)
   await app.register(orderRoutes)
+  await app.register(ticketRoutes)
   await app.register(paymentRoutes)
   await app.register(refundRoutes)
   await app.register(webhookRoutes)

@@ -38,6 +38,13 @@ const fields = {
   variants: z.array(ZVariant).max(50).superRefine(distinctNames),
   waiting_list: z.boolean().describe('Buyers may join its waiting list when they cannot buy; default false'),
   checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets (scans answer `attention: true`); default false'),
+  transferable: z.boolean().describe('Its tickets may be given to someone else (POST /stf/v1/orders/{id}/tickets/{identifier}/transfers); default true'),
+  transfer_closes_hours: z
+    .number()
+    .int()
+    .min(0)
+    .max(720)
+    .describe('Transfers close this many hours before the ticket’s date (its 00:00, or its `time` when set, on the seller’s clock); 0..720, default 0'),
   seating: z
     .strictObject({ plan_id: z.uuid(), category: z.string().min(1).max(200) })
     .describe(
@@ -65,6 +72,8 @@ export const ZCreateInventory = z
     variants: fields.variants.optional(),
     waiting_list: fields.waiting_list.optional(),
     checkin_attention: fields.checkin_attention.optional(),
+    transferable: fields.transferable.optional(),
+    transfer_closes_hours: fields.transfer_closes_hours.optional(),
     seating: fields.seating.optional(),
     time: fields.time.optional(),
     doors_time: fields.doors_time.optional(),
@@ -85,6 +94,8 @@ export const ZUpdateInventory = z
     variants: fields.variants.optional().describe('Replaces the list'),
     waiting_list: fields.waiting_list.optional().describe('Off stops new joins; those already waiting are still served'),
     checkin_attention: fields.checkin_attention.optional(),
+    transferable: fields.transferable.optional().describe('Off: no new transfer of its tickets; pending ones may still be accepted'),
+    transfer_closes_hours: fields.transfer_closes_hours.optional(),
     seating: fields.seating.nullable().optional().describe('null: unseated from now on (its capacity stays until changed)'),
     time: fields.time.optional().describe('absent: unchanged; null: cleared. Moving it moves what the tickets show'),
     doors_time: fields.doors_time
@@ -120,6 +131,8 @@ export const ZInventory = z
     ),
     waiting_list: z.boolean().describe('Buyers may join its waiting list'),
     checkin_attention: z.boolean().describe('The gate checks something when it admits these tickets'),
+    transferable: z.boolean().describe('Its tickets may be given to someone else'),
+    transfer_closes_hours: z.number().int().describe('Transfers close this many hours before the ticket’s date (or time)'),
     seating: z
       .object({ plan_id: z.uuid(), category: z.string() })
       .nullable()
@@ -150,6 +163,8 @@ export const toInventory = (row: CountedInventory) => ({
   })),
   waiting_list: row.waitingList,
   checkin_attention: row.checkinAttention,
+  transferable: row.transferable,
+  transfer_closes_hours: row.transferClosesHours,
   seating: seatingOf(row),
   time: row.time,
   doors_time: row.doorsTime,

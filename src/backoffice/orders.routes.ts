@@ -44,6 +44,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         status: request.query.status,
         page: request.query.page,
         limit: request.query.limit,
+        documents: 'whole',
       })
       return { data, meta: pageMeta(request.query, data.length, total) }
     },
@@ -63,7 +64,15 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: ZAdmOrder, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => getOrder(app.db, { codes: app.ticketCodes, sellerId: null, affiliate: null, customerId: null, orderId: request.params.id }),
+    async (request) =>
+      getOrder(app.db, {
+        codes: app.ticketCodes,
+        sellerId: null,
+        affiliate: null,
+        customerId: null,
+        orderId: request.params.id,
+        documents: 'whole',
+      }),
   )
 
   app.post(

@@ -88,6 +88,11 @@ export const ZSellerSettingsInput = z
           `false: checkout needs a customer (default ${DEFAULT_SETTINGS.guest_checkout})`,
       )
       .optional(),
+    holder_changes_max: intSetting(
+      b.holder_changes_max,
+      'How many times the buyer may change a ticket’s holder (PUT /stf/v1/orders/{id}/tickets/{identifier}/holder; beyond it: 409 ' +
+        `\`holder_locked\`); 0: never. Staff changes do not count (default ${DEFAULT_SETTINGS.holder_changes_max})`,
+    ).optional(),
   })
   .describe('Only the settings given change')
 
@@ -108,6 +113,7 @@ export const ZSellerSettings = z
     withdrawal_days: z.number().int(),
     withdrawal_cutoff_hours: z.number().int(),
     guest_checkout: z.boolean(),
+    holder_changes_max: z.number().int(),
   })
   .meta({ id: 'AdmSellerSettings' })
 

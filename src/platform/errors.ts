@@ -82,6 +82,8 @@ export const ERRORS = {
   /**
    * A refund naming tickets that are voided already (alone, with their cancelled order, or expired unpaid);
    * `details.tickets` lists them. Nothing is refunded: a retried refund never pays the same tickets twice.
+   * Also a holder change or a re-issue of a ticket that no longer counts (voided, expired unpaid, or
+   * transferred: given away); `details.status` says which (docs/transfers.md).
    */
   ticket_voided: { status: 409, message: 'A ticket named is voided already' },
   /** A holder change after the ticket's first check-in, or beyond the seller's `holder_changes_max` (docs/transfers.md). */

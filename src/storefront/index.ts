@@ -16,6 +16,7 @@ import { transferRoutes } from './transfers.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { registerSellerAuth } from './seller-auth.js'
 import { sellerRoutes } from './seller.routes.js'
+import { ticketHolderRoutes } from './ticket-holders.routes.js'
 import { waitingListRoutes } from './waiting-list.routes.js'
 
 /** `/stf/v1`: partner storefronts, HTTP Basic on every call; customers add `X-Customer-Token`, a guest's order its `X-Order-Token`. */
@@ -36,6 +37,7 @@ export const storefront: FastifyPluginAsyncZod = async (app) => {
   await app.register(paymentRoutes)
   await app.register(refundRoutes)
   await app.register(transferRoutes)
+  await app.register(ticketHolderRoutes)
   await app.register(waitingListRoutes)
   await app.register(seatingPlanRoutes)
   await app.register(seatMapRoutes)

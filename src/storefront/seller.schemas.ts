@@ -26,6 +26,7 @@ export const ZSellerProfile = z
       withdrawal_days: z.number().int().describe('The buyer may withdraw from a paid order this many days after buying it (0: never)'),
       withdrawal_cutoff_hours: z.number().int().describe("…and no later than this many hours before the earliest ticket's date (its 00:00 in `timezone`)"),
       guest_checkout: z.boolean().describe('Checkout without `X-Customer-Token` takes `buyer: {email, name}` (false: it answers 401)'),
+      holder_changes_max: z.number().int().describe('How many times the buyer may change a ticket’s holder (beyond it: 409 `holder_locked`; 0: never)'),
     }),
     affiliate: z.object({ code: z.string(), name: z.string() }).nullable(),
   })

@@ -57,6 +57,8 @@ beforeAll(async () => {
     { method: 'POST', url: `/orders/${randomUUID()}/cancel`, permission: 'adm.orders.write' },
     { method: 'POST', url: `/orders/${randomUUID()}/order-token`, permission: 'adm.orders.write' },
     { method: 'POST', url: `/orders/${randomUUID()}/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ/void`, permission: 'adm.orders.write' },
+    { method: 'PUT', url: '/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ/holder', permission: 'adm.orders.write', body: { name: 'Holder' } },
+    { method: 'POST', url: '/tickets/ABCDEFGHIJKLMNOPQRSTUVWXYZ/reissue', permission: 'adm.orders.write' },
     { method: 'POST', url: `/orders/${randomUUID()}/payments`, permission: 'adm.orders.write', body: { amount: 100, reference: 'R' } },
     { method: 'POST', url: `/orders/${randomUUID()}/refunds`, permission: 'adm.orders.write', body: { amount: 100, reason: 'Goodwill' } },
     { method: 'POST', url: `/refunds/${randomUUID()}/confirm`, permission: 'adm.orders.write', body: { reference: 'provider-1' } },

@@ -250,6 +250,8 @@ describe('inventories', () => {
       ],
       waiting_list: false,
       checkin_attention: false,
+      transferable: true,
+      transfer_closes_hours: 0,
       seating: null,
       time: null,
       doors_time: null,
@@ -275,6 +277,40 @@ describe('inventories', () => {
     expect400(await adm.post(url, { ...ok, variants: [{ description: 'no name' }] }), 'variants.0.name')
     expect400(await adm.post(url, { ...ok, sold: 5 }))
     expect((await adm.post(`/events/${randomUUID()}/inventories`, ok)).statusCode).toBe(404)
+  })
+
+  it('takes whether its tickets may be transferred and until how many hours before their date (0..720), on creation and update', async () => {
+    const event = await createTestEvent(ctx.app, a.seller.id)
+    const url = `/events/${event.id}/inventories`
+    const ok = { date: '2030-06-15', name: 'Pista', price: 100, capacity: 10 }
+    const created = await adm.post(url, { ...ok, transferable: false, transfer_closes_hours: 720 })
+    expect(created.statusCode, created.body).toBe(201)
+    expect(created.json()).toMatchObject({ transferable: false, transfer_closes_hours: 720 })
+    const id = created.json().id as string
+    for (const [field, value] of [
+      ['transfer_closes_hours', -1],
+      ['transfer_closes_hours', 721],
+      ['transfer_closes_hours', 1.5],
+      ['transfer_closes_hours', '24'],
+      ['transfer_closes_hours', null],
+      ['transferable', 'yes'],
+      ['transferable', null],
+    ] as const) {
+      expect400(await adm.post(url, { ...ok, [field]: value }), field)
+      expect400(await adm.put(`/inventories/${id}`, { [field]: value }), field)
+    }
+    const changed = await adm.put(`/inventories/${id}`, { transferable: true, transfer_closes_hours: 0 })
+    expect(changed.statusCode).toBe(200)
+    expect(changed.json()).toMatchObject({ transferable: true, transfer_closes_hours: 0 })
+    const listed = (await adm.get(url)).json().data.find((i: { id: string }) => i.id === id)
+    expect(listed).toMatchObject({ transferable: true, transfer_closes_hours: 0 })
+    const [audit] = await ctx.app.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.targetId, id), eq(auditLog.action, 'adm.inventory.updated')))
+    expect(audit?.data).toMatchObject({ fields: expect.arrayContaining(['transferable', 'transfer_closes_hours']) })
+    // Only the field given changes.
+    expect((await adm.put(`/inventories/${id}`, { transfer_closes_hours: 48 })).json()).toMatchObject({ transferable: true, transfer_closes_hours: 48 })
   })
 
   it("lists an event's inventories by date with sold, held by unexpired open baskets, and available", async () => {

@@ -64,6 +64,7 @@ describe('POST /adm/v1/sellers', () => {
         withdrawal_days: 7,
         withdrawal_cutoff_hours: 48,
         guest_checkout: true,
+        holder_changes_max: 2,
       },
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
@@ -102,6 +103,7 @@ describe('POST /adm/v1/sellers', () => {
       withdrawal_days: 7,
       withdrawal_cutoff_hours: 48,
       guest_checkout: true,
+      holder_changes_max: 2,
     })
     const rows = await ctx.app.db.select().from(auditLog).where(eq(auditLog.sellerId, seller.id))
     expect(rows.map((r) => r.action).sort()).toEqual(['adm.api_key.created', 'adm.seller.created'])
@@ -133,6 +135,10 @@ describe('POST /adm/v1/sellers', () => {
       ['waiting_list_max_quantity', 1.5],
       ['locale', 'pt-PT'],
       ['locale', 'EN'],
+      ['holder_changes_max', -1],
+      ['holder_changes_max', 21],
+      ['holder_changes_max', 1.5],
+      ['holder_changes_max', '2'],
     ]
     for (const [name, value] of bad) {
       expectValidation(await adm.post('/sellers', { name: 'A', storefront_url: 'https://a.example.com', settings: { [name]: value } }), `settings.${name}`)
@@ -366,6 +372,22 @@ describe('payment and withdrawal settings (docs/payments.md)', () => {
     const { status, created_at, payment_due_at } = await placeTestOrder(ctx.app, buyer.headers, [{ inventory_id: inventory.id, quantity: 1 }])
     expect(status).toBe('pending')
     expect(new Date(payment_due_at!).getTime() - new Date(created_at).getTime()).toBe(12 * 60_000)
+  })
+})
+
+describe('holder_changes_max (docs/transfers.md)', () => {
+  it('is 2 unless told, takes 0..20 on creation and update, and reaches the storefront’s seller profile', async () => {
+    const shop = await createTestSeller(ctx.app)
+    expect((await adm.get(`/sellers/${shop.seller.id}`)).json().settings.holder_changes_max).toBe(2)
+    expect((await whoami(shop.auth)).json().settings.holder_changes_max).toBe(2)
+    const none = await adm.put(`/sellers/${shop.seller.id}`, { settings: { holder_changes_max: 0 } })
+    expect(none.statusCode, none.body).toBe(200)
+    expect(none.json().settings.holder_changes_max).toBe(0)
+    expect((await whoami(shop.auth)).json().settings.holder_changes_max).toBe(0)
+    expect((await adm.put(`/sellers/${shop.seller.id}`, { settings: { holder_changes_max: 20 } })).json().settings.holder_changes_max).toBe(20)
+    expect((await newSeller({ settings: { holder_changes_max: 5 } })).settings.holder_changes_max).toBe(5)
+    expectValidation(await adm.put(`/sellers/${shop.seller.id}`, { settings: { holder_changes_max: 21 } }), 'settings.holder_changes_max')
+    expect((await adm.get(`/sellers/${shop.seller.id}`)).json().settings.holder_changes_max).toBe(20)
   })
 })
 

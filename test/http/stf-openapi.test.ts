@@ -112,6 +112,7 @@ describe('OpenAPI document of the commerce routes', () => {
         'get /stf/v1/orders/{id}/transfers',
         'delete /stf/v1/transfers/{id}',
         'post /stf/v1/transfers/accept',
+        'put /stf/v1/orders/{id}/tickets/{identifier}/holder',
         'post /stf/v1/waiting-list',
         'post /stf/v1/waiting-list/accept',
       ].sort(),

@@ -49,6 +49,7 @@ describe('storefront seller resolution', () => {
         withdrawal_days: 7,
         withdrawal_cutoff_hours: 48,
         guest_checkout: true,
+        holder_changes_max: 2,
       },
       affiliate: null,
     })

@@ -22,6 +22,9 @@ export type CreateInventoryOptions = {
   variants?: InventoryVariant[] | undefined
   waiting_list?: boolean | undefined
   checkin_attention?: boolean | undefined
+  /** Its tickets may be given away (docs/transfers.md), until `transfer_closes_hours` before their date; defaults true and 0. */
+  transferable?: boolean | undefined
+  transfer_closes_hours?: number | undefined
   /** The show's start and its doors on `date`, `HH:MM` on the seller's clock; absent or null: not said. */
   time?: string | null | undefined
   doors_time?: string | null | undefined
@@ -48,6 +51,8 @@ export const createInventory = (db: Db, { eventId, date, name, price, variants, 
       variants: variants ?? [],
       waitingList: waiting_list ?? false,
       checkinAttention: checkin_attention ?? false,
+      transferable: options.transferable ?? true,
+      transferClosesHours: options.transfer_closes_hours ?? 0,
       time,
       doorsTime,
     })

@@ -25,6 +25,9 @@ export type UpdateInventoryOptions = {
   waiting_list?: boolean | undefined
   /** The gate checks something when it admits these tickets. */
   checkin_attention?: boolean | undefined
+  /** Whether, and until how many hours before their date, its tickets may be given away (docs/transfers.md). */
+  transferable?: boolean | undefined
+  transfer_closes_hours?: number | undefined
   /** Reserved seating (docs/seating.md); null: unseated. Fixed once any of its tickets was held or sold (409 seating_conflict). */
   seating?: InventorySeating | null | undefined
   /** The show's start and its doors on its date (`HH:MM`, the seller's clock); null: not said. Doors never after the start. */
@@ -82,6 +85,10 @@ export const updateInventory = (db: Db, options: UpdateInventoryOptions) =>
     if (options.variants !== undefined) values.variants = options.variants
     if (options.waiting_list !== undefined && options.waiting_list !== current.waitingList) values.waitingList = options.waiting_list
     if (options.checkin_attention !== undefined && options.checkin_attention !== current.checkinAttention) values.checkinAttention = options.checkin_attention
+    if (options.transferable !== undefined && options.transferable !== current.transferable) values.transferable = options.transferable
+    if (options.transfer_closes_hours !== undefined && options.transfer_closes_hours !== current.transferClosesHours) {
+      values.transferClosesHours = options.transfer_closes_hours
+    }
     if (time !== current.time) values.time = time
     if (doorsTime !== current.doorsTime) values.doorsTime = doorsTime
     const inventory = await saveChanges(tx, {

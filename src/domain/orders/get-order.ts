@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { AppError } from '../../platform/errors.js'
 import type { AffiliateContext } from '../sellers/seller-authenticator.js'
-import { loadOrderViews, type OrderView } from './order-view.js'
+import { type DocumentsShown, loadOrderViews, type OrderView } from './order-view.js'
 import { findOrder } from './orders.repo.js'
 import { orders } from './orders.table.js'
 
@@ -19,10 +19,12 @@ export type GetOrderOptions = {
   /** With `X-Order-Token`: only the order it opens (the token's hash). */
   orderTokenHash?: string | null | undefined
   orderId: string
+  /** Holders' documents: masked unless `whole` (the back office). */
+  documents?: DocumentsShown
 }
 
 /** The order as its caller may see it: of this seller (and of the affiliate, and of the customer, when they are given). */
-export const visibleOrder = (options: Omit<GetOrderOptions, 'codes' | 'affiliate'> & { affiliate: Pick<AffiliateContext, 'id'> | null }) =>
+export const visibleOrder = (options: Omit<GetOrderOptions, 'codes' | 'affiliate' | 'documents'> & { affiliate: Pick<AffiliateContext, 'id'> | null }) =>
   and(
     eq(orders.id, options.orderId),
     options.sellerId === null ? undefined : eq(orders.sellerId, options.sellerId),
@@ -35,5 +37,5 @@ export const visibleOrder = (options: Omit<GetOrderOptions, 'codes' | 'affiliate
 export async function getOrder(db: Db, options: GetOrderOptions): Promise<OrderView> {
   const order = await findOrder(db, visibleOrder(options))
   if (!order) throw new AppError('not_found')
-  return (await loadOrderViews(db, options.codes, [order]))[0]!
+  return (await loadOrderViews(db, options.codes, [order], options.documents))[0]!
 }

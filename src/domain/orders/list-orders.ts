@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
-import { loadOrderViews, type OrderView } from './order-view.js'
+import { type DocumentsShown, loadOrderViews, type OrderView } from './order-view.js'
 import { pageOrders } from './orders.repo.js'
 import { orders, type ORDER_STATUSES } from './orders.table.js'
 
@@ -18,6 +18,8 @@ export type ListOrdersOptions = {
   status?: (typeof ORDER_STATUSES)[number] | undefined
   page: number
   limit: number
+  /** Holders' documents: masked unless `whole` (the back office). */
+  documents?: DocumentsShown
 }
 
 /** A page of a seller's orders, newest first, each with its items and tickets. */
@@ -30,5 +32,5 @@ export async function listOrders(db: Db, options: ListOrdersOptions): Promise<{ 
     options.status ? eq(orders.status, options.status) : undefined,
   )
   const { rows, total } = await pageOrders(db, where, options.limit, (options.page - 1) * options.limit)
-  return { data: await loadOrderViews(db, options.codes, rows), total }
+  return { data: await loadOrderViews(db, options.codes, rows, options.documents), total }
 }
