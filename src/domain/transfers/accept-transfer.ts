@@ -16,7 +16,7 @@ import { recordWebhookEvents } from '../webhooks/webhook-events.js'
 import { refusal } from './offer-transfer.js'
 import { transferAnsweredEmail } from './transfer-emails.js'
 import { toTransferView, transferStatus, type TransferRow, type TransferView } from './transfer-view.js'
-import { endTransferRow, lockTransferableTicket, lockTransferByToken, verifiedCustomerByEmail } from './transfers.repo.js'
+import { endTransferRow, findTransferByToken, lockTransferableTicket, lockTransferByToken, verifiedCustomerByEmail } from './transfers.repo.js'
 
 export type AnswerTransferOptions = {
   sellerId: string
@@ -45,9 +45,21 @@ export async function lockPendingTransfer(tx: Db, sellerId: string, tokenHash: s
 }
 
 /**
- * The recipient accepts (docs/transfers.md). Under the transfer's lock (a second accept of the
- * token waits, then finds it accepted: 404), then the sender's order's and the ticket's (a void,
- * a refund and a scan take those), the ticket must still be transferable. It then moves: the old
+ * The sender's order of the token's transfer, locked, then the transfer, locked and pending: the
+ * order first, as a void, a refund or a cancellation of it locks the order before the transfers
+ * it ends, so that the two never wait for each other.
+ */
+async function lockOrderAndTransfer(tx: Db, sellerId: string, tokenHash: string) {
+  const named = await findTransferByToken(tx, sellerId, tokenHash)
+  const from = named && (await lockOrder(tx, named.orderId))
+  if (!from) throw unknownTransfer()
+  return { from, transfer: await lockPendingTransfer(tx, sellerId, tokenHash) }
+}
+
+/**
+ * The recipient accepts (docs/transfers.md). Under the sender's order's lock and the transfer's (a
+ * second accept of the token waits, then finds it accepted: 404), then the ticket's (a void, a
+ * refund and a scan take those), the ticket must still be transferable. It then moves: the old
  * ticket is marked given away (its identifier and codes revoked; the feed returns it as
  * `revoked`), and a new ticket, with a new identifier and code and the same seat, is issued in a
  * new order of the recipient (`source: transfer`, total 0): the accepting customer's when the call
@@ -59,10 +71,9 @@ export async function lockPendingTransfer(tx: Db, sellerId: string, tokenHash: s
  */
 export async function acceptTransfer(db: Db, options: AcceptTransferOptions): Promise<AcceptedTransfer> {
   const outcome = await db.transaction(async (tx): Promise<AcceptedTransfer | { refused: AppError }> => {
-    const transfer = await lockPendingTransfer(tx, options.sellerId, options.tokenHash)
-    const from = await lockOrder(tx, transfer.orderId)
-    const ticket = from && (await lockTransferableTicket(tx, from.id, transfer.identifier))
-    if (!from || !ticket) throw unknownTransfer()
+    const { from, transfer } = await lockOrderAndTransfer(tx, options.sellerId, options.tokenHash)
+    const ticket = await lockTransferableTicket(tx, from.id, transfer.identifier)
+    if (!ticket) throw unknownTransfer()
     const refused = refusal(from, ticket)
     if (refused) {
       // It never can be now (voided, given, checked in, too near its date): the transfer ends, and the answer says why.

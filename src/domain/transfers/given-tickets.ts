@@ -19,12 +19,14 @@ import { transferredTicketVoidedEmail } from './transfer-emails.js'
 export async function voidGivenTickets(tx: Db, codes: TicketCodes, voided: readonly { id: string }[]): Promise<void> {
   if (voided.length === 0) return
   const ids = voided.map((ticket) => ticket.id)
+  // Their transfers first, then the tickets: an accept of one of them locks its transfer before
+  // its ticket, and this statement, run first, sees what such an accept committed meanwhile.
+  await cancelPendingTransfersOf(tx, ids)
   const { rows } = await tx.execute(sql`
     update tickets set voided_at = now(), changed_xid = pg_current_xact_id()
     where origin_ticket_id = any(${sql.param(ids)}::uuid[]) and voided_at is null
     returning id, order_id, identifier, transferred_at is null as held`)
   const given = rows as { id: string; order_id: string; identifier: string; held: boolean }[]
-  await cancelPendingTransfersOf(tx, [...ids, ...given.map((ticket) => ticket.id)])
   const held = given.filter((ticket) => ticket.held)
   if (held.length === 0) return
   const orderRows = await tx

@@ -87,6 +87,15 @@ export const lockTransferByToken = async (tx: Db, sellerId: string, tokenHash: s
       .for('update')
   )[0]
 
+/** The seller's transfer with this token's hash, as it is (no lock): which order to lock first. */
+export const findTransferByToken = async (tx: Db, sellerId: string, tokenHash: string) =>
+  (
+    await tx
+      .select({ orderId: ticketTransfers.orderId })
+      .from(ticketTransfers)
+      .where(and(eq(ticketTransfers.sellerId, sellerId), eq(ticketTransfers.tokenHash, tokenHash)))
+  )[0]
+
 /** The seller's transfer with this id, locked. */
 export const lockTransfer = async (tx: Db, sellerId: string, id: string): Promise<TransferRow | undefined> =>
   (
@@ -116,13 +125,15 @@ export const endTransferRow = async (
 export const orderTransfers = (db: Db, orderId: string) =>
   db.select().from(ticketTransfers).where(eq(ticketTransfers.orderId, orderId)).orderBy(asc(ticketTransfers.createdAt), asc(ticketTransfers.id))
 
-/** The pending transfers of these tickets end as `cancelled`: a ticket voided or checked in is no longer to be given. */
+/**
+ * The pending transfers of these tickets, and of the tickets given on from them, end as
+ * `cancelled`: a ticket voided is no longer to be given.
+ */
 export const cancelPendingTransfersOf = (tx: Db, ticketIds: readonly string[]) =>
-  ticketIds.length === 0
-    ? Promise.resolve()
-    : tx.execute(
-        sql`update ticket_transfers set status = 'cancelled', ended_at = now() where ticket_id = any(${sql.param([...ticketIds])}::uuid[]) and status = 'pending'`,
-      )
+  tx.execute(sql`
+    update ticket_transfers set status = 'cancelled', ended_at = now()
+    where status = 'pending'
+      and ticket_id in (select t.id from tickets t where t.id = any(${sql.param([...ticketIds])}::uuid[]) or t.origin_ticket_id = any(${sql.param([...ticketIds])}::uuid[]))`)
 
 /** The seller's customer whose verified email this is (case aside), if any: a transfer to that email lands in the account. */
 export const verifiedCustomerByEmail = async (tx: Db, sellerId: string, email: string) =>
