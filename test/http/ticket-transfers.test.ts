@@ -14,7 +14,7 @@ import { createSeatedInventory } from '../factories/seating.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import type { AdmClient } from '../support/adm-client.js'
 import { checkinAdmin, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
-import { expectError, linkToken } from '../support/customer-auth.js'
+import { expectError, linkToken, postAuth } from '../support/customer-auth.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
 import { auditOf, soldOf, webhookPayloadsOf } from '../support/order-records.js'
 
@@ -280,6 +280,23 @@ describe('POST /stf/v1/transfers/accept', () => {
     const mine = await answer('accept', second.token, someone.headers)
     expect(mine.statusCode, mine.body).toBe(200)
     expect((await readOrder(mine.json().order_id, someone.headers)).customer_id).toBe(someone.id)
+  })
+
+  it('a guest recipient’s order joins the account that verifies the recipient’s email later', async () => {
+    const { to, token } = await offered()
+    const accepted = await answer('accept', token)
+    expect(accepted.statusCode, accepted.body).toBe(200)
+    const orderId = accepted.json().order_id as string
+    expect((await readOrder(orderId)).customer_id).toBeNull()
+    const registered = await postAuth(ctx.app, a, 'register', { email: to.email, password: 'a long password 1', first_name: 'Friend', last_name: 'Later' })
+    expect(registered.statusCode, registered.body).toBe(201)
+    const [mail] = await ctx.app.db
+      .select({ text: outboxEmails.text })
+      .from(outboxEmails)
+      .where(and(eq(outboxEmails.to, to.email), eq(outboxEmails.kind, 'stf.verify_email')))
+    const verify = linkToken(mail!.text, a.seller.storefrontUrl.replace(/\/+$/, ''), 'verify-email')
+    expect((await postAuth(ctx.app, a, 'verify-email', { token: verify })).statusCode).toBe(200)
+    expect((await readOrder(orderId)).customer_id).toBe(registered.json().customer.id)
   })
 
   it('answers an unknown, reused, guessed, declined or cancelled token alike: 404 not_found', async () => {

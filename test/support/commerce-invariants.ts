@@ -17,12 +17,13 @@ export async function commerceViolations(databaseUrl: string, options: LedgerInv
       for (const row of rows.slice(0, 5)) problems.push(`${what}: ${JSON.stringify(row)}`)
     }
     // Every sale is a whole order: sold = the tickets that hold stock (of confirmed orders, and of
-    // pending ones, which take it as sold ones do: docs/payments.md), never beyond capacity.
+    // pending ones, which take it as sold ones do: docs/payments.md), never beyond capacity. A ticket
+    // given away still holds its sale's stock; the one its recipient got holds none (docs/transfers.md).
     await check(
       'inventory sold differs from its tickets holding stock',
       `select i.id, i.sold, coalesce(s.n, 0) as in_orders from inventories i
          left join (select t.inventory_id, count(*)::int as n from tickets t join orders o on o.id = t.order_id
-                     where o.status in ('confirmed', 'pending') and t.voided_at is null group by t.inventory_id) s on s.inventory_id = i.id
+                     where o.status in ('confirmed', 'pending') and o.source = 'checkout' and t.voided_at is null group by t.inventory_id) s on s.inventory_id = i.id
         where i.sold <> coalesce(s.n, 0)`,
     )
     await check(
@@ -80,12 +81,12 @@ export async function commerceViolations(databaseUrl: string, options: LedgerInv
     )
     await check(
       'seat on two valid tickets, or held by an open basket while sold',
-      `select t.inventory_id, t.seat_id from tickets t where t.seat_id is not null and t.voided_at is null
+      `select t.inventory_id, t.seat_id from tickets t where t.seat_id is not null and t.voided_at is null and t.transferred_at is null
         group by t.inventory_id, t.seat_id having count(*) > 1
        union all
        select t.inventory_id, t.seat_id from tickets t join basket_items bi on bi.inventory_id = t.inventory_id and t.seat_id = any (bi.seats)
          join baskets b on b.id = bi.basket_id
-        where t.voided_at is null and b.status = 'open' and b.expires_at > now()`,
+        where t.voided_at is null and t.transferred_at is null and b.status = 'open' and b.expires_at > now()`,
     )
     await check(
       'seated item or ticket without its seats, or with seats not of its inventory',
