@@ -173,6 +173,9 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
     })
     const ticket = order.tickets.find((t) => t.identifier === request.params.identifier)
     if (!ticket) throw new AppError('not_found', { message: 'The order has no ticket with this identifier' })
+    if (ticket.status === 'transferred') {
+      throw new AppError('ticket_voided', { message: 'This ticket was transferred: its code is revoked', details: { status: ticket.status } })
+    }
     if (ticket.code === null) throw new AppError('order_pending')
     return { ...ticket, code: ticket.code }
   }
@@ -187,7 +190,7 @@ export const orderRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "A ticket's QR code, as SVG",
         description:
           'The ticket’s signed `code` as a QR image (`image/svg+xml`; error correction M, a 4-module quiet zone), for a ticket page: one `<img>`. ' +
-          'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it. A ticket of an order not paid (`pending`, `expired`) has no code: 409 `order_pending`.',
+          'An order of this seller (under `X-Affiliate-Code`, of that affiliate); an identifier it does not have: 404. A voided ticket still renders: gates refuse it. A ticket of an order not paid (`pending`, `expired`) has no code: 409 `order_pending`; a ticket transferred away: 409 `ticket_voided`.',
         security: [...sellerOnly, ...withOrderToken],
         params: ZTicketQrParams,
         response: { 200: ZSvgDocument, ...errorResponses(400, 401, 404, 409) },

@@ -245,6 +245,8 @@ describe('POST /stf/v1/transfers/accept', () => {
       transferred_to: { name: to.name, email: `f***@example.com` },
     })
     expect(sender.tickets.find((t) => t.identifier === order.tickets[1]!.identifier)).toMatchObject({ status: 'valid' })
+    const qr = await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${order.id}/tickets/${old.identifier}/qr.svg`, headers: buyer.headers })
+    expectError(qr, 409, 'ticket_voided')
 
     // Dead at the gate, by code and by identifier; the new code enters.
     expect((await redeem(old.code!)).json()).toMatchObject({ status: 'refused', reason: 'invalid', ticket: null })
