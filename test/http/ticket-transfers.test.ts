@@ -98,6 +98,15 @@ async function offeredToken(email: string): Promise<string> {
   return linkToken(mails[0]!.text, a.seller.storefrontUrl.replace(/\/+$/, ''), 'transfer')
 }
 
+/** The token of a guest recipient's order, from the link emailed with the ticket. */
+async function receivedOrderToken(email: string, orderId: string): Promise<string> {
+  const [mail] = await ctx.app.db
+    .select({ text: outboxEmails.text })
+    .from(outboxEmails)
+    .where(and(eq(outboxEmails.kind, 'stf.order_confirmed'), eq(outboxEmails.to, email)))
+  return linkToken(mail!.text, a.seller.storefrontUrl.replace(/\/+$/, ''), `orders/${orderId}`)
+}
+
 /** A new recipient address, so that each test reads its own emails. */
 let n = 0
 const recipient = () => ({ email: `friend-${++n}-${Date.now()}@example.com`, name: `Friend ${n}` })
@@ -226,13 +235,7 @@ describe('POST /stf/v1/transfers/accept', () => {
       transferred_from: { order_id: order.id, identifier: old.identifier },
       totals: { total: 0 },
     })
-    const mail = (
-      await ctx.app.db
-        .select({ text: outboxEmails.text })
-        .from(outboxEmails)
-        .where(and(eq(outboxEmails.kind, 'stf.order_confirmed'), eq(outboxEmails.to, to.email)))
-    )[0]
-    const orderToken = linkToken(mail!.text, a.seller.storefrontUrl.replace(/\/+$/, ''), `orders/${accepted.order_id}`)
+    const orderToken = await receivedOrderToken(to.email, accepted.order_id)
     expect(
       (await ctx.app.inject({ method: 'GET', url: `/stf/v1/orders/${accepted.order_id}`, headers: { ...a.auth, 'x-order-token': orderToken } })).statusCode,
     ).toBe(200)
@@ -381,13 +384,7 @@ describe('POST /stf/v1/transfers/accept', () => {
     const next = recipient()
     const offeredOn = await offer(await readOrder(accepted.order_id), accepted.ticket.identifier, a.auth)
     expectError(offeredOn, 401, 'unauthorized')
-    const mail = (
-      await ctx.app.db
-        .select({ text: outboxEmails.text })
-        .from(outboxEmails)
-        .where(and(eq(outboxEmails.kind, 'stf.order_confirmed'), eq(outboxEmails.to, to.email)))
-    )[0]
-    const orderToken = linkToken(mail!.text, a.seller.storefrontUrl.replace(/\/+$/, ''), `orders/${accepted.order_id}`)
+    const orderToken = await receivedOrderToken(to.email, accepted.order_id)
     const again = await offer(await readOrder(accepted.order_id), accepted.ticket.identifier, { ...a.auth, 'x-order-token': orderToken }, next)
     expect(again.statusCode, again.body).toBe(201)
     const last = await answer('accept', await offeredToken(next.email))
