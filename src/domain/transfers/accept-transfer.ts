@@ -3,18 +3,19 @@ import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { enqueueEmails } from '../../platform/mail/outbox.repo.js'
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { AuditActor } from '../audit/record-audit.js'
 import { findActiveKeyRow } from '../checkin/ticket-keys.repo.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { orderConfirmedEmail, orderEmailContexts, orderLinkOf } from '../orders/order-emails.js'
 import { newOrderToken, type OrderToken } from '../orders/order-tokens.js'
-import { loadOrderViews, toShownItemView, type OrderView } from '../orders/order-view.js'
-import { lockOrder, orderDetails } from '../orders/orders.repo.js'
+import { loadOrderViews, type OrderView } from '../orders/order-view.js'
+import { lockOrder } from '../orders/orders.repo.js'
 import { orderItems, orders, tickets } from '../orders/orders.table.js'
 import { newTicketIdentifier } from '../orders/ticket-identifier.js'
 import { recordWebhookEvents } from '../webhooks/webhook-events.js'
 import { refusal } from './offer-transfer.js'
 import { transferAnsweredEmail } from './transfer-emails.js'
+import { auditTransfer, soldItemView } from './transfer-records.js'
 import { toTransferView, transferStatus, type TransferRow, type TransferView } from './transfer-view.js'
 import { endTransferRow, findTransferByToken, lockTransferableTicket, lockTransferByToken, verifiedCustomerByEmail } from './transfers.repo.js'
 
@@ -141,12 +142,7 @@ export async function acceptTransfer(db: Db, options: AcceptTransferOptions): Pr
       .returning({ id: tickets.id })
     const ended = await endTransferRow(tx, transfer.id, 'accepted', { newTicketId: issued!.id, newOrderId: orderId })
 
-    await recordAudit(tx, options.actor, {
-      action: 'stf.ticket.transferred',
-      target: { type: 'order', id: from.id },
-      sellerId: from.sellerId,
-      data: { transfer_id: transfer.id, old_identifier: ticket.identifier, identifier, order_id: orderId },
-    })
+    await auditTransfer(tx, options.actor, 'stf.ticket.transferred', transfer, { new_identifier: identifier, order_id: orderId })
     await recordWebhookEvents(tx, from.sellerId, [
       {
         type: 'ticket.transferred',
@@ -159,13 +155,13 @@ export async function acceptTransfer(db: Db, options: AcceptTransferOptions): Pr
     const contexts = await orderEmailContexts(tx, [orderId, from.id])
     const mine = contexts.get(orderId)
     const theirs = contexts.get(from.id)
-    const sold = (await orderDetails(tx, [from.id])).items.find((row) => row.id === ticket.order_item_id)
+    const sold = await soldItemView(tx, from.id, ticket.order_item_id)
     const emails = [
       ...(mine
         ? [orderConfirmedEmail(orderToken ? { ...mine, link: orderLinkOf(mine.seller.storefrontUrl, orderId, orderToken.token) } : mine, received!)]
         : []),
       ...(theirs && sold
-        ? [transferAnsweredEmail(theirs, { accepted: true, recipient: transfer.recipientName, identifier: ticket.identifier, item: toShownItemView(sold) })]
+        ? [transferAnsweredEmail(theirs, { accepted: true, recipient: transfer.recipientName, identifier: ticket.identifier, item: sold })]
         : []),
     ]
     await enqueueEmails(tx, emails)

@@ -2,14 +2,13 @@ import { and, eq, or } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { enqueueEmail } from '../../platform/mail/outbox.repo.js'
-import { recordAudit } from '../audit/record-audit.js'
 import { orderEmailContexts } from '../orders/order-emails.js'
-import { toShownItemView } from '../orders/order-view.js'
-import { findOrder, orderDetails } from '../orders/orders.repo.js'
+import { findOrder } from '../orders/orders.repo.js'
 import { orders, tickets } from '../orders/orders.table.js'
 import { lockPendingTransfer, type AnswerTransferOptions } from './accept-transfer.js'
 import type { OrderHolder } from './offer-transfer.js'
 import { transferAnsweredEmail } from './transfer-emails.js'
+import { auditTransfer, soldItemView } from './transfer-records.js'
 import { toTransferView, transferStatus, type TransferView } from './transfer-view.js'
 import { endTransferRow, lockTransfer } from './transfers.repo.js'
 import type { AuditActor } from '../audit/record-audit.js'
@@ -19,20 +18,12 @@ export async function declineTransfer(db: Db, options: AnswerTransferOptions): P
   return db.transaction(async (tx) => {
     const transfer = await lockPendingTransfer(tx, options.sellerId, options.tokenHash)
     const ended = await endTransferRow(tx, transfer.id, 'declined')
-    await recordAudit(tx, options.actor, {
-      action: 'stf.ticket.transfer_declined',
-      target: { type: 'order', id: transfer.orderId },
-      sellerId: transfer.sellerId,
-      data: { transfer_id: transfer.id, identifier: transfer.identifier },
-    })
+    await auditTransfer(tx, options.actor, 'stf.ticket.transfer_declined', transfer)
     const context = (await orderEmailContexts(tx, [transfer.orderId])).get(transfer.orderId)
     const [ticket] = await tx.select({ orderItemId: tickets.orderItemId }).from(tickets).where(eq(tickets.id, transfer.ticketId))
-    const item = (await orderDetails(tx, [transfer.orderId])).items.find((row) => row.id === ticket?.orderItemId)
+    const item = await soldItemView(tx, transfer.orderId, ticket?.orderItemId)
     if (context && item) {
-      await enqueueEmail(
-        tx,
-        transferAnsweredEmail(context, { accepted: false, recipient: transfer.recipientName, identifier: transfer.identifier, item: toShownItemView(item) }),
-      )
+      await enqueueEmail(tx, transferAnsweredEmail(context, { accepted: false, recipient: transfer.recipientName, identifier: transfer.identifier, item }))
     }
     return toTransferView(ended)
   })
@@ -55,12 +46,7 @@ export async function cancelTransfer(db: Db, options: Omit<OrderHolder, 'orderId
     if (status === 'cancelled') return toTransferView(transfer)
     if (status !== 'pending') throw new AppError('transfer_ended', { message: `This transfer is ${status}` })
     const ended = await endTransferRow(tx, transfer.id, 'cancelled')
-    await recordAudit(tx, options.actor, {
-      action: 'stf.ticket.transfer_cancelled',
-      target: { type: 'order', id: transfer.orderId },
-      sellerId: transfer.sellerId,
-      data: { transfer_id: transfer.id, identifier: transfer.identifier },
-    })
+    await auditTransfer(tx, options.actor, 'stf.ticket.transfer_cancelled', transfer)
     return toTransferView(ended)
   })
 }

@@ -1,13 +1,13 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
 import { enqueueEmail } from '../../platform/mail/outbox.repo.js'
-import { recordAudit, type AuditActor } from '../audit/record-audit.js'
+import type { AuditActor } from '../audit/record-audit.js'
 import { visibleOrder } from '../orders/get-order.js'
 import { orderEmailContexts } from '../orders/order-emails.js'
-import { toShownItemView } from '../orders/order-view.js'
-import { lockOrderWhere, orderDetails, type OrderRow } from '../orders/orders.repo.js'
+import { lockOrderWhere, type OrderRow } from '../orders/orders.repo.js'
 import { newTransferToken } from './transfer-tokens.js'
 import { transferOfferedEmail } from './transfer-emails.js'
+import { auditTransfer, soldItemView } from './transfer-records.js'
 import { toTransferView, type TransferView } from './transfer-view.js'
 import { expireStaleTransfers, findPendingTransfer, insertTransfer, lockTransferableTicket, type TransferableTicket } from './transfers.repo.js'
 import { asDate } from '../checkin/list-tickets.repo.js'
@@ -77,21 +77,16 @@ export async function offerTransfer(db: Db, options: OfferTransferOptions): Prom
       tokenHash: token.hash,
       expiresAt: asDate(ticket.expires_at),
     })
-    await recordAudit(tx, options.actor, {
-      action: 'stf.ticket.transfer_offered',
-      target: { type: 'order', id: order.id },
-      sellerId: order.sellerId,
-      data: { transfer_id: transfer.id, identifier: ticket.identifier },
-    })
+    await auditTransfer(tx, options.actor, 'stf.ticket.transfer_offered', transfer)
     const context = (await orderEmailContexts(tx, [order.id])).get(order.id)
-    const item = (await orderDetails(tx, [order.id])).items.find((row) => row.id === ticket.order_item_id)
+    const item = await soldItemView(tx, order.id, ticket.order_item_id)
     if (context && item) {
       await enqueueEmail(
         tx,
         transferOfferedEmail(context, {
           to: options.recipient,
           sender: order.buyerName,
-          item: toShownItemView(item),
+          item,
           expiresAt: transfer.expiresAt,
           token: token.token,
         }),
