@@ -406,10 +406,19 @@ describe('POST /stf/v1/transfers/accept', () => {
   })
 
   it('a ticket received is voided on the order that sold it: elsewhere 409 ticket_sold_elsewhere', async () => {
-    const { token } = await offered()
+    const { token, to } = await offered()
     const accepted = (await answer('accept', token)).json()
     expectError(await adm.post(`/orders/${accepted.order_id}/tickets/${accepted.ticket.identifier}/void`), 409, 'ticket_sold_elsewhere')
     expectError(await adm.post(`/orders/${accepted.order_id}/cancel`, {}), 409, 'ticket_sold_elsewhere')
+    // Nor does its recipient withdraw from it: nothing was bought there.
+    const orderToken = await receivedOrderToken(to.email, accepted.order_id)
+    const withdrawn = await ctx.app.inject({
+      method: 'POST',
+      url: `/stf/v1/orders/${accepted.order_id}/cancel`,
+      headers: { ...a.auth, 'x-order-token': orderToken },
+    })
+    expectError(withdrawn, 409, 'ticket_sold_elsewhere')
+    expect((await readOrder(accepted.order_id)).tickets[0]).toMatchObject({ status: 'valid' })
   })
 
   it('a seated ticket keeps its seat: the new ticket sits in it, and the sale undone frees it', async () => {

@@ -47,7 +47,7 @@ export async function voidTickets(tx: Db, stock: TicketsFreed, order: OrderRow, 
  * An order of a transfer sold nothing (docs/transfers.md): its ticket is voided, refunded or
  * cancelled on the order that sold it (`transferred_from`), which voids it here too.
  */
-function refuseTransferOrder(order: OrderRow) {
+export function refuseTransferOrder(order: Pick<OrderRow, 'source' | 'transferredFrom'>) {
   if (order.source === 'transfer') {
     throw new AppError('ticket_sold_elsewhere', {
       message: `This order holds a ticket given by a transfer: void, refund or cancel it on order ${order.transferredFrom?.order_id ?? ''}`,

@@ -8,6 +8,7 @@ import { decide } from './order-states.js'
 import { visibleOrder } from './get-order.js'
 import { loadOrderViews, type OrderView } from './order-view.js'
 import { endOrderWithRefund } from './end-order.js'
+import { refuseTransferOrder } from './order-voids.js'
 import { lockOrderWhere } from './orders.repo.js'
 import { withdrawalClock, type WithdrawalClock } from './withdrawal.repo.js'
 
@@ -66,6 +67,7 @@ export const withdrawOrder = (db: Db, options: WithdrawOrderOptions) =>
       }),
     )
     if (!order) throw new AppError('not_found')
+    refuseTransferOrder(order)
     const verdict = decide(order.status, 'withdraw')
     if ('same' in verdict) return (await loadOrderViews(tx, options.codes, [order]))[0]!
     if (order.status === 'confirmed') {
