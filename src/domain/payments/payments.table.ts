@@ -104,6 +104,8 @@ export const transactions = pgTable(
     uniqueIndex('transactions_seq_key').on(t.seq),
     index('transactions_seller_xid_idx').on(t.sellerId, t.xid, t.seq),
     index('transactions_order_idx').on(t.orderId, t.seq),
+    // Sales reports and statements read a seller's rows of a period (docs/reports.md).
+    index('transactions_seller_created_idx').on(t.sellerId, t.createdAt),
     check('transactions_kind_check', sql`${t.kind} in ('sale', 'void', 'payment', 'refund')`),
     check(
       'transactions_shape_check',

@@ -16,6 +16,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'ticket.checkin_annulled',
   'ticket.holder_changed',
   'ticket.transferred',
+  'export.done',
+  'export.failed',
   'waiting_list.offered',
   'waiting_list.expired',
   'webhook.ping',
