@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { and, count, eq, sql } from 'drizzle-orm'
+import { compactVerify, createLocalJWKSet } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { customers } from '../../src/domain/customers/customers.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
@@ -12,6 +14,7 @@ import { insertSignedInCustomer } from '../factories/orders.js'
 import { createSeatedInventory } from '../factories/seating.js'
 import type { AdmClient } from '../support/adm-client.js'
 import { checkinAdmin, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
+import { codeVersionOf } from '../support/code-version-of.js'
 import { expectError, linkToken } from '../support/customer-auth.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
 import { auditOf, soldOf, webhookPayloadsOf } from '../support/order-records.js'
@@ -396,5 +399,37 @@ describe('DELETE /stf/v1/transfers/{id}', () => {
     expectError(await ctx.app.inject({ method: 'DELETE', url: `/stf/v1/transfers/${transfer.id}`, headers: a.auth }), 401, 'unauthorized')
     expect((await answer('accept', token)).statusCode).toBe(200)
     expectError(await ctx.app.inject({ method: 'DELETE', url: `/stf/v1/transfers/${transfer.id}`, headers: buyer.headers }), 409, 'transfer_ended')
+  })
+})
+
+describe('docs/transfers.md, for partners who build their own scanners', () => {
+  it('reads a code’s n with the very code the guide shows: absent at version 0, the feed’s code_version modulo 256 after, after a seat too', async () => {
+    const reader = readFileSync(new URL('../support/code-version-of.ts', import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1)
+      .join('\n')
+      .trim()
+    expect(readFileSync(new URL('../../docs/transfers.md', import.meta.url), 'utf8')).toContain(`\`\`\`ts\n${reader}\n\`\`\``)
+    const keys = createLocalJWKSet((await gate.get('/keys')).json())
+    const n = async (code: string) => codeVersionOf((await compactVerify(code, keys, { algorithms: ['EdDSA'] })).payload)
+    const { inventory } = await createSeatedInventory(ctx.app, adm, a.seller.id, [{ category: 'Plateia', seats: 2 }])
+    const plain = (await buy(1)).order
+    const seated = (await buy(1, inventory.id)).order
+    const renewed: Ticket[] = []
+    for (const order of [plain, seated]) {
+      const [ticket] = order.tickets as [Ticket]
+      expect(await n(ticket.code!)).toBe(0)
+      // Version 257 (a re-issue's, a holder change's): the byte says 1, the version modulo 256.
+      await ctx.app.db.update(tickets).set({ codeVersion: 257, changedXid: sql`pg_current_xact_id()` }).where(eq(tickets.identifier, ticket.identifier))
+      renewed.push((await readOrder(order.id)).tickets[0]!)
+      expect(renewed.at(-1)).toMatchObject({ identifier: ticket.identifier, code_version: 257 })
+      expect(await n(renewed.at(-1)!.code!)).toBe(1)
+    }
+    // The gate's copy says 257, whose byte is 1: the older code is refused, the current one enters.
+    const [old] = plain.tickets as [Ticket]
+    const feed = await feedPage(gate, listId, undefined, [old.identifier])
+    expect(feed.data.find((t) => t.identifier === old.identifier)).toMatchObject({ code_version: 257 })
+    expect((await redeem(old.code!)).json()).toMatchObject({ status: 'refused', reason: 'invalid' })
+    expect((await redeem(renewed[0]!.code!)).json()).toMatchObject({ status: 'ok' })
   })
 })
