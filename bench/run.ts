@@ -46,7 +46,18 @@ import type { CheckinSeed } from './server/seed-checkin.js'
 import type { StadiumSeed } from './server/seed-stadium.js'
 import type { WaitlistSeed } from './server/seed-waitlist.js'
 import { PASSWORD_HASH_OPTIONS } from '../src/platform/auth/passwords.js'
-import { buyTickets, scanAtGates, uploadOffline, type GatesOutcome, type Outcomes, type UploadOutcome } from './lib/checkin.js'
+import {
+  buyTickets,
+  scanAtGates,
+  timeFirstPages,
+  type FirstPageTimes,
+  transferTickets,
+  uploadOffline,
+  walkFeed,
+  type GatesOutcome,
+  type Outcomes,
+  type UploadOutcome,
+} from './lib/checkin.js'
 import { flashSale, quantityOf, rawSale, type FlashOutcome, type PlacedOrder } from './lib/flash.js'
 import { makeDue, paymentsStateOf, payOrders, seedPayments, waitForSold } from './lib/payments.js'
 import { checkOutAll, concurrentHolds, explainHolds, latencyOf, sideBySide, type HoldAnswer } from './lib/stadium.js'
@@ -114,6 +125,9 @@ const S = {
         probeConnections: 2,
         checkinUpload: 100,
         checkinPerGate: 2,
+        feedTickets: 1000,
+        feedTransfers: 50,
+        feedReads: 10,
         waitlist: 50,
         pendingOrders: 50,
       }
@@ -130,6 +144,9 @@ const S = {
         probeConnections: 4,
         checkinUpload: 1000,
         checkinPerGate: 60,
+        feedTickets: 10_000,
+        feedTransfers: 1000,
+        feedReads: 200,
         waitlist: 1000,
         pendingOrders: 10_000,
       }),
@@ -168,6 +185,7 @@ const TARGETS = {
   seatedWinnersP99: 1.5,
   checkinUploadMs: 1000,
   checkinP99Ms: 100,
+  feedGrowth: 1.5,
   waitlistAllOffersMs: 10_000,
   stadiumHoldsMaxMs: 1000,
   stadiumHoldDbMs: 5,
@@ -1356,6 +1374,141 @@ async function checkin(r: Run) {
 }
 
 /**
+ * The door's feed after transfers (docs/transfers.md, docs/door.md): two lists of 10,000 tickets
+ * (an event of its own each, bought through the storefront, 1,000 an order), their feeds' first
+ * pages (no cursor, the default limit: what a gate reads first) read in turns, 200 times each;
+ * then 1,000 tickets of the first list, one in ten of each order, given away through the
+ * storefront (the offer with the buyer's token, the token from the link emailed to the recipient,
+ * the accept as a guest), and the first pages read 200 times each again. A revoked ticket stays in
+ * the feed for good, so its first page must cost what it cost before. The second list, untouched
+ * and read in alternation with it, shows what the machine did meanwhile: the target is the given
+ * list's p50 after ≤ 1.5 × the untouched list's p50 after. Beside it, the given list's p50 and p99
+ * before and after, its whole feed before and after (rows by status) and a gate's sync from its
+ * cursor of before (the revoked identifiers and the recipients' new tickets). Each reading waits
+ * for the outbox to have sent the emails before it.
+ */
+async function checkinFeed(r: Run) {
+  const post = async (url: string, body: unknown = {}) => {
+    const answer = await fetch(`${r.base}/bench${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    if (!answer.ok) throw new Error(`check-in feed: ${url} answered ${answer.status} ${await answer.text()}`)
+    return answer.json()
+  }
+  /** Until the outbox has sent every email (at most two minutes): the feed is read on a server that does nothing else. */
+  const outboxSent = async () => {
+    const until = Date.now() + 120_000
+    while (Date.now() < until) {
+      if (((await (await fetch(`${r.base}/bench/outbox/unsent`)).json()) as { unsent: number }).unsent === 0) return true
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    return false
+  }
+  const buyer = { baseUrl: r.base, authorization: r.authorization, customerToken: r.seed.customers[0]!.token }
+  // Tomorrow: a ticket may be given until its date begins (it has no time). One device scans both events.
+  const given = (await post('/checkin/seed', { seller_id: r.seed.sellerId, lists: ['feed'], devices: 1, days_ahead: 1 })) as CheckinSeed
+  const untouched = (await post('/checkin/seed', { seller_id: r.seed.sellerId, lists: ['feed'], devices: 0, days_ahead: 1 })) as CheckinSeed
+  const tickets = await buyTickets({ ...buyer, inventoryIds: given.inventoryIds, count: S.feedTickets })
+  const others = await buyTickets({ ...buyer, inventoryIds: untouched.inventoryIds, count: S.feedTickets })
+  const [token] = given.tokens as [string]
+  const gate = { baseUrl: r.base, token, listId: given.lists.feed! }
+  const firstPages = { baseUrl: r.base, token, listIds: [given.lists.feed!, untouched.lists.feed!], reads: S.feedReads, warmUp: Math.ceil(S.feedReads / 10) }
+  const quietBefore = await outboxSent()
+  const wholeBefore = await walkFeed(gate)
+  const [before, controlBefore] = (await timeFirstPages(firstPages)) as [FirstPageTimes, FirstPageTimes]
+
+  const every = Math.max(1, Math.floor(tickets.length / S.feedTransfers))
+  const giving = tickets.filter((_, n) => n % every === 0).slice(0, S.feedTransfers)
+  await post('/checkin/mailbox/open')
+  let transfers: Awaited<ReturnType<typeof transferTickets>>
+  try {
+    transfers = await transferTickets({
+      ...buyer,
+      tickets: giving,
+      concurrency: 10,
+      mailbox: async (recipients) => (await post('/checkin/mailbox/read', { recipients })) as Record<string, string>,
+    })
+  } finally {
+    await post('/checkin/mailbox/close')
+  }
+  const quietAfter = await outboxSent()
+  const [after, controlAfter] = (await timeFirstPages(firstPages)) as [FirstPageTimes, FirstPageTimes]
+  const sync = await walkFeed({ ...gate, cursor: wholeBefore.cursor })
+  const wholeAfter = await walkFeed(gate)
+
+  const n = giving.length
+  const transfersMs = transfers.offerMs + transfers.acceptMs
+  const pageRow = (which: string, times: FirstPageTimes, rows: string) => ({
+    scenario: `GET /chk/v1/lists/{id}/tickets, first page, ${which}`,
+    rps: Math.round(times.reads / (times.totalMs / 1000)),
+    p50: times.p50,
+    p99: times.p99,
+    requests: times.reads,
+    errors: 0,
+    non2xx: times.failed,
+    '5xx': 0,
+    note: `reads/s, one at a time, the two lists in turns; ${times.rows} rows, ${Math.round(times.bytes / 1024)} KiB a page; the feed ${rows}`,
+  })
+  r.rows.push(
+    pageRow('before transfers', before, `${wholeBefore.rows} rows`),
+    pageRow('an untouched list, meanwhile', controlBefore, `${others.length} rows`),
+    {
+      scenario: `${n} transfers through the storefront (offer, emailed token, accept)`,
+      rps: Math.round(transfers.received.length / (transfersMs / 1000)),
+      p50: 0,
+      p99: 0,
+      requests: 2 * n,
+      errors: 0,
+      non2xx: Object.values(transfers.failures).reduce((sum, k) => sum + k, 0),
+      '5xx': 0,
+      note: `transfers/s, 10 calls in flight; offers ${Math.round(transfers.offerMs)} ms, accepts ${Math.round(transfers.acceptMs)} ms`,
+    },
+    pageRow(`after ${n} transfers`, after, `${wholeAfter.rows} rows, ${wholeAfter.byStatus.revoked ?? 0} revoked`),
+    pageRow('the untouched list, meanwhile', controlAfter, `${others.length} rows`),
+  )
+  const statuses = listOutcomes
+  Object.assign(r.figures, {
+    feed_tickets: `${tickets.length} on the list, ${n} of them transferred; ${others.length} on the untouched list`,
+    feed_first_page_before_p50_ms: before.p50,
+    feed_first_page_before_p99_ms: before.p99,
+    feed_first_page_after_p50_ms: after.p50,
+    feed_first_page_after_p99_ms: after.p99,
+    feed_first_page_untouched_p50_ms: `${controlBefore.p50} before, ${controlAfter.p50} after`,
+    feed_first_page_untouched_p99_ms: `${controlBefore.p99} before, ${controlAfter.p99} after`,
+    feed_rows_before: `${wholeBefore.rows} (${statuses(wholeBefore.byStatus)}) in ${wholeBefore.pages} pages, ${Math.round(wholeBefore.ms)} ms`,
+    feed_rows_after: `${wholeAfter.rows} (${statuses(wholeAfter.byStatus)}) in ${wholeAfter.pages} pages, ${Math.round(wholeAfter.ms)} ms`,
+    feed_sync_after_transfers: `${sync.rows} rows (${statuses(sync.byStatus)}) in ${sync.pages} pages, ${Math.round(sync.ms)} ms`,
+    feed_transfers_ms: `offers ${Math.round(transfers.offerMs)}, accepts ${Math.round(transfers.acceptMs)}`,
+  })
+  r.checks.push(
+    {
+      target: `checkin feed: after ${n} transfers, the list's first page within ${TARGETS.feedGrowth} × the p50 of an untouched list of as many tickets read in turns with it (the feed's cost does not grow with revocations)`,
+      measured: `p50 ${after.p50} against ${controlAfter.p50} ms (${(after.p50 / controlAfter.p50).toFixed(2)} ×; before the transfers ${before.p50} against ${controlBefore.p50}, ${(before.p50 / controlBefore.p50).toFixed(2)} ×); p99 ${before.p99} → ${after.p99} ms`,
+      pass: after.p50 <= TARGETS.feedGrowth * controlAfter.p50,
+      kind: 'target',
+    },
+    {
+      target: `checkin feed: every ticket once before; every transfer offered and accepted; after, each given ticket revoked and its new one valid, in the whole feed and in a gate's sync`,
+      measured: `before ${wholeBefore.rows} of ${tickets.length} (${statuses(wholeBefore.byStatus)}); transfers ${transfers.received.length} of ${n}, failures ${listOutcomes(transfers.failures)}; after ${wholeAfter.rows} (${statuses(wholeAfter.byStatus)}); sync ${sync.rows} (${statuses(sync.byStatus)}); first pages ${[before, controlBefore, after, controlAfter].map((p) => p.rows).join(', ')} rows, ${[before, controlBefore, after, controlAfter].reduce((k, p) => k + p.failed, 0)} reads not 200; outbox sent before each: ${quietBefore}, ${quietAfter}`,
+      pass:
+        wholeBefore.failed === null &&
+        wholeAfter.failed === null &&
+        sync.failed === null &&
+        wholeBefore.rows === tickets.length &&
+        wholeBefore.byStatus.valid === tickets.length &&
+        transfers.received.length === n &&
+        Object.keys(transfers.failures).length === 0 &&
+        wholeAfter.rows === tickets.length + n &&
+        wholeAfter.byStatus.revoked === n &&
+        wholeAfter.byStatus.valid === tickets.length &&
+        sync.rows === 2 * n &&
+        sync.byStatus.revoked === n &&
+        sync.byStatus.valid === n &&
+        [before, controlBefore, after, controlAfter].every((p) => p.rows === Math.min(500, tickets.length) && p.failed === 0),
+      kind: 'correctness',
+    },
+  )
+}
+
+/**
  * Waiting list (docs/waiting-list.md): an inventory of 1,000 tickets with its list on, sold out
  * through the storefront as 50 orders of 20 tickets (the most one basket item takes); 1,000 buyers
  * join its list for one ticket each (each from an `X-End-User-IP` of its own, so the per-address
@@ -1885,7 +2038,10 @@ async function main() {
     if (runs('stadium')) await stadium(r)
     if (runs('webhooks')) await webhooks(r)
     if (runs('login')) await login(r)
-    if (runs('checkin')) await checkin(r)
+    if (runs('checkin')) {
+      await checkin(r)
+      await checkinFeed(r)
+    }
     if (runs('waitlist')) await waitlist(r)
     if (runs('payments')) await payments(r)
   } finally {

@@ -4,8 +4,8 @@ import { percentile } from './flash.js'
 import { send } from './http.js'
 import type { Row } from './load.js'
 
-/** A ticket as a gate sees it: its identifier and the signed code its QR holds. */
-export type Ticket = { identifier: string; code: string }
+/** A ticket as a gate sees it: its identifier and the signed code its QR holds; and the order it is in. */
+export type Ticket = { identifier: string; code: string; orderId: string }
 
 /** Scan outcomes counted: `ok`, the reason of a refusal, `http <status>` or `lost` (no answer). */
 export type Outcomes = Record<string, number>
@@ -45,7 +45,8 @@ export async function buyTickets(options: {
       const basketId = (JSON.parse(basket.body) as { id: string }).id
       const order = await send(agent, 'POST', `${options.baseUrl}/stf/v1/baskets/${basketId}/checkout`, headers, JSON.stringify({ payment_method: 'pix' }))
       if (order.status !== 201) throw new Error(`check-in tickets: checkout answered ${order.status} ${order.body.slice(0, 300)}`)
-      for (const { identifier, code } of (JSON.parse(order.body) as { tickets: Ticket[] }).tickets) tickets.push({ identifier, code })
+      const placed = JSON.parse(order.body) as { id: string; tickets: Ticket[] }
+      for (const { identifier, code } of placed.tickets) tickets.push({ identifier, code, orderId: placed.id })
     }
   } finally {
     agent.destroy()
@@ -166,5 +167,179 @@ export async function scanAtGates(options: {
       non2xx: tally.non2xx,
       '5xx': tally.fiveXx,
     },
+  }
+}
+
+/** A page of a list's feed as a gate reads it (`GET /chk/v1/lists/{id}/tickets`), the fields counted here. */
+type FeedPage = { data: { identifier: string; status: string }[]; next_cursor: string; has_more: boolean }
+
+export type FeedWalk = { rows: number; byStatus: Record<string, number>; pages: number; ms: number; cursor: string; failed: string | null }
+
+/**
+ * A gate's sync: the list's feed read page after page (the default limit, as the scanner page asks
+ * it) from `cursor` (from the start without one) until `has_more` is false. Answers the rows read,
+ * by status, the pages, the time and the cursor to go on from; `failed` names an answer not 200.
+ */
+export async function walkFeed(options: { baseUrl: string; token: string; listId: string; cursor?: string }): Promise<FeedWalk> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const headers = { authorization: `Device ${options.token}` }
+  const walk: FeedWalk = { rows: 0, byStatus: {}, pages: 0, ms: 0, cursor: options.cursor ?? '', failed: null }
+  const started = performance.now()
+  try {
+    for (;;) {
+      const query = walk.cursor ? `?cursor=${encodeURIComponent(walk.cursor)}` : ''
+      const answer = await send(agent, 'GET', `${options.baseUrl}/chk/v1/lists/${options.listId}/tickets${query}`, headers)
+      if (answer.status !== 200) {
+        walk.failed = `page ${walk.pages + 1}: ${answer.status} ${answer.body.slice(0, 200)}`
+        break
+      }
+      const page = JSON.parse(answer.body) as FeedPage
+      walk.pages++
+      walk.rows += page.data.length
+      for (const ticket of page.data) bump(walk.byStatus, ticket.status)
+      walk.cursor = page.next_cursor
+      if (!page.has_more) break
+    }
+  } finally {
+    agent.destroy()
+  }
+  walk.ms = performance.now() - started
+  return walk
+}
+
+export type FirstPageTimes = { reads: number; totalMs: number; p50: number; p99: number; rows: number; bytes: number; failed: number }
+
+/**
+ * The feed's first page (no cursor, the default limit: what a gate reads first, and a gate that
+ * lost its copy reads again) of each of `listIds`, read in turns (one of each list, then again)
+ * `reads` times each on one connection, after `warmUp` turns not counted: lists read in
+ * alternation see the same machine, so their figures compare even on a shared one. Answers, per
+ * list, its p50 and p99, the rows and bytes of the page, and how many reads were not 200.
+ */
+export async function timeFirstPages(options: {
+  baseUrl: string
+  token: string
+  listIds: readonly string[]
+  reads: number
+  warmUp: number
+}): Promise<FirstPageTimes[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const headers = { authorization: `Device ${options.token}` }
+  const lists = options.listIds.map((listId) => ({
+    url: `${options.baseUrl}/chk/v1/lists/${listId}/tickets`,
+    times: [] as number[],
+    rows: 0,
+    bytes: 0,
+    failed: 0,
+  }))
+  try {
+    for (let n = 0; n < options.warmUp + options.reads; n++) {
+      for (const list of lists) {
+        const answer = await send(agent, 'GET', list.url, headers)
+        if (answer.status !== 200) list.failed++
+        else if (n === 0) {
+          list.rows = (JSON.parse(answer.body) as FeedPage).data.length
+          list.bytes = Buffer.byteLength(answer.body)
+        }
+        if (n >= options.warmUp) list.times.push(answer.ms)
+      }
+    }
+  } finally {
+    agent.destroy()
+  }
+  const ms = (value: number) => Math.round(value * 10) / 10
+  return lists.map(({ times, rows, bytes, failed }) => {
+    const totalMs = times.reduce((sum, t) => sum + t, 0)
+    times.sort((a, b) => a - b)
+    return { reads: times.length, totalMs, p50: ms(percentile(times, 50)), p99: ms(percentile(times, 99)), rows, bytes, failed }
+  })
+}
+
+/** The `code` of an error answer's body, or its first characters. */
+const errorCode = (body: string) => {
+  try {
+    return String((JSON.parse(body) as { code?: unknown }).code)
+  } catch {
+    return body.slice(0, 80)
+  }
+}
+
+export type TransfersOutcome = {
+  /** The recipients' new tickets, in the order of `tickets`. */
+  received: Ticket[]
+  offerMs: number
+  acceptMs: number
+  /** Answers other than 201 to an offer and 200 to an accept, by call and status; a mail not received. */
+  failures: Outcomes
+}
+
+/**
+ * Gives each of `tickets` to a recipient of its own through the storefront, as a buyer and a
+ * friend do (docs/transfers.md): `POST /stf/v1/orders/{id}/tickets/{identifier}/transfers` with
+ * the buyer's customer token; the token read from the link in the email each recipient got
+ * (`mailbox`: the emails' text by recipient); `POST /stf/v1/transfers/accept` with the seller's
+ * credentials alone (the recipient has no account: a guest order). `concurrency` calls in flight,
+ * taking the tickets round the orders (an offer and an accept lock the sender's order).
+ */
+export async function transferTickets(options: {
+  baseUrl: string
+  authorization: string
+  customerToken: string
+  tickets: readonly Ticket[]
+  concurrency: number
+  mailbox: (recipients: string[]) => Promise<Record<string, string>>
+}): Promise<TransfersOutcome> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency })
+  const failures: Outcomes = {}
+  const recipientOf = (ticket: Ticket) => `friend-${ticket.identifier.toLowerCase()}@bench.example.com`
+  const byOrder = new Map<string, Ticket[]>()
+  for (const ticket of options.tickets) byOrder.set(ticket.orderId, [...(byOrder.get(ticket.orderId) ?? []), ticket])
+  const queues = [...byOrder.values()]
+  const roundTheOrders = Array.from({ length: Math.max(...queues.map((q) => q.length)) }, (_, k) => queues.flatMap((q) => (q[k] ? [q[k]] : []))).flat()
+  const inParallel = async <T>(items: readonly T[], work: (item: T) => Promise<void>) => {
+    let next = 0
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (next < items.length) await work(items[next++]!)
+      }),
+    )
+  }
+  const received = new Map<string, Ticket>()
+  try {
+    const offering = performance.now()
+    const offered: Ticket[] = []
+    await inParallel(roundTheOrders, async (ticket) => {
+      const answer = await send(
+        agent,
+        'POST',
+        `${options.baseUrl}/stf/v1/orders/${ticket.orderId}/tickets/${ticket.identifier}/transfers`,
+        { authorization: options.authorization, 'x-customer-token': options.customerToken },
+        JSON.stringify({ email: recipientOf(ticket), name: `Friend ${ticket.identifier.slice(0, 6)}` }),
+      )
+      if (answer.status === 201) offered.push(ticket)
+      else bump(failures, `offer ${answer.status} ${errorCode(answer.body)}`)
+    })
+    const offerMs = performance.now() - offering
+
+    const mails = await options.mailbox(offered.map(recipientOf))
+    const accepting = performance.now()
+    await inParallel(offered, async (ticket) => {
+      const token = /\/transfer\?token=([A-Za-z0-9_%-]+)/.exec(mails[recipientOf(ticket)] ?? '')?.[1]
+      if (!token) return bump(failures, 'no email with a link')
+      const answer = await send(
+        agent,
+        'POST',
+        `${options.baseUrl}/stf/v1/transfers/accept`,
+        { authorization: options.authorization },
+        JSON.stringify({ token: decodeURIComponent(token) }),
+      )
+      if (answer.status !== 200) return bump(failures, `accept ${answer.status} ${errorCode(answer.body)}`)
+      const { ticket: mine, order_id } = JSON.parse(answer.body) as { ticket: { identifier: string; code: string }; order_id: string }
+      received.set(ticket.identifier, { identifier: mine.identifier, code: mine.code, orderId: order_id })
+    })
+    const acceptMs = performance.now() - accepting
+    return { received: options.tickets.flatMap((ticket) => received.get(ticket.identifier) ?? []), offerMs, acceptMs, failures }
+  } finally {
+    agent.destroy()
   }
 }

@@ -7,7 +7,7 @@ import { catalogueBaseline } from './catalogue-baseline.js'
 import { createWebhook } from '../../src/domain/webhooks/create-webhook.js'
 import { updateWebhook } from '../../src/domain/webhooks/update-webhook.js'
 import { rawSell, saleState, seatedSaleState, webhookBacklog } from './flash-sale.js'
-import { checkinTally, seedCheckin } from './seed-checkin.js'
+import { checkinTally, closeTransferMailbox, openTransferMailbox, readTransferMailbox, seedCheckin, unsentEmails } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
 import { makeDue, paymentsState, seedPayments, soldNow } from './seed-payments.js'
 import { seedStadium } from './seed-stadium.js'
@@ -23,7 +23,7 @@ const int = (value: unknown, fallback: number, max: number) => {
  * work as a real route without authentication or response schemas, a seeding route (the
  * embedded database belongs to the server process, so the benchmark cannot seed it from
  * outside), the flash sale's raw limit and after-the-run state, the check-in row's devices
- * and tally, the waitlist row's inventory, member of staff and after-the-run state, and the
+ * and tally and its transfers' mailbox (with the outbox's unsent emails), the waitlist row's inventory, member of staff and after-the-run state, and the
  * payments row's inventories, its orders made due and their state. Hidden
  * from the OpenAPI document; plain JSON in and out.
  */
@@ -109,14 +109,30 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
     return webhookBacklog(app.db, (request.params as { id: string }).id)
   })
 
-  /** The check-in row's event, lists and paired devices: `{seller_id, lists: [name], devices}`. */
+  /** The check-in row's event, lists and paired devices: `{seller_id, lists: [name], devices, days_ahead?}`. */
   app.post('/checkin/seed', { schema: { hide: true } }, async (request) => {
-    const body = request.body as { seller_id: string; lists: string[]; devices: unknown }
-    return seedCheckin(app, { sellerId: body.seller_id, lists: body.lists, devices: int(body.devices, 50, 1000) })
+    const body = request.body as { seller_id: string; lists: string[]; devices: unknown; days_ahead?: unknown }
+    return seedCheckin(app, { sellerId: body.seller_id, lists: body.lists, devices: int(body.devices, 50, 1000), daysAhead: int(body.days_ahead, 0, 365) })
   })
 
   /** A check-in list's scans as the database holds them, after a scenario. */
   app.get('/checkin/lists/:id/tally', { schema: { hide: true } }, async (request) => checkinTally(app.db, (request.params as { id: string }).id))
+
+  /** The feed row's transfers: the recipients' mailbox opened, read (`{recipients}` → `{email: text}`) and closed (seed-checkin.ts). */
+  app.post('/checkin/mailbox/open', { schema: { hide: true } }, async () => {
+    await openTransferMailbox(app.db)
+    return { ok: true }
+  })
+  app.post('/checkin/mailbox/read', { schema: { hide: true } }, async (request) =>
+    readTransferMailbox(app.db, (request.body as { recipients: string[] }).recipients),
+  )
+  app.post('/checkin/mailbox/close', { schema: { hide: true } }, async () => {
+    await closeTransferMailbox(app.db)
+    return { ok: true }
+  })
+
+  /** Emails not sent yet: `{unsent}`. */
+  app.get('/outbox/unsent', { schema: { hide: true } }, async () => ({ unsent: await unsentEmails(app.db) }))
 
   /** The waitlist row's inventory (its list on) and a signed-in member of staff: `{seller_id, capacity}` → WaitlistSeed. */
   app.post('/waitlist/seed', { schema: { hide: true } }, async (request) => {

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs'
 import { and, count, eq, sql } from 'drizzle-orm'
 import type { FastifyInstance } from 'fastify'
+import { compactVerify, createLocalJWKSet } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { customers } from '../../src/domain/customers/customers.table.js'
 import { inventories } from '../../src/domain/catalog/inventories.table.js'
@@ -14,6 +16,7 @@ import { createSeatedInventory } from '../factories/seating.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
 import type { AdmClient } from '../support/adm-client.js'
 import { checkinAdmin, feedPage, pairedDevice, scanner, useSellersInUtc } from '../support/checkin.js'
+import { codeVersionOf } from '../support/code-version-of.js'
 import { expectError, linkToken, postAuth } from '../support/customer-auth.js'
 import { ledgerViolations } from '../support/ledger-invariants.js'
 import { auditOf, soldOf, webhookPayloadsOf } from '../support/order-records.js'
@@ -474,5 +477,37 @@ describe('transfer tokens are rate-limited', () => {
     expectError(blocked, 429, 'rate_limited')
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1)
     expect((await attempt('accept', 'tt_guess5', '198.51.100.9')).statusCode).toBe(404)
+  })
+})
+
+describe('docs/transfers.md, for partners who build their own scanners', () => {
+  it('reads a code’s n with the very code the guide shows: absent at version 0, the feed’s code_version modulo 256 after, after a seat too', async () => {
+    const reader = readFileSync(new URL('../support/code-version-of.ts', import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1)
+      .join('\n')
+      .trim()
+    expect(readFileSync(new URL('../../docs/transfers.md', import.meta.url), 'utf8')).toContain(`\`\`\`ts\n${reader}\n\`\`\``)
+    const keys = createLocalJWKSet((await gate.get('/keys')).json())
+    const n = async (code: string) => codeVersionOf((await compactVerify(code, keys, { algorithms: ['EdDSA'] })).payload)
+    const { inventory } = await createSeatedInventory(ctx.app, adm, a.seller.id, [{ category: 'Plateia', seats: 2 }])
+    const plain = (await buy(1)).order
+    const seated = (await buy(1, inventory.id)).order
+    const renewed: Ticket[] = []
+    for (const order of [plain, seated]) {
+      const [ticket] = order.tickets as [Ticket]
+      expect(await n(ticket.code!)).toBe(0)
+      // Version 257 (a re-issue's, a holder change's): the byte says 1, the version modulo 256.
+      await ctx.app.db.update(tickets).set({ codeVersion: 257, changedXid: sql`pg_current_xact_id()` }).where(eq(tickets.identifier, ticket.identifier))
+      renewed.push((await readOrder(order.id)).tickets[0]!)
+      expect(renewed.at(-1)).toMatchObject({ identifier: ticket.identifier, code_version: 257 })
+      expect(await n(renewed.at(-1)!.code!)).toBe(1)
+    }
+    // The gate's copy says 257, whose byte is 1: the older code is refused, the current one enters.
+    const [old] = plain.tickets as [Ticket]
+    const feed = await feedPage(gate, listId, undefined, [old.identifier])
+    expect(feed.data.find((t) => t.identifier === old.identifier)).toMatchObject({ code_version: 257 })
+    expect((await redeem(old.code!)).json()).toMatchObject({ status: 'refused', reason: 'invalid' })
+    expect((await redeem(renewed[0]!.code!)).json()).toMatchObject({ status: 'ok' })
   })
 })
