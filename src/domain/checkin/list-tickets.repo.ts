@@ -160,14 +160,29 @@ export async function ticketFeedRows(
   after: FeedPosition,
   limit: number,
 ): Promise<{ tickets: ScanTicketView[]; last: FeedPosition | null }> {
+  // The page is chosen first, from each inventory's tickets in feed order (its index on
+  // inventory, change, id), at most `limit` of each: a page costs what its rows cost, not what
+  // the list's other tickets (revoked ones included) would. Then its rows are read whole.
   const { rows } = await db.execute(sql`
+    with page as (
+      select p.id, p.changed_xid
+      from inventories inv
+      cross join lateral (
+        select t.id, t.changed_xid
+        from tickets t
+        join order_items oi on oi.id = t.order_item_id
+        where t.inventory_id = inv.id and ${onList(list)}
+          and (t.changed_xid, t.id) > (${after.xid}::xid8, ${after.id}::uuid)
+          and t.changed_xid < pg_snapshot_xmin(pg_current_snapshot())
+        order by t.changed_xid, t.id
+        limit ${limit}) p
+      where inv.event_id = ${list.eventId}::uuid
+      order by p.changed_xid, p.id
+      limit ${limit})
     select ${TICKET_COLUMNS}, t.changed_xid::text as xid, ${standingColumns(sql`${list.id}::uuid`)}
     ${TICKET_JOINS}
-    where ${onList(list)}
-      and (t.changed_xid, t.id) > (${after.xid}::xid8, ${after.id}::uuid)
-      and t.changed_xid < pg_snapshot_xmin(pg_current_snapshot())
-    order by t.changed_xid, t.id
-    limit ${limit}`)
+    join page on page.id = t.id
+    order by t.changed_xid, t.id`)
   const typed = rows as (StandingRow & { xid: string })[]
   const tail = typed.at(-1)
   return { tickets: typed.map(standingView), last: tail ? { xid: tail.xid, id: tail.id } : null }
