@@ -33,9 +33,9 @@ export function resolvePeriod(query: { from?: string | undefined; to?: string | 
   const to = query.to ?? addDays(today, 1)
   const from = query.from ?? addDays(to, -DEFAULT_PERIOD_DAYS)
   const days = daysBetween(from, to)
-  if (days <= 0) throw new AppError('validation_error', { details: [{ path: 'to', message: 'must be after from' }] })
+  if (days <= 0) throw new AppError('validation_error', { details: [{ path: 'querystring.to', message: 'must be after from' }] })
   if (days > MAX_PERIOD_DAYS) {
-    throw new AppError('validation_error', { details: [{ path: 'to', message: `must be at most ${MAX_PERIOD_DAYS} days after from` }] })
+    throw new AppError('validation_error', { details: [{ path: 'querystring.to', message: `must be at most ${MAX_PERIOD_DAYS} days after from` }] })
   }
   return { from, to }
 }
