@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { sumAffiliateStatement } from './reports.repo.js'
+import { readReport, sumAffiliateStatement } from './reports.repo.js'
 import { sellerPeriod } from './sales-report.js'
 
 export type AffiliateStatement = {
@@ -29,7 +29,7 @@ export type GetAffiliateStatementOptions = { sellerId: string; code: string; fro
  */
 export async function getAffiliateStatement(db: Db, options: GetAffiliateStatementOptions): Promise<AffiliateStatement> {
   const period = await sellerPeriod(db, options.sellerId, options)
-  const sums = await sumAffiliateStatement(db, { ...period, code: options.code })
+  const sums = await readReport(db, (tx) => sumAffiliateStatement(tx, { ...period, code: options.code }))
   if (!sums) throw new AppError('not_found')
   return {
     affiliate_code: sums.affiliate_code,

@@ -22,6 +22,21 @@ export async function findSellerClock(db: Db, sellerId: string): Promise<{ timez
   return rows[0]
 }
 
+/**
+ * Runs a report's reads in one read-only snapshot (its sales and its refunds agree), without
+ * PostgreSQL's JIT: over 100,000 tickets the refunds' per-item lookups look costly enough to the
+ * planner to compile, which took 300 ms of a 400 ms statement, for rows read in milliseconds.
+ */
+export const readReport = <T>(db: Db, read: (tx: Db) => Promise<T>): Promise<T> =>
+  db.transaction(
+    async (tx) => {
+      await tx.execute(sql`set local jit = off`)
+      await tx.execute(sql`set local work_mem = '32MB'`)
+      return read(tx)
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  )
+
 /** The instant a local date starts at in the time zone. */
 const startOf = (day: string, timezone: string) => sql`(${day}::date::timestamp at time zone ${timezone})`
 
@@ -124,9 +139,11 @@ export async function listRefundTargets(db: Db, p: LocalPeriod & { basis: Basis 
            jsonb_array_length(r.refund_tickets) > 0 as has_tickets,
            s.order_item_id, s.inventory_id, i.event_id, i.date::text as event_day, s.variant, s.coupon_code,
            s.payment_method as sale_method, coalesce(s.amount, 0)::text as sale_net, coalesce(s.tickets, 0) as sale_tickets,
-           (select count(*) from tickets k
-             where k.order_id = r.order_id and k.order_item_id = s.order_item_id
-               and k.identifier in (select jsonb_array_elements_text(r.refund_tickets)))::int as refunded_tickets
+           case when jsonb_array_length(r.refund_tickets) > 0 then
+             (select count(*) from jsonb_array_elements_text(r.refund_tickets) as named(identifier)
+                join tickets k on k.identifier = named.identifier
+               where k.order_item_id = s.order_item_id)::int
+           else 0 end as refunded_tickets
       from r
       left join transactions s on s.order_id = r.order_id and s.kind = 'sale'
       left join inventories i on i.id = s.inventory_id

@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/database.js'
 import { AppError } from '../../platform/errors.js'
-import { findSellerClock, listRefundTargets, sumSales, type Basis, type Dimension, type RefundTarget } from './reports.repo.js'
+import { findSellerClock, listRefundTargets, readReport, sumSales, type Basis, type Dimension, type RefundTarget } from './reports.repo.js'
 
 /** The longest period a report or statement reads, in days. */
 export const MAX_PERIOD_DAYS = 366
@@ -171,7 +171,7 @@ export type GetSalesReportOptions = {
 export async function getSalesReport(db: Db, options: GetSalesReportOptions): Promise<SalesReport> {
   const period = await sellerPeriod(db, options.sellerId, options)
   const query = { ...period, basis: options.basis, groupBy: options.groupBy }
-  const [sales, targets] = await Promise.all([sumSales(db, query), listRefundTargets(db, query)])
+  const [sales, targets] = await readReport(db, async (tx) => [await sumSales(tx, query), await listRefundTargets(tx, query)] as const)
   const entries: Entry[] = [...sales.map((sale) => ({ ...sale, refunded: 0 })), ...refundEntries(targets, query)]
   return { from: period.from, to: period.to, basis: options.basis, currency: 'BRL', ...groupEntries(entries, options.groupBy) }
 }
