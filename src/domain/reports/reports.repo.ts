@@ -25,7 +25,8 @@ export async function findSellerClock(db: Db, sellerId: string): Promise<{ timez
 /**
  * Runs a report's reads in one read-only snapshot (its sales and its refunds agree), without
  * PostgreSQL's JIT: over 100,000 tickets the refunds' per-item lookups look costly enough to the
- * planner to compile, which took 300 ms of a 400 ms statement, for rows read in milliseconds.
+ * planner to compile, which took 300 ms of a 400 ms statement, for rows read in milliseconds; and
+ * with room to group in memory rather than sort on disk (bench/README.md, the sales report).
  */
 export const readReport = <T>(db: Db, read: (tx: Db) => Promise<T>): Promise<T> =>
   db.transaction(
