@@ -30,7 +30,7 @@ let couponCode: string
 const AFF = `AFF${randomUUID().slice(0, 6).toUpperCase()}`
 const orders: Record<string, TestOrder> = {}
 
-type Line = { inventoryId: string; quantity: number }
+type Line = { inventoryId: string; quantity: number; variant?: string }
 type Options = { method: 'pix' | 'boleto' | 'credit_card'; installments?: number; coupon?: string; affiliate?: string; awaitPayment?: boolean }
 
 /** A new customer's order through the storefront: basket, coupon, checkout. */
@@ -41,7 +41,7 @@ async function buy(lines: Line[], options: Options): Promise<TestOrder> {
     method: 'POST',
     url: '/stf/v1/baskets',
     headers,
-    payload: { items: lines.map((line) => ({ inventory_id: line.inventoryId, quantity: line.quantity })) },
+    payload: { items: lines.map((line) => ({ inventory_id: line.inventoryId, quantity: line.quantity, ...(line.variant ? { variant: line.variant } : {}) })) },
   })
   expect(basket.statusCode, basket.body).toBe(201)
   if (options.coupon) {
@@ -267,6 +267,32 @@ describe('GET /adm/v1/sellers/{id}/reports/sales', () => {
       expect((await readReport(`${NOVEMBER}&group_by=${groupBy}`)).totals, groupBy).toEqual(body.totals)
     }
     expect((await readReport(`${NOVEMBER}&group_by=variant`)).rows).toEqual([{ key: { variant: null }, ...body.totals }])
+  })
+
+  it('groups by variant, the variant sold on each item', async () => {
+    const halfPrice = await createTestEvent(ctx.app, a.seller.id)
+    const inventory = await createTestInventory(ctx.app, halfPrice, {
+      price: 5000,
+      capacity: 10,
+      date: dayFromToday(40),
+      variants: [
+        { name: 'Inteira', description: 'Full price', type: 'full' },
+        { name: 'Meia', description: 'Students', type: 'half', price: 2500 },
+      ],
+    })
+    const order = await buy(
+      [
+        { inventoryId: inventory.id, quantity: 1, variant: 'Inteira' },
+        { inventoryId: inventory.id, quantity: 2, variant: 'Meia' },
+      ],
+      { method: 'pix' },
+    )
+    await placeAt(order.id, '2026-09-15T12:00:00Z')
+    const body = await readReport('from=2026-09-01&to=2026-10-01&group_by=variant,inventory')
+    expect(body.rows).toEqual([
+      { key: { variant: 'Inteira', inventory_id: inventory.id }, tickets: 1, gross: 5000, discount: 0, interest: 0, net: 5000, refunded: 0 },
+      { key: { variant: 'Meia', inventory_id: inventory.id }, tickets: 2, gross: 5000, discount: 0, interest: 0, net: 5000, refunded: 0 },
+    ])
   })
 
   it('basis=event dates sales, voids and refunds by their tickets’ date, whenever they happened', async () => {
