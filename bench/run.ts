@@ -7,7 +7,7 @@
  * bench/results/latest.json (and latest-<driver>.json). Every figure that has a target is a
  * ratio against a baseline measured in the same run, or a bound on the server process itself.
  *
- * While iterating: `--only=auth,catalogue,health,baskets,flash,seated,stadium,webhooks,login,checkin,waitlist,payments` runs some groups,
+ * While iterating: `--only=auth,catalogue,health,baskets,flash,seated,stadium,webhooks,login,checkin,waitlist,payments,reports` runs some groups,
  * `--duration=<s>`, `--buyers=<n>`, `--capacity=<n>` (tickets of each flash inventory, and of the
  * split ones together, and seats of the seated sale's plan, rounded to rows of 50), `--starts=<n>`, `--waitlist=<n>` (tickets and entries of the waitlist row), `--pending=<n>` (the payments row's orders awaiting payment) and `--stadium-rows=<n>` (rows of 50 seats of the stadium's plan) override the sizes, `--pool=<n>` sets the measured
  * server's pool, and `--cpu-prof` has the measured server write a CPU profile
@@ -78,6 +78,7 @@ import {
   startServer,
   type Server,
 } from './lib/server.js'
+import type { ReportsSeed } from './server/seed-reports.js'
 import { saleBaselineState, seedSaleBaseline } from './server/sale-baseline-seed.js'
 import { memoryBench } from './lib/memory.js'
 
@@ -90,7 +91,7 @@ const only = option('only')?.split(',')
 /** `--server-flags=a,b`: extra Node flags for the measured server (e.g. `--max-semi-space-size=4`). */
 const serverFlags = option('server-flags')?.split(',') ?? []
 const runs = (
-  group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'seated' | 'stadium' | 'webhooks' | 'login' | 'checkin' | 'waitlist' | 'payments',
+  group: 'auth' | 'catalogue' | 'health' | 'baskets' | 'flash' | 'seated' | 'stadium' | 'webhooks' | 'login' | 'checkin' | 'waitlist' | 'payments' | 'reports',
 ) => !only || only.includes(group)
 /** `--name=<n>` as a whole number of at least `min`, or undefined when not given; anything else stops the run. */
 const countOption = (name: string, min: number): number | undefined => {
@@ -130,6 +131,7 @@ const S = {
         feedReads: 10,
         waitlist: 50,
         pendingOrders: 50,
+        reportTickets: 400,
       }
     : {
         duration: 10,
@@ -149,6 +151,7 @@ const S = {
         feedReads: 200,
         waitlist: 1000,
         pendingOrders: 10_000,
+        reportTickets: 100_000,
       }),
   ...(option('duration') ? { duration: Number(option('duration')) } : {}),
   ...(buyersOption !== undefined ? { buyers: buyersOption } : {}),
@@ -192,6 +195,7 @@ const TARGETS = {
   stadiumRatio: 0.5,
   awaitingRatio: 0.9,
   expiryMs: 60_000,
+  reportMs: 1000,
 }
 /** Check-in: paired gates at the doors, and the rate they scan at in all when paced. */
 const CHECKIN = { gates: 50, rate: 200 }
@@ -1873,6 +1877,76 @@ const listOutcomes = (outcomes: Outcomes) =>
     .join(', ') || 'none'
 
 /**
+ * The sales report (docs/reports.md): a seller of its own with 100,000 tickets (400 in a smoke run)
+ * sold over the last 4 weeks, written in bulk (bench/server/seed-reports.ts), then `GET
+ * /adm/v1/sellers/{id}/reports/sales` by day (the defaults), by every dimension at once, and by the
+ * tickets' date and inventory: one warm-up, then 5 timed calls of each, one at a time. Target (PostgreSQL's;
+ * reported only on the embedded database): the slowest call ≤ 1 s. Correctness: every grouping's
+ * totals alike, with every ticket seeded and its refunds.
+ */
+async function reports(r: Run) {
+  const started = performance.now()
+  const seeded = await fetch(`${r.base}/bench/reports/seed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ tickets: S.reportTickets }),
+  })
+  if (!seeded.ok) throw new Error(`reports seed: ${seeded.status} ${await seeded.text()}`)
+  const seed = (await seeded.json()) as ReportsSeed
+  r.figures.report_seed = `${seed.tickets} tickets, ${seed.orders} orders, ${seed.ledgerRows} ledger rows in ${((performance.now() - started) / 1000).toFixed(1)} s`
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
+  const queries: [string, string][] = [
+    ['by day (the defaults: 30 days)', ''],
+    ['by every dimension', 'group_by=day,event,inventory,variant,payment_method,affiliate,coupon'],
+    ["by the tickets' date and inventory", `basis=event&group_by=day,inventory&from=${day(0)}&to=${day(60)}`],
+  ]
+  const totals: string[] = []
+  for (const [name, query] of queries) {
+    const call = async () => {
+      const t = performance.now()
+      const res = await fetch(`${r.base}/adm/v1/sellers/${seed.sellerId}/reports/sales?${query}`, {
+        headers: { authorization: `Bearer ${seed.staffToken}` },
+        signal: AbortSignal.timeout(60_000),
+      })
+      const body = (await res.json()) as { rows: unknown[]; totals: Record<string, number> }
+      return { ms: performance.now() - t, status: res.status, body }
+    }
+    await call()
+    const timed: Awaited<ReturnType<typeof call>>[] = []
+    for (let n = 0; n < 5; n++) timed.push(await call())
+    const ms = timed.map((one) => one.ms)
+    const slowest = Math.max(...ms)
+    const failed = timed.filter((one) => one.status !== 200)
+    r.rows.push({
+      scenario: `GET /adm/v1/sellers/{id}/reports/sales ${name}, ${seed.tickets.toLocaleString('en-US')} tickets (${timed[0]!.body.rows?.length ?? 0} rows)`,
+      rps: Math.round(1000 / median(ms)),
+      p50: Math.round(median(ms)),
+      p99: Math.round(slowest),
+      requests: timed.length,
+      errors: 0,
+      non2xx: failed.length,
+      '5xx': failed.filter((one) => one.status >= 500).length,
+      note: 'one at a time; p99 is the slowest of 5',
+    })
+    const check = {
+      target: `reports: a sales report ${name} over ${seed.tickets.toLocaleString('en-US')} tickets answers in ≤ ${TARGETS.reportMs} ms`,
+      measured: `slowest ${Math.round(slowest)} ms, median ${Math.round(median(ms))} ms`,
+    }
+    if (r.databaseUrl) r.checks.push({ ...check, pass: failed.length === 0 && slowest <= TARGETS.reportMs, kind: 'target' })
+    else r.notes.push(`${check.target} (PostgreSQL's target, reported only): ${check.measured}`)
+    totals.push(JSON.stringify(timed[0]!.body.totals))
+  }
+  const refunds = Math.floor((seed.orders - 1) / 50) + 1
+  const first = JSON.parse(totals[0]!) as Record<string, number>
+  r.checks.push({
+    target: 'reports: every grouping answers the same totals, with every ticket seeded and every refund',
+    measured: `${totals[0]}${new Set(totals).size === 1 ? '' : `; differing: ${totals.join(' | ')}`}`,
+    pass: new Set(totals).size === 1 && first.tickets === seed.tickets && first.refunded === refunds * 1000,
+    kind: 'correctness',
+  })
+}
+
+/**
  * `--only=memory`: the server's resident memory after its first start, at rest, through the demo
  * and after a restart (bench/lib/memory.ts), against issue 47's targets: under 300 MB on the
  * embedded database (its WebAssembly PostgreSQL lives in the process), under 200 MB at rest on PostgreSQL.
@@ -2044,6 +2118,7 @@ async function main() {
     }
     if (runs('waitlist')) await waitlist(r)
     if (runs('payments')) await payments(r)
+    if (runs('reports')) await reports(r)
   } finally {
     await Promise.all([server, ...others].map((one) => one?.stop()))
     await database?.drop()

@@ -10,6 +10,7 @@ import { rawSell, saleState, seatedSaleState, webhookBacklog } from './flash-sal
 import { checkinTally, closeTransferMailbox, openTransferMailbox, readTransferMailbox, seedCheckin, unsentEmails } from './seed-checkin.js'
 import { seedBench } from './seed-bench.js'
 import { makeDue, paymentsState, seedPayments, soldNow } from './seed-payments.js'
+import { seedReports } from './seed-reports.js'
 import { seedStadium } from './seed-stadium.js'
 import { seedWaitlist, waitlistState } from './seed-waitlist.js'
 
@@ -23,8 +24,8 @@ const int = (value: unknown, fallback: number, max: number) => {
  * work as a real route without authentication or response schemas, a seeding route (the
  * embedded database belongs to the server process, so the benchmark cannot seed it from
  * outside), the flash sale's raw limit and after-the-run state, the check-in row's devices
- * and tally and its transfers' mailbox (with the outbox's unsent emails), the waitlist row's inventory, member of staff and after-the-run state, and the
- * payments row's inventories, its orders made due and their state. Hidden
+ * and tally and its transfers' mailbox (with the outbox's unsent emails), the waitlist row's inventory, member of staff and after-the-run state, the
+ * payments row's inventories, its orders made due and their state, and the reports row's sales. Hidden
  * from the OpenAPI document; plain JSON in and out.
  */
 export const benchRoutes: FastifyPluginAsync = async (app) => {
@@ -158,6 +159,12 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   })
 
   /** The payments row's inventories: `{seller_id, capacity, pending_capacity}` → PaymentsSeed. */
+  /** The reports row's seller, its tickets sold over 30 days in bulk, and a staff token: `{tickets}` → ReportsSeed. */
+  app.post('/reports/seed', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { tickets: unknown }
+    return seedReports(app, await patientDb(), { tickets: int(body.tickets, 100_000, 1_000_000) })
+  })
+
   app.post('/payments/seed', { schema: { hide: true } }, async (request) => {
     const body = request.body as { seller_id: string; capacity: unknown; pending_capacity: unknown }
     return seedPayments(app, {

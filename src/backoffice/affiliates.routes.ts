@@ -28,8 +28,15 @@ export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { code, name, event_ids } = request.body
-      const affiliate = await createAffiliate(app.db, { sellerId: request.params.id, code, name, eventIds: event_ids, actor: actorOf(request) })
+      const { code, name, event_ids, commission_rate } = request.body
+      const affiliate = await createAffiliate(app.db, {
+        sellerId: request.params.id,
+        code,
+        name,
+        eventIds: event_ids,
+        commissionRate: commission_rate,
+        actor: actorOf(request),
+      })
       return reply.code(201).send(toAffiliate(affiliate))
     },
   )
@@ -64,7 +71,7 @@ export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {
         operationId: 'admUpdateAffiliate',
         summary: 'Update an affiliate',
         description:
-          'Name, active, and the events it may sell (replaced as a whole). The code cannot change: integrations send it. ' +
+          'Name, active, commission rate, and the events it may sell (replaced as a whole). The code cannot change: integrations send it. ' +
           'Storefronts see the change from their next request on. Needs `adm.sellers.write`.',
         security: STAFF_SECURITY,
         params: ZIdParams,
@@ -73,8 +80,17 @@ export const affiliateRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { name, active, event_ids } = request.body
-      return toAffiliate(await updateAffiliate(app.db, { affiliateId: request.params.id, name, active, eventIds: event_ids, actor: actorOf(request) }))
+      const { name, active, event_ids, commission_rate } = request.body
+      return toAffiliate(
+        await updateAffiliate(app.db, {
+          affiliateId: request.params.id,
+          name,
+          active,
+          eventIds: event_ids,
+          commissionRate: commission_rate,
+          actor: actorOf(request),
+        }),
+      )
     },
   )
 

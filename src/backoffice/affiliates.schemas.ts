@@ -18,15 +18,24 @@ export const ZAffiliate = z
     name: z.string(),
     active: z.boolean(),
     event_ids: z.array(z.uuid()).nullable().describe('null: every event of the seller'),
+    commission_rate: z.number().min(0).max(1).describe('Its share of the net of coupons it sells, 0..1 (docs/reports.md: the statement)'),
     created_at: ZInstant,
     updated_at: ZInstant,
   })
   .meta({ id: 'AdmAffiliate' })
 
+const ZCommissionRate = z
+  .number()
+  .min(0)
+  .max(1)
+  .refine((rate) => Math.abs(rate * 1e5 - Math.round(rate * 1e5)) < 1e-6, 'has at most 5 decimal places')
+  .describe('Its share of the net of coupons it sells, 0..1 with at most 5 decimals (0.1 = 10 %); the statement computes its commission')
+
 export const ZCreateAffiliate = z.strictObject({
   code: ZCode.describe('Unique per seller, case-insensitive; cannot be changed later'),
   name: ZName,
   event_ids: ZEventScope.optional(),
+  commission_rate: ZCommissionRate.optional().describe('0..1, default 0'),
 })
 
 export const ZUpdateAffiliate = z
@@ -34,6 +43,7 @@ export const ZUpdateAffiliate = z
     name: ZName.optional(),
     active: z.boolean().optional().describe('false: its code is refused (400 invalid_affiliate) from the next storefront request on'),
     event_ids: ZEventScope.optional(),
+    commission_rate: ZCommissionRate.optional(),
   })
   .refine(atLeastOneField, AT_LEAST_ONE)
 
@@ -44,6 +54,8 @@ export const toAffiliate = (row: ScopedAffiliate) => ({
   name: row.name,
   active: row.active,
   event_ids: row.eventIds,
+  // numeric(6, 5) arrives as a string: exact, and a number at the edge.
+  commission_rate: Number(row.commissionRate),
   created_at: iso(row.createdAt),
   updated_at: iso(row.updatedAt),
 })

@@ -11,6 +11,7 @@ import { inventorySeatRoutes } from './inventory-seats.routes.js'
 import { orderRoutes } from './orders.routes.js'
 import { paymentRoutes } from './payments.routes.js'
 import { refundRoutes } from './refunds.routes.js'
+import { reportRoutes } from './reports.routes.js'
 import { seatingPlanRoutes } from './seating-plans.routes.js'
 import { sellerRoutes } from './sellers.routes.js'
 import { ticketKeyRoutes } from './ticket-keys.routes.js'
@@ -36,6 +37,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(ticketRoutes)
   await app.register(paymentRoutes)
   await app.register(refundRoutes)
+  await app.register(reportRoutes)
   await app.register(webhookRoutes)
   await app.register(deviceRoutes)
   await app.register(ticketKeyRoutes)

@@ -63,6 +63,8 @@ beforeAll(async () => {
     { method: 'POST', url: `/orders/${randomUUID()}/refunds`, permission: 'adm.orders.write', body: { amount: 100, reason: 'Goodwill' } },
     { method: 'POST', url: `/refunds/${randomUUID()}/confirm`, permission: 'adm.orders.write', body: { reference: 'provider-1' } },
     { method: 'GET', url: `${s}/transactions`, permission: 'adm.orders.read' },
+    { method: 'GET', url: `${s}/reports/sales`, permission: 'adm.orders.read' },
+    { method: 'GET', url: `${s}/affiliates/${affiliate.code}/statement`, permission: 'adm.orders.read' },
     // A public address written as such: accepted without a DNS lookup.
     { method: 'POST', url: `${s}/webhooks`, permission: 'adm.sellers.write', body: { url: 'https://93.184.215.14/hooks' } },
     { method: 'GET', url: `${s}/webhooks`, permission: 'adm.sellers.read' },

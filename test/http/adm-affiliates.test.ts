@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { auditLog } from '../../src/domain/audit/audit-log.table.js'
+import { affiliates } from '../../src/domain/sellers/affiliates.table.js'
 import type { EventRow } from '../../src/domain/catalog/events.repo.js'
 import { useTestApp } from '../build-app.js'
 import { createTestEvent } from '../factories/catalog.js'
@@ -39,6 +40,7 @@ describe('POST /adm/v1/sellers/{id}/affiliates', () => {
       name: 'Blog do Show',
       active: true,
       event_ids: null,
+      commission_rate: 0,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     })
@@ -50,6 +52,24 @@ describe('POST /adm/v1/sellers/{id}/affiliates', () => {
       .from(auditLog)
       .where(and(eq(auditLog.targetId, res.json().id), eq(auditLog.action, 'adm.affiliate.created')))
     expect(audit).toMatchObject({ actorType: 'staff', sellerId: a.seller.id })
+  })
+
+  it('takes a commission_rate of 0..1 with at most 5 decimals, kept exact and changed by PUT; 400 outside', async () => {
+    const res = await adm.post(`/sellers/${a.seller.id}/affiliates`, { code: code(), name: 'Comissionado', commission_rate: 0.125 })
+    expect(res.statusCode, res.body).toBe(201)
+    expect(res.json().commission_rate).toBe(0.125)
+    const changed = await adm.put(`/affiliates/${res.json().id}`, { commission_rate: 0.07 })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect(changed.json().commission_rate).toBe(0.07)
+    const [row] = await ctx.app.db.select().from(affiliates).where(eq(affiliates.id, res.json().id))
+    expect(row!.commissionRate).toBe('0.07000')
+    for (const rate of [-0.01, 1.5, 0.123456, '0.1']) {
+      const refused = await adm.post(`/sellers/${a.seller.id}/affiliates`, { code: code(), name: 'X', commission_rate: rate })
+      expect(refused.statusCode, String(rate)).toBe(400)
+      expect(refused.json().details[0].path).toBe('commission_rate')
+      expect((await adm.put(`/affiliates/${res.json().id}`, { commission_rate: rate })).statusCode).toBe(400)
+    }
+    expect((await adm.post(`/sellers/${a.seller.id}/affiliates`, { code: code(), name: 'Whole', commission_rate: 1 })).json().commission_rate).toBe(1)
   })
 
   it('limits an affiliate to events of its seller, without repeats', async () => {

@@ -14,23 +14,31 @@ export type CreateAffiliateOptions = {
   name: string
   /** The events it may sell, all of the seller's; absent or null: every event, present and future. */
   eventIds?: string[] | null | undefined
+  /** Its share of the net it sells, 0..1 (docs/reports.md); absent: 0. */
+  commissionRate?: number | undefined
   actor: AuditActor
 }
 
 export const affiliateCodeTaken = () => new AppError('already_exists', { message: 'The seller already has an affiliate with this code' })
 
 /** Creates an active affiliate of a seller. */
-export const createAffiliate = (db: Db, { sellerId, code, name, eventIds, actor }: CreateAffiliateOptions) =>
+export const createAffiliate = (db: Db, { sellerId, code, name, eventIds, commissionRate, actor }: CreateAffiliateOptions) =>
   changeSellers(db, async (tx, announce): Promise<ScopedAffiliate> => {
     if (!(await lockSellerById(tx, sellerId))) throw new AppError('not_found')
     const scope = eventIds ? (await checkSellerRefs(tx, sellerId, { eventIds })).eventIds! : null
-    const affiliate = await insertAffiliate(tx, { sellerId, code, name, allEvents: scope === null })
+    const affiliate = await insertAffiliate(tx, {
+      sellerId,
+      code,
+      name,
+      allEvents: scope === null,
+      ...(commissionRate !== undefined ? { commissionRate: String(commissionRate) } : {}),
+    })
     if (scope) await insertAffiliateEvents(tx, affiliate.id, scope)
     await recordAudit(tx, actor, {
       action: 'adm.affiliate.created',
       target: { type: 'affiliate', id: affiliate.id },
       sellerId,
-      data: { code, event_ids: scope },
+      data: { code, event_ids: scope, commission_rate: commissionRate ?? 0 },
     })
     // Unknown codes are cached by every process: this one must stop being unknown at once.
     await announce(sellerId)

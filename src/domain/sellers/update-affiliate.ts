@@ -12,11 +12,13 @@ export type UpdateAffiliateOptions = {
   active?: boolean | undefined
   /** Replaces its scope: events of its seller, or null for every event. */
   eventIds?: string[] | null | undefined
+  /** Its share of the net it sells, 0..1 (docs/reports.md): statements from then on use it. */
+  commissionRate?: number | undefined
   actor: AuditActor
 }
 
 /** Changes an affiliate's name, status or scope; its code stays, as integrations send it. */
-export const updateAffiliate = (db: Db, { affiliateId, name, active, eventIds, actor }: UpdateAffiliateOptions) =>
+export const updateAffiliate = (db: Db, { affiliateId, name, active, eventIds, commissionRate, actor }: UpdateAffiliateOptions) =>
   changeSellers(db, async (tx, announce): Promise<ScopedAffiliate> => {
     const current = await lockAffiliateById(tx, affiliateId)
     if (!current) throw new AppError('not_found')
@@ -24,6 +26,7 @@ export const updateAffiliate = (db: Db, { affiliateId, name, active, eventIds, a
     const fields: string[] = []
     if (name !== undefined && name !== current.name) fields.push('name')
     if (active !== undefined && active !== current.active) fields.push('active')
+    if (commissionRate !== undefined && commissionRate !== Number(current.commissionRate)) fields.push('commission_rate')
     let scope = before!.eventIds
     if (eventIds !== undefined) {
       scope = eventIds === null ? null : (await checkSellerRefs(tx, current.sellerId, { eventIds })).eventIds!
@@ -36,12 +39,18 @@ export const updateAffiliate = (db: Db, { affiliateId, name, active, eventIds, a
     const affiliate = await updateAffiliateRow(tx, affiliateId, {
       ...(name !== undefined ? { name } : {}),
       ...(active !== undefined ? { active } : {}),
+      ...(fields.includes('commission_rate') ? { commissionRate: String(commissionRate) } : {}),
     })
     await recordAudit(tx, actor, {
       action: 'adm.affiliate.updated',
       target: { type: 'affiliate', id: affiliateId },
       sellerId: current.sellerId,
-      data: { fields, ...(fields.includes('active') ? { active } : {}), ...(fields.includes('event_ids') ? { event_ids: scope } : {}) },
+      data: {
+        fields,
+        ...(fields.includes('active') ? { active } : {}),
+        ...(fields.includes('event_ids') ? { event_ids: scope } : {}),
+        ...(fields.includes('commission_rate') ? { commission_rate: commissionRate } : {}),
+      },
     })
     await announce(current.sellerId)
     return (await withEventScopes(tx, [affiliate!]))[0]!
