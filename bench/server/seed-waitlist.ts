@@ -28,10 +28,16 @@ export async function seedWaitlist(app: FastifyInstance, options: { sellerId: st
     .insert(inventories)
     .values({ sellerId: options.sellerId, eventId: event!.id, date: day(30), name: 'Waitlisted', price: 5000, capacity: options.capacity, waitingList: true })
     .returning({ id: inventories.id })
+  return { eventId: event!.id, inventoryId: inventory!.id, staffToken: await signedInAdmin(app) }
+}
+
+/** A member of staff with the `admin` role, signed in: its access token (the benchmark has no staff of its own; the login route would limit it). */
+export async function signedInAdmin(app: FastifyInstance): Promise<string> {
   const suffix = randomBytes(6).toString('hex')
+  const passwordHash = await hashPassword(suffix)
   const userId = await app.db.transaction(async (tx) => {
     const roles = await resolveRoles(tx, [ADMIN_ROLE.name])
-    const user = await insertUser(tx, { name: `Bench staff ${suffix}`, email: `staff-${suffix}@bench.example.com`, passwordHash: await hashPassword(suffix) })
+    const user = await insertUser(tx, { name: `Bench staff ${suffix}`, email: `staff-${suffix}@bench.example.com`, passwordHash })
     await addUserRoles(
       tx,
       user.id,
@@ -40,7 +46,7 @@ export async function seedWaitlist(app: FastifyInstance, options: { sellerId: st
     return user.id
   })
   const grant = await startStaffSession(app.db, { userId, tokenHmac: app.secrets.tokenHmac, refreshTtlSeconds: 7200 })
-  return { eventId: event!.id, inventoryId: inventory!.id, staffToken: signStaffAccessToken(app, { userId, sessionId: grant.sessionId }).token }
+  return signStaffAccessToken(app, { userId, sessionId: grant.sessionId }).token
 }
 
 export type WaitlistSeed = Awaited<ReturnType<typeof seedWaitlist>>

@@ -40,19 +40,37 @@ const countOf = async (db: Db, query: SQL) => Number((await rowsOf(db, query))[0
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 const str = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 
-/** Orders of the seller created in the range (and having an item of the event): the key of orders and tickets. */
-const ordersWhere = (filter: ExportFilter, alias: SQL) =>
-  sql`${alias}.seller_id = ${filter.sellerId}::uuid and ${within(sql`${alias}.created_at`, filter)}
-      ${filter.eventId ? sql`and exists (select 1 from order_items oi where oi.order_id = ${alias}.id and oi.event_id = ${filter.eventId}::uuid)` : sql``}`
+/**
+ * Orders of the seller created in the range: the keys of the orders' and the tickets' pages. A page
+ * of keys is read first, then what of it belongs to the event (a test of the event per order in
+ * the keys' own query, misjudged by the planner, made each page a scan of every item).
+ */
+const ordersWhere = (filter: ExportFilter) => sql`o.seller_id = ${filter.sellerId}::uuid and ${within(sql`o.created_at`, filter)}`
 
-const afterOrder = (after: string[] | null) => (after ? sql`and (o.created_at, o.id) > (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``)
+const ofEvent = (filter: ExportFilter) =>
+  filter.eventId ? sql`and exists (select 1 from order_items e_oi where e_oi.order_id = o.id and e_oi.event_id = ${filter.eventId}::uuid)` : sql``
+
+const idList = (keys: Record<string, unknown>[]) =>
+  sql.join(
+    keys.map((k) => sql`${String(k.id)}::uuid`),
+    sql`, `,
+  )
+
+/**
+ * After the key `[at, id]`, in `(at, id)` order; written so that the index on `(seller_id, at)`
+ * starts at `at` (a row comparison alone would be read from the seller's first row on every page).
+ */
+const afterKey = (at: SQL, id: SQL, after: string[] | null) =>
+  after ? sql`and ${at} >= ${after[0]}::timestamptz and (${at} > ${after[0]}::timestamptz or ${id} > ${after[1]}::uuid)` : sql``
+
+const afterOrder = (after: string[] | null) => afterKey(sql`o.created_at`, sql`o.id`, after)
 
 /** Keys of a page of orders, oldest first: `[created_at, id]` as text. */
 async function orderKeys(db: Db, filter: ExportFilter, after: string[] | null, size: number) {
   return rowsOf(
     db,
     sql`select o.id, o.created_at::text as at from orders o
-         where ${ordersWhere(filter, sql`o`)} ${afterOrder(after)}
+         where ${ordersWhere(filter)} ${afterOrder(after)}
          order by o.created_at, o.id limit ${size}`,
   )
 }
@@ -75,18 +93,20 @@ const ordersSource: ExportSource = {
     money('paid_total'),
     money('refunded_total'),
   ],
-  count: (db, filter) => countOf(db, sql`select count(*) as n from orders o where ${ordersWhere(filter, sql`o`)}`),
+  count: (db, filter) => countOf(db, sql`select count(*) as n from orders o where ${ordersWhere(filter)}`),
   async page(db, filter, after, size) {
+    const keys = await orderKeys(db, filter, after, size)
+    const last = keys.at(-1)
+    if (!last) return { rows: [], after: null, keys: 0 }
     const rows = await rowsOf(
       db,
-      sql`select o.id, o.created_at::text as at, ${local(sql`o.created_at`, filter.timezone)} as created_local, o.status,
+      sql`select o.id, ${local(sql`o.created_at`, filter.timezone)} as created_local, o.status,
                  o.buyer_email, o.buyer_name, o.affiliate_code, o.coupon->>'code' as coupon_code, o.payment_method, o.installments,
                  o.subtotal, o.discount, o.interest, o.total, o.paid_total, o.refunded_total
             from orders o
-           where ${ordersWhere(filter, sql`o`)} ${afterOrder(after)}
-           order by o.created_at, o.id limit ${size}`,
+           where o.id in (${idList(keys)}) ${ofEvent(filter)}
+           order by o.created_at, o.id`,
     )
-    const last = rows.at(-1)
     return {
       rows: rows.map((r) => [
         str(r.id),
@@ -105,8 +125,8 @@ const ordersSource: ExportSource = {
         num(r.paid_total),
         num(r.refunded_total),
       ]),
-      after: rows.length < size || !last ? null : [String(last.at), String(last.id)],
-      keys: rows.length,
+      after: keys.length < size ? null : [String(last.at), String(last.id)],
+      keys: keys.length,
     }
   },
 }
@@ -126,16 +146,12 @@ const ticketsSource: ExportSource = {
     text('status'),
     money('price'),
   ],
-  count: ordersSource.count,
+  count: (db, filter) => countOf(db, sql`select count(*) as n from orders o where ${ordersWhere(filter)}`),
   async page(db, filter, after, size) {
     // Orders hold a few tickets each: a page of a tenth as many orders reads about `size` tickets.
     const keys = await orderKeys(db, filter, after, Math.max(1, Math.ceil(size / 10)))
     const last = keys.at(-1)
     if (!last) return { rows: [], after: null, keys: 0 }
-    const ids = sql.join(
-      keys.map((k) => sql`${String(k.id)}::uuid`),
-      sql`, `,
-    )
     const rows = await rowsOf(
       db,
       sql`select t.identifier, t.order_id, e.title, inv.date::text as date, inv.time, oi.name, oi.variant, t.seat_id, t.holder_name,
@@ -147,7 +163,7 @@ const ticketsSource: ExportSource = {
             join order_items oi on oi.id = t.order_item_id
             join inventories inv on inv.id = t.inventory_id
             join events e on e.id = inv.event_id
-           where o.id in (${ids}) ${filter.eventId ? sql`and oi.event_id = ${filter.eventId}::uuid` : sql``}
+           where o.id in (${idList(keys)}) ${filter.eventId ? sql`and oi.event_id = ${filter.eventId}::uuid` : sql``}
            order by o.created_at, o.id, oi.position, t.identifier`,
     )
     return {
@@ -185,7 +201,7 @@ const checkinsSource: ExportSource = {
             from checkins c
             left join checkin_lists l on l.id = c.list_id
             join checkin_devices d on d.id = c.device_id
-           where ${checkinsWhere(filter)} ${after ? sql`and (c.scanned_at, c.id) > (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``}
+           where ${checkinsWhere(filter)} ${afterKey(sql`c.scanned_at`, sql`c.id`, after)}
            order by c.scanned_at, c.id limit ${size}`,
     )
     const last = rows.at(-1)
