@@ -162,15 +162,17 @@ export async function runExport(db: Db, id: string, options: { stopped?: () => b
 async function writeExport(db: Db, row: ExportRow, stopped: () => boolean): Promise<ExportRow> {
   const [seller] = await db.select({ timezone: sellers.timezone }).from(sellers).where(eq(sellers.id, row.sellerId))
   const timezone = seller?.timezone ?? 'UTC'
-  const bounds = await db.execute<{ from_at: string | null; to_at: string | null }>(
-    sql`select (${row.fromDate}::date::timestamp at time zone ${timezone})::text as from_at,
-               (${row.toDate}::date::timestamp at time zone ${timezone})::text as to_at`,
+  // The seller's days at midnight in its time zone, as instants (epoch ms: no text to parse).
+  const bounds = await db.execute<{ from_ms: string | number | null; to_ms: string | number | null }>(
+    sql`select extract(epoch from (${row.fromDate}::date::timestamp at time zone ${timezone})) * 1000 as from_ms,
+               extract(epoch from (${row.toDate}::date::timestamp at time zone ${timezone})) * 1000 as to_ms`,
   )
+  const instant = (ms: string | number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)))
   const filter: ExportFilter = {
     sellerId: row.sellerId,
     timezone,
-    from: bounds.rows[0]?.from_at ? new Date(bounds.rows[0].from_at) : null,
-    to: bounds.rows[0]?.to_at ? new Date(bounds.rows[0].to_at) : null,
+    from: instant(bounds.rows[0]?.from_ms),
+    to: instant(bounds.rows[0]?.to_ms),
     eventId: row.eventId,
   }
   const source = EXPORT_SOURCES[row.type]
