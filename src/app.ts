@@ -42,6 +42,7 @@ import { customerAuth } from './storefront/customer-auth.js'
 import { storefront } from './storefront/index.js'
 import { availabilityMemo, sellerAuthenticator } from './storefront/memories.js'
 import { createWaitingListServer, type WaitingListServer } from './domain/waiting-list/serve-waiting-list.js'
+import { createExportRunner, type ExportRunner, exportSweepChannel } from './domain/reports/exports.js'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
 
@@ -52,6 +53,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Serves the waiting lists (sql/serve_waiting_list.sql): by the outbox's worker, by the sweep, or by hand. */
     waitingList: WaitingListServer
+    /** Writes exports in the background of this process (docs/exports.md); closed before the database. */
+    exports: ExportRunner
   }
 }
 
@@ -120,6 +123,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(catalogueCachePlugin, { maxAgeMs: config.catalogueCacheMs })
   const waitingList = createWaitingListServer({ db: app.db, tokenHmac: secrets.tokenHmac, logger: app.log as Logger, sweepMs: config.waitingListSweepMs })
   app.decorate('waitingList', waitingList)
+  const exportRunner = createExportRunner({ db: app.db, logger: app.log as Logger })
+  app.decorate('exports', exportRunner)
+  // Registered after the database: closed before it, so that a run cut short is recorded as failed.
+  app.addHook('onClose', () => exportRunner.close())
   await app.register(outboxPlugin, {
     config,
     startWorker: options.startWorkers,
@@ -138,6 +145,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         webhookChannel({ db: scope.db, sender, logger: log, secretKey: secrets.webhookSecrets, retryBaseMs: config.webhooks.retryBaseMs }),
         waitingList.channel,
         orderExpiryChannel({ db: scope.db, codes: scope.ticketCodes, logger: log }),
+        exportSweepChannel({ db: scope.db, staleSeconds: config.exportStaleSeconds, logger: log }),
       ]
     },
   })

@@ -12,7 +12,8 @@ import { seedBench } from './seed-bench.js'
 import { makeDue, paymentsState, seedPayments, soldNow } from './seed-payments.js'
 import { seedReports } from './seed-reports.js'
 import { seedStadium } from './seed-stadium.js'
-import { seedWaitlist, waitlistState } from './seed-waitlist.js'
+import { seedExportTickets } from './seed-exports.js'
+import { seedWaitlist, signedInAdmin, waitlistState } from './seed-waitlist.js'
 
 const int = (value: unknown, fallback: number, max: number) => {
   const n = Number(value ?? fallback)
@@ -136,6 +137,13 @@ export const benchRoutes: FastifyPluginAsync = async (app) => {
   app.get('/outbox/unsent', { schema: { hide: true } }, async () => ({ unsent: await unsentEmails(app.db) }))
 
   /** The waitlist row's inventory (its list on) and a signed-in member of staff: `{seller_id, capacity}` → WaitlistSeed. */
+  /** The exports row's tickets (bulk SQL) and a signed-in admin: `{seller_id, tickets}` → `{event_id, tickets, staff_token}`. */
+  app.post('/exports/seed', { schema: { hide: true } }, async (request) => {
+    const body = request.body as { seller_id: string; tickets: unknown }
+    const seeded = await seedExportTickets(app.db, { sellerId: body.seller_id, tickets: int(body.tickets, 100_000, 1_000_000) })
+    return { event_id: seeded.eventId, tickets: seeded.tickets, staff_token: await signedInAdmin(app) }
+  })
+
   app.post('/waitlist/seed', { schema: { hide: true } }, async (request) => {
     const body = request.body as { seller_id: string; capacity: unknown }
     return seedWaitlist(app, { sellerId: body.seller_id, capacity: int(body.capacity, 1000, 100_000) })

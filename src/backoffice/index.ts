@@ -6,6 +6,7 @@ import { checkinListRoutes } from './checkin-lists.routes.js'
 import { couponRoutes } from './coupons.routes.js'
 import { deviceRoutes } from './devices.routes.js'
 import { eventRoutes } from './events.routes.js'
+import { exportRoutes } from './exports.routes.js'
 import { inventoryRoutes } from './inventories.routes.js'
 import { inventorySeatRoutes } from './inventory-seats.routes.js'
 import { orderRoutes } from './orders.routes.js'
@@ -38,6 +39,7 @@ export const backoffice: FastifyPluginAsyncZod = async (app) => {
   await app.register(paymentRoutes)
   await app.register(refundRoutes)
   await app.register(reportRoutes)
+  await app.register(exportRoutes)
   await app.register(webhookRoutes)
   await app.register(deviceRoutes)
   await app.register(ticketKeyRoutes)

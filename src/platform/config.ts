@@ -84,6 +84,8 @@ export const ZEnv = z
     /** How long one group's statement may go on taking further members; unset: a tenth of DB_STATEMENT_TIMEOUT_MS. */
     HOLDS_GROUP_BUDGET_MS: z.coerce.number().int().min(0).max(300_000).optional(),
     WAITING_LIST_SWEEP_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+    /** A running export whose heartbeat is older than this is failed by the sweep (its process died, docs/exports.md). */
+    EXPORT_STALE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
     /** How long a storefront catalogue answer is served from memory at most (0: never). */
     CATALOGUE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     ADMISSION_SATURATION: z.coerce.number().min(0).max(1.01).default(0.9),
@@ -193,6 +195,8 @@ function toConfig(e: z.output<typeof ZEnv>) {
     holdsGroupBudgetMs: e.HOLDS_GROUP_BUDGET_MS ?? Math.floor(e.DB_STATEMENT_TIMEOUT_MS / 10),
     /** How often each process looks for waiting lists to serve that no change announced (a hold run out, an offer past its time). */
     waitingListSweepMs: e.WAITING_LIST_SWEEP_MS,
+    /** After how many seconds without a heartbeat a running export counts as dead (docs/exports.md). */
+    exportStaleSeconds: e.EXPORT_STALE_SECONDS,
     catalogueCacheMs: e.CATALOGUE_CACHE_MS,
     admission: { saturation: e.ADMISSION_SATURATION, maxWaitMs: e.ADMISSION_MAX_WAIT_MS },
     ttl: Object.freeze({

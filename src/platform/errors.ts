@@ -98,11 +98,17 @@ export const ERRORS = {
   ticket_sold_elsewhere: { status: 409, message: 'This ticket was given by a transfer: void or refund it on the order that sold it' },
   /** The buyer's cancellation after its window (docs/payments.md); `details.until`. */
   withdrawal_closed: { status: 409, message: 'The withdrawal period for this order is over' },
+  /** An export asked while two of the seller's run, or the file of one still running (docs/exports.md). */
+  export_running: { status: 409, message: 'An export is still running: wait until it is done' },
   basket_expired: { status: 410, message: 'The basket hold has expired' },
   /** A waiting list's offer accepted or declined after its `offer_expires_at`. */
   offer_expired: { status: 410, message: 'The offer has expired' },
   /** A device's pairing QR asked after its code was used or expired, or the device revoked (docs/door.md). */
   pairing_unavailable: { status: 410, message: 'The pairing code was used or has expired: create a new device' },
+  /** The file of an export that failed (its process stopped, or an error): ask for a new one (docs/exports.md). */
+  export_failed: { status: 410, message: 'This export failed: create a new one' },
+  /** The file of an export past its `expires_at` (kept 24 h, docs/exports.md). */
+  export_expired: { status: 410, message: 'This export has expired: create a new one' },
   payload_too_large: { status: 413, message: 'The request body is too large' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json' },
   coupon_invalid: { status: 422, message: 'This coupon does not exist or is not valid now' },
