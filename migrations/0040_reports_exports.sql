@@ -32,5 +32,6 @@ ALTER TABLE "export_chunks" ADD CONSTRAINT "export_chunks_export_id_exports_id_f
 ALTER TABLE "exports" ADD CONSTRAINT "exports_seller_id_sellers_id_fk" FOREIGN KEY ("seller_id") REFERENCES "public"."sellers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "exports_seller_created_idx" ON "exports" USING btree ("seller_id","created_at");--> statement-breakpoint
 CREATE INDEX "exports_running_idx" ON "exports" USING btree ("seller_id") WHERE "exports"."status" = 'running';--> statement-breakpoint
+CREATE INDEX "checkins_seller_scanned_idx" ON "checkins" USING btree ("seller_id","scanned_at","id");--> statement-breakpoint
 CREATE INDEX "transactions_seller_created_idx" ON "transactions" USING btree ("seller_id","created_at");--> statement-breakpoint
 ALTER TABLE "affiliates" ADD CONSTRAINT "affiliates_commission_rate_check" CHECK ("affiliates"."commission_rate" between 0 and 1);

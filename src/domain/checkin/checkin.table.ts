@@ -119,6 +119,8 @@ export const checkins = pgTable(
     uniqueIndex('checkins_device_nonce_key').on(t.deviceId, t.nonce),
     index('checkins_ticket_list_idx').on(t.ticketId, t.listId, t.scannedAt),
     index('checkins_list_created_idx').on(t.listId, t.createdAt),
+    // A seller's check-ins in the order they were scanned: the check-ins export pages by it (docs/exports.md).
+    index('checkins_seller_scanned_idx').on(t.sellerId, t.scannedAt, t.id),
     check('checkins_forced_check', sql`not ${t.forced} or ${t.successful}`),
   ],
 )
