@@ -236,6 +236,8 @@ const describeRequest = (req: GeneratedRequest) => `${req.method} ${req.url.slic
 async function send(req: GeneratedRequest) {
   const headers = { ...req.headers }
   if (headers.authorization === STAFF_PLACEHOLDER) headers.authorization = await staffToken()
+  // An export accepted by an earlier request writes its file in the background: let it end first.
+  await app.exports.settled()
   const before = await fingerprint(app.db)
   const res = await app.inject({ method: req.method, url: req.url, headers, ...(req.payload === undefined ? {} : { payload: req.payload }) })
   tally.inputs++
