@@ -2,6 +2,7 @@ import { and, asc, eq, lte, sql } from 'drizzle-orm'
 import type { Db } from '../../platform/db/database.js'
 import { customers } from '../customers/customers.table.js'
 import { ticketTransfers } from '../orders/orders.table.js'
+import { lockOrderTicket } from '../tickets/tickets.repo.js'
 import type { TransferRow } from './transfer-view.js'
 
 /*
@@ -9,7 +10,7 @@ import type { TransferRow } from './transfer-view.js'
  * themselves. Every rule about when a ticket may change hands reads `TransferableTicket`.
  */
 
-/** A ticket of an order as a transfer judges it, locked (FOR UPDATE) and then read. */
+/** A ticket of an order as a transfer judges it: locked (FOR UPDATE), then its check-ins and its inventory's policy read. */
 export type TransferableTicket = {
   id: string
   identifier: string
@@ -38,25 +39,31 @@ export const TRANSFER_LIFETIME_HOURS = 72
  * says one, in the seller's time zone.
  */
 export async function lockTransferableTicket(tx: Db, orderId: string, identifier: string): Promise<TransferableTicket | undefined> {
-  // The lock first, alone: a statement that waited for it reads the rest (the check-ins above
-  // all) as of when it began, so a scan committed while it waited would go unseen. The next
-  // statement reads everything committed before the lock was granted.
-  const { rows: locked } = await tx.execute(sql`select t.id from tickets t where t.order_id = ${orderId}::uuid and t.identifier = ${identifier} for update`)
-  const id = (locked as { id: string }[])[0]?.id
-  if (id === undefined) return undefined
+  // Locked, and its check-ins read after the lock, as a holder change reads them (`lockOrderTicket`).
+  const locked = await lockOrderTicket(tx, orderId, identifier)
+  if (!locked) return undefined
+  const { ticket, checkedIn } = locked
   const { rows } = await tx.execute(sql`
-    select t.id, t.identifier, t.order_item_id, t.inventory_id, t.seat_id, t.origin_ticket_id,
-           t.voided_at is not null as voided, t.transferred_at is not null as transferred,
-           exists (select 1 from checkins e where e.ticket_id = t.id and e.successful and e.annulled_at is null and e.type = 'entry') as checked_in,
-           inv.transferable,
+    select inv.transferable,
            now() < starts.at - make_interval(hours => inv.transfer_closes_hours) as open,
            least(now() + make_interval(hours => ${TRANSFER_LIFETIME_HOURS}), starts.at) as expires_at
-    from tickets t
-    join inventories inv on inv.id = t.inventory_id
+    from inventories inv
     join sellers s on s.id = inv.seller_id
     cross join lateral (select (inv.date + coalesce(inv.time::interval, interval '0')) at time zone s.timezone as at) starts
-    where t.id = ${id}::uuid`)
-  return (rows as TransferableTicket[])[0]
+    where inv.id = ${ticket.inventoryId}::uuid`)
+  const policy = (rows as { transferable: boolean; open: boolean; expires_at: unknown }[])[0]!
+  return {
+    id: ticket.id,
+    identifier: ticket.identifier,
+    order_item_id: ticket.orderItemId,
+    inventory_id: ticket.inventoryId,
+    seat_id: ticket.seatId,
+    origin_ticket_id: ticket.originTicketId,
+    voided: ticket.voidedAt !== null,
+    transferred: ticket.transferredAt !== null,
+    checked_in: checkedIn,
+    ...policy,
+  }
 }
 
 /** A ticket's pending transfers whose deadline passed are written down as `expired`: one may be offered again. */
