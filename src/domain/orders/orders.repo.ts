@@ -31,6 +31,16 @@ export async function pageOrders(db: Db, where: SQL | undefined, limit: number, 
   return { rows, total: Number(total?.n ?? 0) }
 }
 
+/** The order items that match `where`, with their show's time and venue as their inventory and event say now, in their order's line order. */
+export const shownOrderItems = (db: Db, where: SQL | undefined): Promise<ShownOrderItemRow[]> =>
+  db
+    .select({ ...getTableColumns(orderItems), time: inventories.time, doorsTime: inventories.doorsTime, venue: events.venue })
+    .from(orderItems)
+    .innerJoin(inventories, eq(inventories.id, orderItems.inventoryId))
+    .innerJoin(events, eq(events.id, inventories.eventId))
+    .where(where)
+    .orderBy(asc(orderItems.position))
+
 /** The items (with their show's time and venue as they are now), tickets, payments and refunds of these orders, in order. */
 export async function orderDetails(db: Db, orderIds: readonly string[]) {
   if (orderIds.length === 0)
@@ -41,13 +51,7 @@ export async function orderDetails(db: Db, orderIds: readonly string[]) {
       refunds: [],
       recipients: new Map<string, { name: string; email: string }>(),
     }
-  const items: ShownOrderItemRow[] = await db
-    .select({ ...getTableColumns(orderItems), time: inventories.time, doorsTime: inventories.doorsTime, venue: events.venue })
-    .from(orderItems)
-    .innerJoin(inventories, eq(inventories.id, orderItems.inventoryId))
-    .innerJoin(events, eq(events.id, inventories.eventId))
-    .where(inArray(orderItems.orderId, [...orderIds]))
-    .orderBy(asc(orderItems.position))
+  const items = await shownOrderItems(db, inArray(orderItems.orderId, [...orderIds]))
   const ticketRows = await db
     .select()
     .from(tickets)

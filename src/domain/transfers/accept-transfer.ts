@@ -8,14 +8,14 @@ import { findActiveKeyRow } from '../checkin/ticket-keys.repo.js'
 import type { TicketCodes } from '../checkin/ticket-codes.js'
 import { orderConfirmedEmail, orderEmailContexts, orderLinkOf } from '../orders/order-emails.js'
 import { newOrderToken, type OrderToken } from '../orders/order-tokens.js'
-import { loadOrderViews, type OrderView } from '../orders/order-view.js'
+import { loadOrderViews, type OrderView, toShownItemView } from '../orders/order-view.js'
 import { lockOrder } from '../orders/orders.repo.js'
 import { orderItems, orders, tickets } from '../orders/orders.table.js'
 import { newTicketIdentifier } from '../orders/ticket-identifier.js'
 import { recordWebhookEvents } from '../webhooks/webhook-events.js'
 import { refusal } from './offer-transfer.js'
 import { transferAnsweredEmail } from './transfer-emails.js'
-import { auditTransfer, soldItemView } from './transfer-records.js'
+import { auditTransfer, soldItem } from './transfer-records.js'
 import { toTransferView, transferStatus, type TransferRow, type TransferView } from './transfer-view.js'
 import { endTransferRow, findTransferByToken, lockTransferableTicket, lockTransferByToken, verifiedCustomerByEmail } from './transfers.repo.js'
 
@@ -85,32 +85,37 @@ export async function acceptTransfer(db: Db, options: AcceptTransferOptions): Pr
     const account = options.customer ?? (await verifiedCustomerByEmail(tx, options.sellerId, transfer.recipientEmail)) ?? null
     const orderToken: OrderToken | null = account ? null : newOrderToken(options.tokenHmac)
     const orderId = randomUUID()
-    await tx.insert(orders).values({
-      id: orderId,
-      sellerId: from.sellerId,
-      basketId: null,
-      affiliateId: null,
-      affiliateCode: null,
-      customerId: account?.id ?? null,
-      buyerEmail: account?.email ?? transfer.recipientEmail,
-      buyerName: transfer.recipientName,
-      orderTokenHash: orderToken?.hash ?? null,
-      status: 'confirmed',
-      source: 'transfer',
-      transferredFrom: { order_id: from.id, identifier: ticket.identifier },
-      subtotal: 0,
-      discount: 0,
-      interest: 0,
-      total: 0,
-      paymentMethod: null,
-      installments: 1,
-      installmentAmount: 0,
-      paidTotal: 0,
-    })
-    const [item] = await tx.select().from(orderItems).where(eq(orderItems.id, ticket.order_item_id))
+    const [created] = await tx
+      .insert(orders)
+      .values({
+        id: orderId,
+        sellerId: from.sellerId,
+        basketId: null,
+        affiliateId: null,
+        affiliateCode: null,
+        customerId: account?.id ?? null,
+        buyerEmail: account?.email ?? transfer.recipientEmail,
+        buyerName: transfer.recipientName,
+        orderTokenHash: orderToken?.hash ?? null,
+        status: 'confirmed',
+        source: 'transfer',
+        transferredFrom: { order_id: from.id, identifier: ticket.identifier },
+        subtotal: 0,
+        discount: 0,
+        interest: 0,
+        total: 0,
+        paymentMethod: null,
+        installments: 1,
+        installmentAmount: 0,
+        paidTotal: 0,
+      })
+      .returning()
+    // The item it was sold as: copied at no price into the new order, and described in the sender's email.
+    const item = await soldItem(tx, ticket.order_item_id)
+    const { time: _time, doorsTime: _doorsTime, venue: _venue, ...sold } = item!
     const itemId = randomUUID()
     await tx.insert(orderItems).values({
-      ...item!,
+      ...sold,
       id: itemId,
       orderId,
       quantity: 1,
@@ -119,7 +124,7 @@ export async function acceptTransfer(db: Db, options: AcceptTransferOptions): Pr
       total: 0,
       couponId: null,
       coupon: null,
-      seats: item!.seats?.filter((seat) => seat.id === ticket.seat_id) ?? null,
+      seats: sold.seats?.filter((seat) => seat.id === ticket.seat_id) ?? null,
       position: 0,
     })
     // The old ticket gives up its seat before the new one takes it (a seat has one valid ticket).
@@ -151,17 +156,16 @@ export async function acceptTransfer(db: Db, options: AcceptTransferOptions): Pr
         orderingKey: from.id,
       },
     ])
-    const [received] = await loadOrderViews(tx, options.codes, [(await tx.select().from(orders).where(eq(orders.id, orderId)))[0]!])
+    const [received] = await loadOrderViews(tx, options.codes, [created!])
     const contexts = await orderEmailContexts(tx, [orderId, from.id])
     const mine = contexts.get(orderId)
     const theirs = contexts.get(from.id)
-    const sold = await soldItemView(tx, from.id, ticket.order_item_id)
     const emails = [
       ...(mine
         ? [orderConfirmedEmail(orderToken ? { ...mine, link: orderLinkOf(mine.seller.storefrontUrl, orderId, orderToken.token) } : mine, received!)]
         : []),
-      ...(theirs && sold
-        ? [transferAnsweredEmail(theirs, { accepted: true, recipient: transfer.recipientName, identifier: ticket.identifier, item: sold })]
+      ...(theirs
+        ? [transferAnsweredEmail(theirs, { accepted: true, recipient: transfer.recipientName, identifier: ticket.identifier, item: toShownItemView(item!) })]
         : []),
     ]
     await enqueueEmails(tx, emails)

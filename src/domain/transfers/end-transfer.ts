@@ -21,7 +21,7 @@ export async function declineTransfer(db: Db, options: AnswerTransferOptions): P
     await auditTransfer(tx, options.actor, 'stf.ticket.transfer_declined', transfer)
     const context = (await orderEmailContexts(tx, [transfer.orderId])).get(transfer.orderId)
     const [ticket] = await tx.select({ orderItemId: tickets.orderItemId }).from(tickets).where(eq(tickets.id, transfer.ticketId))
-    const item = await soldItemView(tx, transfer.orderId, ticket?.orderItemId)
+    const item = await soldItemView(tx, ticket?.orderItemId)
     if (context && item) {
       await enqueueEmail(tx, transferAnsweredEmail(context, { accepted: false, recipient: transfer.recipientName, identifier: transfer.identifier, item }))
     }

@@ -79,7 +79,7 @@ export async function offerTransfer(db: Db, options: OfferTransferOptions): Prom
     })
     await auditTransfer(tx, options.actor, 'stf.ticket.transfer_offered', transfer)
     const context = (await orderEmailContexts(tx, [order.id])).get(order.id)
-    const item = await soldItemView(tx, order.id, ticket.order_item_id)
+    const item = await soldItemView(tx, ticket.order_item_id)
     if (context && item) {
       await enqueueEmail(
         tx,

@@ -1,7 +1,9 @@
 import type { Db } from '../../platform/db/database.js'
 import { recordAudit, type AuditActor } from '../audit/record-audit.js'
 import { type OrderItemView, toShownItemView } from '../orders/order-view.js'
-import { orderDetails } from '../orders/orders.repo.js'
+import { eq } from 'drizzle-orm'
+import { type ShownOrderItemRow, shownOrderItems } from '../orders/orders.repo.js'
+import { orderItems } from '../orders/orders.table.js'
 import type { TransferRow } from './transfer-view.js'
 
 /** A transfer's step in the audit log, on the sender's order. */
@@ -13,8 +15,12 @@ export const auditTransfer = (tx: Db, actor: AuditActor, action: string, transfe
     data: { transfer_id: transfer.id, identifier: transfer.identifier, ...data },
   })
 
-/** The item a ticket was sold as, as its emails describe it (its show's time and venue as they are now). */
-export const soldItemView = async (tx: Db, orderId: string, orderItemId: string | undefined): Promise<OrderItemView | undefined> => {
-  const item = (await orderDetails(tx, [orderId])).items.find((row) => row.id === orderItemId)
+/** The item a ticket was sold as, with its show's time and venue as they are now (what its emails describe). */
+export const soldItem = async (tx: Db, orderItemId: string): Promise<ShownOrderItemRow | undefined> =>
+  (await shownOrderItems(tx, eq(orderItems.id, orderItemId)))[0]
+
+/** `soldItem` as the emails show it. */
+export const soldItemView = async (tx: Db, orderItemId: string | undefined): Promise<OrderItemView | undefined> => {
+  const item = orderItemId === undefined ? undefined : await soldItem(tx, orderItemId)
   return item && toShownItemView(item)
 }
