@@ -10,7 +10,7 @@ import { tickets, ticketTransfers } from '../../src/domain/orders/orders.table.j
 import { outboxEmails } from '../../src/platform/mail/outbox.table.js'
 import { buildTestApp, useTestApp } from '../build-app.js'
 import { createTestEvent, createTestInventory, dayFromToday } from '../factories/catalog.js'
-import { subscribeToEverything } from '../factories/checkouts.js'
+import { checkOut, subscribeToEverything } from '../factories/checkouts.js'
 import { insertSignedInCustomer } from '../factories/orders.js'
 import { createSeatedInventory } from '../factories/seating.js'
 import { createTestSeller, type TestSeller } from '../factories/sellers.js'
@@ -58,24 +58,10 @@ afterAll(async () => {
   expect(await ledgerViolations(ctx.app.db)).toEqual([])
 })
 
-/** A new customer's paid order of `quantity` tickets. */
-async function buy(quantity = 1, inventory = inventoryId): Promise<{ order: Order; buyer: Buyer }> {
-  const buyer = await insertSignedInCustomer(ctx.app, a)
-  const basket = await ctx.app.inject({
-    method: 'POST',
-    url: '/stf/v1/baskets',
-    headers: buyer.headers,
-    payload: { items: [{ inventory_id: inventory, quantity }] },
-  })
-  expect(basket.statusCode, basket.body).toBe(201)
-  const order = await ctx.app.inject({
-    method: 'POST',
-    url: `/stf/v1/baskets/${basket.json().id}/checkout`,
-    headers: buyer.headers,
-    payload: { payment_method: 'pix' },
-  })
-  expect(order.statusCode, order.body).toBe(201)
-  return { order: order.json(), buyer }
+/** A new customer's order of `quantity` tickets, paid (or awaiting payment). */
+async function buy(quantity = 1, inventory = inventoryId, options: { awaitPayment?: boolean } = {}): Promise<{ order: Order; buyer: Buyer }> {
+  const { order, customer } = await checkOut(ctx.app, a, [{ inventoryId: inventory, quantity }], options)
+  return { order: order as unknown as Order, buyer: customer }
 }
 
 const offer = (order: Order, identifier: string, headers: Record<string, string>, body: object = { email: 'bia@example.com', name: 'Bia Lima' }) =>
@@ -198,20 +184,8 @@ describe('POST /stf/v1/orders/{id}/tickets/{identifier}/transfers', () => {
       await ctx.app.db.update(inventories).set({ transferClosesHours: 0 }).where(eq(inventories.id, inventoryId))
     }
 
-    const pendingBuyer = await insertSignedInCustomer(ctx.app, a)
-    const basket = await ctx.app.inject({
-      method: 'POST',
-      url: '/stf/v1/baskets',
-      headers: pendingBuyer.headers,
-      payload: { items: [{ inventory_id: inventoryId, quantity: 1 }] },
-    })
-    const pending = await ctx.app.inject({
-      method: 'POST',
-      url: `/stf/v1/baskets/${basket.json().id}/checkout`,
-      headers: pendingBuyer.headers,
-      payload: { payment_method: 'pix', await_payment: true },
-    })
-    expectError(await offer(pending.json(), pending.json().tickets[0].identifier, pendingBuyer.headers, recipient()), 409, 'order_pending')
+    const pending = await buy(1, inventoryId, { awaitPayment: true })
+    expectError(await offer(pending.order, pending.order.tickets[0]!.identifier, pending.buyer.headers, recipient()), 409, 'order_pending')
   })
 })
 
